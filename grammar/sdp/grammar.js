@@ -1,0 +1,67 @@
+/**
+ * @file SDP schema language (.sdp): Rust-like structs for the SDP binary wire format.
+ * The accepted language is exactly DESIGN.md §2. Primitive names and `Option`/`Box`
+ * are contextual: they are keywords only in type position, so a field may still be
+ * called `str` or `Box`.
+ */
+
+/* eslint-disable no-undef */
+
+const PRIMITIVES = ['u8', 'u16', 'u32', 'u64', 'i8', 'i16', 'i32', 'i64', 'f32', 'f64', 'bool', 'str'];
+
+module.exports = grammar({
+  name: 'sdp',
+
+  extras: $ => [/\s/, $.comment],
+
+  word: $ => $.identifier,
+
+  rules: {
+    source_file: $ => repeat($.struct_item),
+
+    struct_item: $ => seq(
+      'struct',
+      field('name', alias($.identifier, $.type_identifier)),
+      field('body', $.field_list),
+    ),
+
+    field_list: $ => seq(
+      '{',
+      optional(seq(
+        $.field_declaration,
+        repeat(seq(',', $.field_declaration)),
+        optional(','),
+      )),
+      '}',
+    ),
+
+    field_declaration: $ => seq(
+      field('name', alias($.identifier, $.field_identifier)),
+      ':',
+      field('type', $._type),
+    ),
+
+    _type: $ => choice(
+      $.primitive_type,
+      alias($.identifier, $.type_identifier),
+      $.array_type,
+      $.option_type,
+      $.box_type,
+    ),
+
+    primitive_type: _ => choice(...PRIMITIVES),
+
+    array_type: $ => seq('[', ']', field('element', $._type)),
+
+    option_type: $ => seq('Option', '<', field('inner', $._type), '>'),
+
+    box_type: $ => seq('Box', '<', field('inner', $._type), '>'),
+
+    // Any Unicode letter is lexed so the checker can say INVALID_IDENTIFIER
+    // with a precise position instead of a bare syntax error.
+    identifier: _ => /[\p{L}_][\p{L}\p{Nd}_]*/u,
+
+    // `//` and `///` (doc) line comments; the model tells them apart.
+    comment: _ => token(seq('//', /[^\n]*/)),
+  },
+});
