@@ -16,6 +16,12 @@ module.exports = grammar({
 
   word: $ => $.identifier,
 
+  // `struct` is SDP's only keyword (DESIGN §2): it is never an identifier, so an
+  // unterminated struct ends where the next `struct` begins instead of swallowing it.
+  reserved: {
+    global: _ => ['struct'],
+  },
+
   rules: {
     source_file: $ => repeat($.struct_item),
 

@@ -15,7 +15,7 @@
 #define EXTERNAL_TOKEN_COUNT 0
 #define FIELD_COUNT 5
 #define MAX_ALIAS_SEQUENCE_LENGTH 5
-#define MAX_RESERVED_WORD_SET_SIZE 0
+#define MAX_RESERVED_WORD_SET_SIZE 1
 #define PRODUCTION_ID_COUNT 5
 #define SUPERTYPE_COUNT 0
 
@@ -781,32 +781,32 @@ static bool ts_lex_keywords(TSLexer *lexer, TSStateId state) {
 static const TSLexerMode ts_lex_modes[STATE_COUNT] = {
   [0] = {.lex_state = 0},
   [1] = {.lex_state = 0},
-  [2] = {.lex_state = 0},
-  [3] = {.lex_state = 0},
-  [4] = {.lex_state = 0},
-  [5] = {.lex_state = 0},
+  [2] = {.lex_state = 0, .reserved_word_set_id = 1},
+  [3] = {.lex_state = 0, .reserved_word_set_id = 1},
+  [4] = {.lex_state = 0, .reserved_word_set_id = 1},
+  [5] = {.lex_state = 0, .reserved_word_set_id = 1},
   [6] = {.lex_state = 0},
   [7] = {.lex_state = 0},
   [8] = {.lex_state = 0},
-  [9] = {.lex_state = 0},
+  [9] = {.lex_state = 0, .reserved_word_set_id = 1},
   [10] = {.lex_state = 0},
   [11] = {.lex_state = 0},
   [12] = {.lex_state = 0},
-  [13] = {.lex_state = 0},
+  [13] = {.lex_state = 0, .reserved_word_set_id = 1},
   [14] = {.lex_state = 0},
   [15] = {.lex_state = 0},
-  [16] = {.lex_state = 0},
+  [16] = {.lex_state = 0, .reserved_word_set_id = 1},
   [17] = {.lex_state = 0},
   [18] = {.lex_state = 0},
   [19] = {.lex_state = 0},
   [20] = {.lex_state = 0},
   [21] = {.lex_state = 0},
   [22] = {.lex_state = 0},
-  [23] = {.lex_state = 0},
+  [23] = {.lex_state = 0, .reserved_word_set_id = 1},
   [24] = {.lex_state = 0},
   [25] = {.lex_state = 0},
   [26] = {.lex_state = 0},
-  [27] = {.lex_state = 0},
+  [27] = {.lex_state = 0, .reserved_word_set_id = 1},
   [28] = {.lex_state = 0},
   [29] = {.lex_state = 0},
   [30] = {.lex_state = 0},
@@ -814,6 +814,12 @@ static const TSLexerMode ts_lex_modes[STATE_COUNT] = {
   [32] = {.lex_state = 0},
   [33] = {.lex_state = 0},
   [34] = {.lex_state = 0},
+};
+
+static const TSSymbol ts_reserved_words[2][MAX_RESERVED_WORD_SET_SIZE] = {
+  [1] = {
+    anon_sym_struct,
+  },
 };
 
 static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
@@ -1273,7 +1279,8 @@ TS_PUBLIC const TSLanguage *tree_sitter_sdp(void) {
     .keyword_capture_token = sym_identifier,
     .primary_state_ids = ts_primary_state_ids,
     .name = "sdp",
-    .max_reserved_word_set_size = 0,
+    .reserved_words = &ts_reserved_words[0][0],
+    .max_reserved_word_set_size = 1,
     .metadata = {
       .major_version = 0,
       .minor_version = 1,
