@@ -11,6 +11,13 @@
 
 const terminator = choice('\n', ';');
 
+// Go's 25 keywords. Go reserves them, so they are never identifiers here either.
+const KEYWORDS = [
+  'break', 'case', 'chan', 'const', 'continue', 'default', 'defer', 'else', 'fallthrough',
+  'for', 'func', 'go', 'goto', 'if', 'import', 'interface', 'map', 'package', 'range',
+  'return', 'select', 'struct', 'switch', 'type', 'var',
+];
+
 function commaSep1(rule) {
   return seq(rule, repeat(seq(',', rule)));
 }
@@ -26,6 +33,14 @@ module.exports = grammar({
   extras: $ => [/\s/, $.comment],
 
   word: $ => $.identifier,
+
+  // Go's keywords are reserved, as in Go: `type type int32` or a field named
+  // `range` is a syntax error (go/parser, and so ffire, rejects them), and a
+  // declaration keyword is never taken for a name during error recovery.
+  // Loosely parsed bodies accept every keyword as a token.
+  reserved: {
+    global: _ => KEYWORDS,
+  },
 
   rules: {
     // Declarations are separated by newlines or `;`, as in Go.
@@ -115,10 +130,13 @@ module.exports = grammar({
     slice_type: $ => prec(1, seq('[', ']', field('element', $._type))),
     array_type: $ => prec(1, seq('[', field('length', choice($._expression, '...')), ']', field('element', $._type))),
     map_type: $ => prec(1, seq('map', '[', field('key', $._type), ']', field('value', $._type))),
-    channel_type: $ => prec.right(1, seq(
-      choice('chan', seq('chan', '<-')),
-      field('element', $._type),
-    )),
+    // `chan T`, `chan<- T`, `<-chan T`. As in Go, `<-` binds to the leftmost `chan`:
+    // `chan<- chan T` is a send-only channel of `chan T` (the lower precedence of the
+    // receive-only form decides the reduce/reduce conflict that way).
+    channel_type: $ => choice(
+      prec.right(1, seq(choice('chan', seq('chan', '<-')), field('element', $._type))),
+      prec.right(0, seq('<-', 'chan', field('element', $._type))),
+    ),
     function_type: $ => prec.right(seq(
       'func',
       field('parameters', $.parameter_list),
@@ -144,8 +162,8 @@ module.exports = grammar({
     _field_name: $ => alias($.identifier, $.field_identifier),
 
     // ---- loosely parsed bodies ----
-    parameter_list: $ => seq('(', repeat(choice($.parameter_list, $._loose)), ')'),
-    block: $ => seq('{', repeat(choice($.block, $.parameter_list, $._loose, '\n', ';')), '}'),
+    parameter_list: $ => seq('(', repeat(choice($.parameter_list, $.block, $._loose, ...KEYWORDS)), ')'),
+    block: $ => seq('{', repeat(choice($.block, $.parameter_list, $._loose, ...KEYWORDS, '\n', ';')), '}'),
     _loose: $ => choice(
       $.identifier,
       $.int_literal,
