@@ -18,6 +18,25 @@
 
 "func" @keyword.function
 
+; Only inside function bodies, which ffire ignores.
+[
+  "break"
+  "case"
+  "continue"
+  "default"
+  "defer"
+  "else"
+  "fallthrough"
+  "for"
+  "go"
+  "goto"
+  "if"
+  "range"
+  "return"
+  "select"
+  "switch"
+] @keyword
+
 (package_identifier) @module
 
 ((type_identifier) @type.builtin
@@ -43,8 +62,22 @@
 (field_declaration
   tag: (raw_string_literal) @string.special)
 
-((raw_string_literal) @string
-  (#not-has-parent? @string field_declaration))
+; Raw strings that are not struct tags. Listed by parent instead of with
+; `#not-has-parent?` (an editor extension most highlighters ignore), so a tag
+; never gets a second capture in any editor. These are every node kind whose
+; children can include a raw string (via `_expression` or `_loose`).
+[
+  (expression_list (raw_string_literal) @string)
+  (binary_expression (raw_string_literal) @string)
+  (unary_expression (raw_string_literal) @string)
+  (parenthesized_expression (raw_string_literal) @string)
+  (selector_expression (raw_string_literal) @string)
+  (call_expression (raw_string_literal) @string)
+  (array_type (raw_string_literal) @string)
+  (parameter_list (raw_string_literal) @string)
+  (block (raw_string_literal) @string)
+  (ERROR (raw_string_literal) @string)
+]
 
 (interpreted_string_literal) @string
 
@@ -60,7 +93,11 @@
 ((comment) @comment
   (#not-match? @comment "^//wirelens:"))
 
-"*" @operator
+[
+  "*"
+  "="
+  "<-"
+] @operator
 
 [
   "("
