@@ -128,9 +128,8 @@ fn parse_corpus(file: &Path, content: &str) -> Vec<Case> {
                 }
             }
         }
-        let (_, d) = divider.unwrap_or_else(|| {
-            panic!("{}: case {name:?} has no `---` divider", file.display())
-        });
+        let (_, d) = divider
+            .unwrap_or_else(|| panic!("{}: case {name:?} has no `---` divider", file.display()));
         let mut source: Vec<u8> = body[..d].concat().into_bytes();
         if source.last() == Some(&b'\n') {
             source.pop();
@@ -273,7 +272,9 @@ fn run_dialect(dialect: &str) -> (usize, usize) {
             skipped += 1;
             continue;
         }
-        let tree = parser.parse(&case.source, None).expect("parse returned no tree");
+        let tree = parser
+            .parse(&case.source, None)
+            .expect("parse returned no tree");
         let root = tree.root_node();
         let actual = root.to_sexp();
         let file = case.file.file_name().unwrap().to_string_lossy();
@@ -337,7 +338,12 @@ fn corpus_is_not_empty() {
         }
         // Every case must really be checked against a tree, not skipped or empty.
         for case in &all {
-            assert!(!case.skip, "{}: {:?} is skipped", case.file.display(), case.name);
+            assert!(
+                !case.skip,
+                "{}: {:?} is skipped",
+                case.file.display(),
+                case.name
+            );
             if !case.expect_error {
                 assert!(
                     case.expected.starts_with('('),
