@@ -336,6 +336,20 @@ fn corpus_is_not_empty() {
                 file.display()
             );
         }
+        // The CRLF cases must still have their carriage returns (see .gitattributes).
+        let crlf: Vec<&Case> = all
+            .iter()
+            .filter(|c| c.file.ends_with("crlf.txt"))
+            .collect();
+        assert!(!crlf.is_empty(), "no CRLF corpus case for {dialect}");
+        for case in crlf {
+            let s = String::from_utf8_lossy(&case.source);
+            assert!(
+                s.contains("\r\n") && !s.replace("\r\n", "").contains('\n'),
+                "{:?} lost its CRLF line endings",
+                case.name
+            );
+        }
         // Every case must really be checked against a tree, not skipped or empty.
         for case in &all {
             assert!(
