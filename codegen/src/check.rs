@@ -1,0 +1,427 @@
+//! Semantic checks (DESIGN §2, §3.1). Every error in one pass; upstream's codes where
+//! upstream has one.
+
+use std::collections::HashMap;
+
+use crate::diagnostic::Diagnostic;
+use crate::dialect::Dialect;
+use crate::graph::Graph;
+use crate::layout::{referenced_types, Layout};
+use crate::model::{Schema, TypeExpr, TypeExprKind, TypeKind};
+use crate::reserved::reserved_in;
+
+/// ffire's nesting limit: a root value is depth 0, each field or array element adds 1.
+pub const MAX_FFI_DEPTH: u32 = 32;
+
+pub fn check(schema: &Schema, text_is_blank: bool) -> Vec<Diagnostic> {
+    let mut d = Vec::new();
+    let graph = Graph::new(schema);
+    duplicates(schema, &mut d);
+    unknown_types(schema, &mut d);
+    empty_structs(schema, &mut d);
+    cycles(schema, &graph, &mut d);
+    match schema.dialect {
+        Dialect::Sdp => {
+            if schema.types.is_empty() {
+                d.push(
+                    Diagnostic::error("EMPTY_SCHEMA", 0..0, if text_is_blank { "the schema is empty" } else { "the schema declares no structs" })
+                        .with_note("help: declare at least one `struct Name { field: type }`"),
+                );
+            }
+            sdp_identifiers(schema, &mut d);
+            sdp_wrappers(schema, &mut d);
+        }
+        Dialect::Ffi => {
+            ffi_identifiers(schema, &mut d);
+            ffi_roots(schema, &graph, &mut d);
+            ffi_depth(schema, &graph, &mut d);
+        }
+    }
+    d
+}
+
+/// Lints that need the layout: SDP structs whose fixed fields are split by variable ones.
+pub fn layout_lints(schema: &Schema, layout: &Layout) -> Vec<Diagnostic> {
+    let mut d = Vec::new();
+    if schema.dialect != Dialect::Sdp {
+        return d;
+    }
+    for (id, def) in schema.types.iter().enumerate() {
+        let Some(t) = layout.get(id) else { continue };
+        let fields = def.fields();
+        // Runs of consecutive fixed-size fields; more than one means a variable-size
+        // field splits them and generated code needs one copy per run.
+        let mut runs: Vec<Vec<usize>> = Vec::new();
+        let mut in_run = false;
+        for (i, f) in t.fields.iter().enumerate() {
+            match (f.size.fixed.is_some(), in_run) {
+                (true, false) => runs.push(vec![i]),
+                (true, true) => runs.last_mut().into_iter().for_each(|r| r.push(i)),
+                (false, _) => {}
+            }
+            in_run = f.size.fixed.is_some();
+        }
+        if runs.len() < 2 {
+            continue;
+        }
+        let total: u64 = t.fields.iter().filter_map(|f| f.size.fixed).sum();
+        let stranded: Vec<usize> = runs[1..].iter().flatten().copied().collect();
+        let names: Vec<String> = stranded.iter().map(|&i| format!("`{}`", fields[t.fields[i].decl_index].name)).collect();
+        let first = &fields[t.fields[stranded[0]].decl_index];
+        d.push(
+            Diagnostic::info(
+                "split-fixed-block",
+                first.name_range.clone(),
+                format!("variable-size fields split the fixed-size fields of `{}` into {} blocks", def.name, runs.len()),
+            )
+            .with_label(format!("fixed again after a variable-size field ({})", names.join(", ")))
+            .with_note(format!(
+                "help: declaring the fixed-size fields first gives one {total} B block that generated code reads and writes with one copy; this changes the wire format"
+            )),
+        );
+    }
+    d
+}
+
+fn duplicates(schema: &Schema, d: &mut Vec<Diagnostic>) {
+    let (dup_type, dup_field) = match schema.dialect {
+        Dialect::Sdp => ("DUPLICATE_STRUCT", "DUPLICATE_FIELD"),
+        Dialect::Ffi => ("duplicate-type", "duplicate-field"),
+    };
+    let mut seen: HashMap<&str, &crate::model::TypeDef> = HashMap::new();
+    for def in &schema.types {
+        if let Some(first) = seen.get(def.name.as_str()) {
+            let what = if schema.dialect == Dialect::Sdp { "struct" } else { "type" };
+            d.push(
+                Diagnostic::error(dup_type, def.name_range.clone(), format!("{what} `{}` is defined more than once", def.name))
+                    .with_label("redefined here")
+                    .with_related(first.name_range.clone(), "first defined here"),
+            );
+        } else {
+            seen.insert(&def.name, def);
+        }
+        let mut names: HashMap<&str, &crate::model::Field> = HashMap::new();
+        let mut json: HashMap<&str, &crate::model::Field> = HashMap::new();
+        for f in def.fields() {
+            if let Some(first) = names.get(f.name.as_str()) {
+                d.push(
+                    Diagnostic::error(dup_field, f.name_range.clone(), format!("field `{}` is declared more than once in `{}`", f.name, def.name))
+                        .with_label("redeclared here")
+                        .with_related(first.name_range.clone(), "first declared here"),
+                );
+                continue;
+            }
+            names.insert(&f.name, f);
+            if schema.dialect == Dialect::Ffi {
+                if let Some(first) = json.get(f.json_name.as_str()) {
+                    d.push(
+                        Diagnostic::error(
+                            "duplicate-json-name",
+                            f.name_range.clone(),
+                            format!("fields `{}` and `{}` of `{}` both use the JSON name `{}`", first.name, f.name, def.name, f.json_name),
+                        )
+                        .with_label("same JSON name")
+                        .with_related(first.name_range.clone(), "first used here"),
+                    );
+                } else {
+                    json.insert(&f.json_name, f);
+                }
+            }
+        }
+    }
+}
+
+fn each_type_expr(schema: &Schema) -> impl Iterator<Item = &TypeExpr> {
+    schema.types.iter().flat_map(|def| match &def.kind {
+        TypeKind::Struct { fields, .. } => fields.iter().map(|f| &f.ty).collect::<Vec<_>>(),
+        TypeKind::Alias { target, .. } => vec![target],
+    })
+}
+
+fn unknown_types(schema: &Schema, d: &mut Vec<Diagnostic>) {
+    for ty in each_type_expr(schema) {
+        for (name, target, range) in ty.named_refs() {
+            if target.is_some() {
+                continue;
+            }
+            let diag = match schema.dialect {
+                Dialect::Sdp => {
+                    let mut diag = Diagnostic::error("UNKNOWN_TYPE", range, format!("unknown type `{name}`"))
+                        .with_label("not a primitive or a struct in this file");
+                    if let Some(hint) = sdp_type_hint(name, schema) {
+                        diag = diag.with_note(format!("help: did you mean `{hint}`?"));
+                    }
+                    diag
+                }
+                Dialect::Ffi => {
+                    let mut diag = Diagnostic::error("E005", range, format!("undefined type `{name}`")).with_label("not declared in this file");
+                    if let Some(hint) = closest(name, schema.types.iter().map(|t| t.name.as_str()).chain(FFI_PRIMITIVES)) {
+                        diag = diag.with_note(format!("help: did you mean `{hint}`?"));
+                    }
+                    diag
+                }
+            };
+            d.push(diag);
+        }
+    }
+}
+
+const SDP_PRIMITIVES: [&str; 12] = ["u8", "u16", "u32", "u64", "i8", "i16", "i32", "i64", "f32", "f64", "bool", "str"];
+const FFI_PRIMITIVES: [&str; 8] = ["bool", "int8", "int16", "int32", "int64", "float32", "float64", "string"];
+
+fn sdp_type_hint(name: &str, schema: &Schema) -> Option<String> {
+    let common = match name {
+        "string" | "String" | "&str" => Some("str"),
+        "int" | "i32" => None,
+        "usize" | "uint" => Some("u64"),
+        "f" | "float" => Some("f32"),
+        "double" => Some("f64"),
+        "byte" => Some("u8"),
+        _ => None,
+    };
+    common
+        .map(str::to_string)
+        .or_else(|| closest(name, schema.types.iter().map(|t| t.name.as_str()).chain(SDP_PRIMITIVES)))
+}
+
+/// The candidate within a small edit distance of `name`, if any.
+fn closest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<String> {
+    let limit = (name.chars().count() / 3).max(1);
+    candidates
+        .filter(|c| *c != name)
+        .map(|c| (edit_distance(&name.to_ascii_lowercase(), &c.to_ascii_lowercase()), c))
+        .filter(|(dist, _)| *dist <= limit)
+        .min_by_key(|(dist, _)| *dist)
+        .map(|(_, c)| c.to_string())
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur.push((prev[j] + usize::from(ca != *cb)).min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+fn empty_structs(schema: &Schema, d: &mut Vec<Diagnostic>) {
+    let code = match schema.dialect {
+        Dialect::Sdp => "EMPTY_STRUCT",
+        Dialect::Ffi => "E006",
+    };
+    for def in &schema.types {
+        if let TypeKind::Struct { fields, .. } = &def.kind {
+            if fields.is_empty() {
+                d.push(
+                    Diagnostic::error(code, def.name_range.clone(), format!("struct `{}` has no fields", def.name))
+                        .with_label("empty struct")
+                        .with_note("help: an empty struct has no wire encoding; add a field or remove the struct"),
+                );
+            }
+        }
+    }
+}
+
+fn cycles(schema: &Schema, graph: &Graph, d: &mut Vec<Diagnostic>) {
+    let (_, cycles) = graph.order_and_cycles();
+    let code = match schema.dialect {
+        Dialect::Sdp => "CIRCULAR_REFERENCE",
+        Dialect::Ffi => "E010",
+    };
+    for c in cycles {
+        let mut names: Vec<&str> = c.path.iter().map(|&t| schema.types[t].name.as_str()).collect();
+        names.push(names[0]);
+        let path = names.join(" → ");
+        let mut diag = Diagnostic::error(code, c.closing.range.clone(), format!("circular reference: {path}"))
+            .with_label("this reference closes the cycle")
+            .with_note(match schema.dialect {
+                Dialect::Sdp => "help: SDP has no recursive types, not even through `Option`, `Box` or `[]`",
+                Dialect::Ffi => "help: ffire has no recursive types, not even through `*T` or `[]T`",
+            });
+        for &t in &c.path {
+            diag = diag.with_related(schema.types[t].name_range.clone(), format!("`{}` is part of the cycle", schema.types[t].name));
+        }
+        d.push(diag);
+    }
+}
+
+fn sdp_identifiers(schema: &Schema, d: &mut Vec<Diagnostic>) {
+    let mut check = |name: &str, range: &std::ops::Range<usize>, what: &str| {
+        let valid = name.bytes().next().is_some_and(|b| b.is_ascii_alphabetic())
+            && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+        if !valid {
+            d.push(
+                Diagnostic::error("INVALID_IDENTIFIER", range.clone(), format!("`{name}` is not a valid {what} name"))
+                    .with_label("invalid identifier")
+                    .with_note("help: names start with an ASCII letter and contain only ASCII letters, digits and `_`"),
+            );
+            return;
+        }
+        let langs = reserved_in(name);
+        if !langs.is_empty() {
+            let list = match langs.as_slice() {
+                [one] => one.to_string(),
+                [init @ .., last] => format!("{} and {last}", init.join(", ")),
+                [] => String::new(),
+            };
+            d.push(
+                Diagnostic::error("RESERVED_KEYWORD", range.clone(), format!("`{name}` is reserved in {list}"))
+                    .with_label("reserved word")
+                    .with_note("help: rename it (sdp-gen rejects reserved words, compared case-insensitively)"),
+            );
+        }
+    };
+    for def in &schema.types {
+        check(&def.name, &def.name_range, "struct");
+        for f in def.fields() {
+            check(&f.name, &f.name_range, "field");
+        }
+    }
+}
+
+/// `Option<T>` and `Box<T>` need a struct; nested arrays and arrays of options are
+/// fine on the wire but upstream's generators break on them.
+fn sdp_wrappers(schema: &Schema, d: &mut Vec<Diagnostic>) {
+    for ty in each_type_expr(schema) {
+        let mut stack = vec![(ty, false)];
+        while let Some((t, in_array)) = stack.pop() {
+            match &t.kind {
+                TypeExprKind::Optional(inner) => {
+                    let unboxed = match &inner.kind {
+                        TypeExprKind::Boxed(b) => b.as_ref(),
+                        _ => inner.as_ref(),
+                    };
+                    match &unboxed.kind {
+                        TypeExprKind::Primitive(p) => d.push(
+                            Diagnostic::error("OPTION_PRIMITIVE", t.range.clone(), format!("`Option` needs a struct, not `{}`", p.spelling(Dialect::Sdp).unwrap_or("?")))
+                                .with_label("option of a primitive")
+                                .with_note("help: wrap the value in a struct, e.g. `struct MaybeValue { value: u32 }`, and use `Option<MaybeValue>`"),
+                        ),
+                        TypeExprKind::Array(_) => d.push(
+                            Diagnostic::error("OPTION_ARRAY", t.range.clone(), "`Option` needs a struct, not an array")
+                                .with_label("option of an array")
+                                .with_note("help: wrap the array in a struct, e.g. `struct TagList { items: []str }`, and use `Option<TagList>`"),
+                        ),
+                        TypeExprKind::Optional(_) => d.push(
+                            Diagnostic::error("OPTION_NESTED", t.range.clone(), "`Option<Option<…>>` is not supported: `Option` needs a struct")
+                                .with_label("option of an option"),
+                        ),
+                        _ => {}
+                    }
+                    if in_array {
+                        d.push(gap(t, "arrays of `Option`"));
+                    }
+                    stack.push((inner, false));
+                }
+                TypeExprKind::Boxed(inner) => {
+                    if !matches!(inner.kind, TypeExprKind::Named { .. } | TypeExprKind::Invalid) {
+                        d.push(
+                            Diagnostic::error("BOX_NON_STRUCT", t.range.clone(), format!("`Box` needs a struct, not `{}`", inner.display(Dialect::Sdp)))
+                                .with_label("box of a non-struct")
+                                .with_note("help: `Box` has no effect on the wire; remove it"),
+                        );
+                    }
+                    stack.push((inner, false));
+                }
+                TypeExprKind::Array(inner) => {
+                    if in_array {
+                        d.push(gap(t, "nested arrays"));
+                    }
+                    stack.push((inner, true));
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+fn gap(t: &TypeExpr, what: &str) -> Diagnostic {
+    Diagnostic::warning("upstream-generator-gap", t.range.clone(), format!("sdp-gen accepts {what} but its generators emit broken code for them"))
+        .with_label("fine in wirelens, broken in sdp-gen output")
+}
+
+fn ffi_identifiers(schema: &Schema, d: &mut Vec<Diagnostic>) {
+    let mut check = |name: &str, range: &std::ops::Range<usize>, what: &str| {
+        let valid = name.bytes().next().is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+            && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+            && name != "_";
+        if !valid {
+            d.push(
+                Diagnostic::error("invalid-identifier", range.clone(), format!("`{name}` is not a usable {what} name"))
+                    .with_label("invalid identifier")
+                    .with_note("help: the C, C++ and Rust generators need ASCII letters, digits and `_`"),
+            );
+        }
+    };
+    for def in &schema.types {
+        check(&def.name, &def.name_range, "type");
+        for f in def.fields() {
+            check(&f.name, &f.name_range, "field");
+        }
+    }
+}
+
+fn ffi_roots(schema: &Schema, graph: &Graph, d: &mut Vec<Diagnostic>) {
+    let referenced = referenced_types(graph);
+    let mut roots = 0;
+    for (id, def) in schema.types.iter().enumerate() {
+        if referenced[id] {
+            continue;
+        }
+        if def.is_exported() {
+            roots += 1;
+        } else {
+            d.push(
+                Diagnostic::warning("unused-type", def.name_range.clone(), format!("type `{}` is neither used nor a root", def.name))
+                    .with_label("unused")
+                    .with_note("help: roots are exported (upper-case) types that no other type uses; capitalise the name to make it a message type"),
+            );
+        }
+    }
+    if roots == 0 {
+        let at = schema.package.as_ref().map_or(0..0, |(_, r)| r.clone());
+        d.push(
+            Diagnostic::error("E002", at, "no root type: ffire needs at least one exported type that no other type uses")
+                .with_note("help: roots are the message types; declare e.g. `type Message struct { … }` and do not reference it elsewhere"),
+        );
+    }
+}
+
+/// E011: the deepest value under each root, computed bottom-up in dependency order.
+fn ffi_depth(schema: &Schema, graph: &Graph, d: &mut Vec<Diagnostic>) {
+    let (order, cycles) = graph.order_and_cycles();
+    let bad = graph.unresolvable(&order, &cycles);
+    // depth[t] = how many levels a value of type t adds below itself.
+    let mut depth: Vec<u32> = vec![0; schema.types.len()];
+    fn expr_depth(t: &TypeExpr, depth: &[u32]) -> u32 {
+        match &t.kind {
+            TypeExprKind::Named { target: Some(id), .. } => depth[*id],
+            TypeExprKind::Array(e) => 1 + expr_depth(e, depth),
+            TypeExprKind::Optional(e) | TypeExprKind::Boxed(e) => expr_depth(e, depth),
+            _ => 0,
+        }
+    }
+    for &id in &order {
+        if bad[id] {
+            continue;
+        }
+        depth[id] = match &schema.types[id].kind {
+            TypeKind::Struct { fields, .. } => fields.iter().map(|f| 1 + expr_depth(&f.ty, &depth)).max().unwrap_or(0),
+            TypeKind::Alias { target, .. } => expr_depth(target, &depth),
+        };
+    }
+    let referenced = referenced_types(graph);
+    for (id, def) in schema.types.iter().enumerate() {
+        if !bad[id] && !referenced[id] && depth[id] > MAX_FFI_DEPTH {
+            d.push(
+                Diagnostic::error("E011", def.name_range.clone(), format!("`{}` nests {} levels deep; ffire allows {MAX_FFI_DEPTH}", def.name, depth[id]))
+                    .with_label("too deep")
+                    .with_note("help: each field and each array element is one level; flatten the structure"),
+            );
+        }
+    }
+}

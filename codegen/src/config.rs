@@ -1,0 +1,127 @@
+//! `wirelens.toml`: workspace settings. Found by walking up from a schema's folder.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+pub const CONFIG_FILE: &str = "wirelens.toml";
+
+/// Struct field order on the wire (ffire only; SDP is always declaration order).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FieldOrder {
+    /// Size-class sorted (ffire's wire-format spec and its Go/Rust generators).
+    #[default]
+    Canonical,
+    /// As written (ffire's fixture/inspect tools, its C++ generator).
+    Declaration,
+}
+
+impl FieldOrder {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FieldOrder::Canonical => "canonical",
+            FieldOrder::Declaration => "declaration",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<FieldOrder> {
+        match s {
+            "canonical" => Some(FieldOrder::Canonical),
+            "declaration" => Some(FieldOrder::Declaration),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    #[serde(default)]
+    pub ffi: FfiConfig,
+    #[serde(default)]
+    pub generate: GenerateConfig,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FfiConfig {
+    pub order: Option<FieldOrder>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GenerateConfig {
+    pub on_save: Option<bool>,
+    pub languages: Option<Vec<String>>,
+    pub out_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError {
+    pub path: PathBuf,
+    /// 1-based line and column when the TOML parser knows them.
+    pub line_col: Option<(usize, usize)>,
+    pub message: String,
+}
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.line_col {
+            Some((l, c)) => write!(f, "{}:{l}:{c}: {}", self.path.display(), self.message),
+            None => write!(f, "{}: {}", self.path.display(), self.message),
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+impl Config {
+    pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
+        toml::from_str(text).map_err(|e| {
+            let line_col = e.span().map(|span| {
+                let before = &text[..span.start.min(text.len())];
+                let line = before.matches('\n').count() + 1;
+                let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+                (line, col)
+            });
+            ConfigError { path: path.to_path_buf(), line_col, message: e.message().to_string() }
+        })
+    }
+
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| ConfigError { path: path.to_path_buf(), line_col: None, message: e.to_string() })?;
+        Config::parse(path, &text)
+    }
+
+    /// The nearest `wirelens.toml` at or above `dir`.
+    pub fn find(dir: &Path) -> Option<PathBuf> {
+        dir.ancestors().map(|d| d.join(CONFIG_FILE)).find(|p| p.is_file())
+    }
+
+    /// The settings that apply to a schema file: the nearest `wirelens.toml`, or defaults.
+    pub fn for_schema(schema: &Path) -> Result<Config, ConfigError> {
+        let dir = schema.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+        match Config::find(&dir) {
+            Some(path) => Config::load(&path),
+            None => Ok(Config::default()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_order_and_points_at_errors() {
+        let c = Config::parse(Path::new("wirelens.toml"), "[ffi]\norder = \"declaration\"\n").unwrap();
+        assert_eq!(c.ffi.order, Some(FieldOrder::Declaration));
+        let e = Config::parse(Path::new("wirelens.toml"), "[ffi]\norder = \"sideways\"\n").unwrap_err();
+        assert_eq!(e.line_col, Some((2, 9)));
+        let e = Config::parse(Path::new("wirelens.toml"), "[ffi]\nodrer = \"canonical\"\n").unwrap_err();
+        assert!(e.message.contains("odrer"), "{e}");
+    }
+}

@@ -1,0 +1,415 @@
+//! The wire-layout engine (DESIGN §5). The only place in wirelens that knows sizes,
+//! offsets, field order and fixed blocks. The CLI, the language server, the JSON codec
+//! and the emitters all read a [`Layout`]; none recomputes any of it.
+
+use crate::config::FieldOrder;
+use crate::dialect::Dialect;
+use crate::graph::Graph;
+use crate::model::{Primitive, Schema, TypeExpr, TypeExprKind, TypeId, TypeKind};
+
+/// The wire shape of a value: aliases and SDP `Box` resolved away, `**T` collapsed.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Wire {
+    Prim(Primitive),
+    Array(Box<Wire>),
+    Optional(Box<Wire>),
+    Struct(TypeId),
+}
+
+/// Encoded size of a type: exact when `fixed`, else bounded by `min` and `max`
+/// (`None` = unbounded, or too large to be worth a number).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+pub struct SizeInfo {
+    pub fixed: Option<u64>,
+    pub min: u64,
+    pub max: Option<u64>,
+}
+
+impl SizeInfo {
+    pub fn fixed(n: u64) -> SizeInfo {
+        SizeInfo { fixed: Some(n), min: n, max: Some(n) }
+    }
+
+    fn then(self, next: SizeInfo) -> SizeInfo {
+        let fixed = self.fixed.zip(next.fixed).and_then(|(a, b)| a.checked_add(b));
+        SizeInfo {
+            fixed,
+            min: self.min.saturating_add(next.min),
+            max: self.max.zip(next.max).and_then(|(a, b)| a.checked_add(b)),
+        }
+    }
+}
+
+/// A byte offset inside a struct: a constant plus the variable part of every earlier
+/// variable-size field (`|name|` = the bytes of `name` beyond its minimum size: a
+/// string's length, an array's elements, a present option's value).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Offset {
+    pub constant: u64,
+    pub terms: Vec<String>,
+}
+
+impl Offset {
+    pub fn constant(&self) -> Option<u64> {
+        self.terms.is_empty().then_some(self.constant)
+    }
+
+    /// `12`, or `12 + |display_name| + |identifier|`.
+    pub fn expr(&self) -> String {
+        let mut s = self.constant.to_string();
+        for t in &self.terms {
+            s.push_str(" + |");
+            s.push_str(t);
+            s.push('|');
+        }
+        s
+    }
+
+    fn advance(&mut self, size: &SizeInfo, name: impl FnOnce() -> String) {
+        self.constant = self.constant.saturating_add(size.min);
+        if size.fixed.is_none() {
+            self.terms.push(name());
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldLayout {
+    /// Index in the struct as written.
+    pub decl_index: usize,
+    /// Position on the wire (0-based).
+    pub wire_index: usize,
+    pub wire: Wire,
+    pub size: SizeInfo,
+    pub offset: Offset,
+}
+
+/// A maximal run of fixed-size bytes, nested fixed structs and the fixed fields of
+/// nested variable structs flattened in: what a generator reads or writes with one
+/// bounds check and one packed copy.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FixedBlock {
+    pub offset: Offset,
+    pub size: u64,
+    pub leaves: Vec<Leaf>,
+}
+
+/// What a block is made of: a fixed-size primitive, or a whole fixed-size nested
+/// struct (whose own layout is a single block).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LeafKind {
+    Prim(Primitive),
+    Struct(TypeId),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Leaf {
+    /// Field indices (declaration order) from the struct down to this leaf.
+    pub path: Vec<usize>,
+    /// Dotted field names, for display.
+    pub name: String,
+    pub kind: LeafKind,
+    pub size: u64,
+    /// Byte position inside the block.
+    pub at: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TypeLayout {
+    pub id: TypeId,
+    /// `Wire::Struct(id)` for a struct, else the resolved target of the alias.
+    pub wire: Wire,
+    pub size: SizeInfo,
+    /// Struct fields in wire order; empty for other types.
+    pub fields: Vec<FieldLayout>,
+    pub blocks: Vec<FixedBlock>,
+    /// SDP: the message type id (1-based position in the file).
+    pub message_id: Option<u16>,
+    /// ffire: a message type (exported, never referenced).
+    pub root: bool,
+}
+
+impl TypeLayout {
+    /// Fields in wire order differ from the order written.
+    pub fn is_reordered(&self) -> bool {
+        self.fields.iter().any(|f| f.decl_index != f.wire_index)
+    }
+
+    pub fn field_by_decl(&self, decl_index: usize) -> Option<&FieldLayout> {
+        self.fields.iter().find(|f| f.decl_index == decl_index)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Layout {
+    pub dialect: Dialect,
+    pub order: FieldOrder,
+    /// Indexed by [`TypeId`]; `None` where the type mentions an unknown name or is part
+    /// of (or depends on) a cycle.
+    pub types: Vec<Option<TypeLayout>>,
+}
+
+impl Layout {
+    pub fn get(&self, id: TypeId) -> Option<&TypeLayout> {
+        self.types.get(id).and_then(Option::as_ref)
+    }
+
+    pub fn compute(schema: &Schema) -> Layout {
+        let graph = Graph::new(schema);
+        let (order, cycles) = graph.order_and_cycles();
+        let bad = graph.unresolvable(&order, &cycles);
+        let referenced = referenced_types(&graph);
+        let mut engine = Engine { schema, wires: vec![None; schema.types.len()], sizes: vec![None; schema.types.len()] };
+        let mut types: Vec<Option<TypeLayout>> = vec![None; schema.types.len()];
+        for &id in &order {
+            if bad[id] {
+                continue;
+            }
+            let def = &schema.types[id];
+            let layout = match &def.kind {
+                TypeKind::Struct { fields, .. } => {
+                    let mut laid: Vec<FieldLayout> = Vec::with_capacity(fields.len());
+                    for (decl_index, f) in fields.iter().enumerate() {
+                        let Some(wire) = engine.wire_of(&f.ty) else { break };
+                        let size = engine.size_of(&wire);
+                        laid.push(FieldLayout { decl_index, wire_index: 0, wire, size, offset: Offset { constant: 0, terms: vec![] } });
+                    }
+                    if laid.len() != fields.len() {
+                        continue; // an unsupported construct, already reported
+                    }
+                    engine.sort_fields(&mut laid, fields);
+                    let mut offset = Offset { constant: 0, terms: vec![] };
+                    let mut size = SizeInfo::fixed(0);
+                    for (wire_index, f) in laid.iter_mut().enumerate() {
+                        f.wire_index = wire_index;
+                        f.offset = offset.clone();
+                        offset.advance(&f.size, || fields[f.decl_index].name.clone());
+                        size = size.then(f.size);
+                    }
+                    engine.wires[id] = Some(Wire::Struct(id));
+                    engine.sizes[id] = Some(size);
+                    let blocks = engine.blocks(&laid, fields);
+                    TypeLayout { id, wire: Wire::Struct(id), size, fields: laid, blocks, message_id: None, root: false }
+                }
+                TypeKind::Alias { target, .. } => {
+                    let Some(wire) = engine.wire_of(target) else { continue };
+                    let size = engine.size_of(&wire);
+                    engine.wires[id] = Some(wire.clone());
+                    engine.sizes[id] = Some(size);
+                    TypeLayout { id, wire, size, fields: vec![], blocks: vec![], message_id: None, root: false }
+                }
+            };
+            types[id] = Some(layout);
+        }
+        for (id, t) in types.iter_mut().enumerate() {
+            let Some(t) = t else { continue };
+            match schema.dialect {
+                Dialect::Sdp => t.message_id = u16::try_from(id + 1).ok(),
+                Dialect::Ffi => t.root = schema.types[id].is_exported() && !referenced[id],
+            }
+        }
+        Layout { dialect: schema.dialect, order: schema.order, types }
+    }
+}
+
+/// Types mentioned by some other type (ffire roots are the exported types that are not).
+pub fn referenced_types(graph: &Graph) -> Vec<bool> {
+    let mut referenced = vec![false; graph.edges.len()];
+    for (from, edges) in graph.edges.iter().enumerate() {
+        for e in edges {
+            if e.to != from {
+                referenced[e.to] = true;
+            }
+        }
+    }
+    referenced
+}
+
+struct Engine<'s> {
+    schema: &'s Schema,
+    /// Resolved wire shape and size of each type laid out so far (dependencies first).
+    wires: Vec<Option<Wire>>,
+    sizes: Vec<Option<SizeInfo>>,
+}
+
+impl Engine<'_> {
+    fn wire_of(&self, ty: &TypeExpr) -> Option<Wire> {
+        Some(match &ty.kind {
+            TypeExprKind::Primitive(p) => Wire::Prim(*p),
+            TypeExprKind::Named { target, .. } => self.wires.get((*target)?)?.clone()?,
+            TypeExprKind::Array(e) => Wire::Array(Box::new(self.wire_of(e)?)),
+            TypeExprKind::Optional(e) => match self.wire_of(e)? {
+                w @ Wire::Optional(_) => w,
+                w => Wire::Optional(Box::new(w)),
+            },
+            TypeExprKind::Boxed(e) => self.wire_of(e)?,
+            TypeExprKind::Invalid => return None,
+        })
+    }
+
+    fn size_of(&self, wire: &Wire) -> SizeInfo {
+        let dialect = self.schema.dialect;
+        let prefix = dialect.length_prefix();
+        match wire {
+            Wire::Prim(Primitive::Str) => SizeInfo {
+                fixed: None,
+                min: prefix,
+                max: dialect.max_length().map(|m| prefix + m),
+            },
+            Wire::Prim(p) => SizeInfo::fixed(p.fixed_size().unwrap_or(0)),
+            Wire::Array(e) => {
+                let elem = self.size_of(e);
+                let max = dialect
+                    .max_length()
+                    .zip(elem.max)
+                    .and_then(|(n, m)| n.checked_mul(m))
+                    .and_then(|b| b.checked_add(prefix));
+                SizeInfo { fixed: None, min: prefix, max }
+            }
+            Wire::Optional(e) => {
+                let inner = self.size_of(e);
+                SizeInfo { fixed: None, min: 1, max: inner.max.and_then(|m| m.checked_add(1)) }
+            }
+            Wire::Struct(id) => self.sizes.get(*id).copied().flatten().unwrap_or(SizeInfo::fixed(0)),
+        }
+    }
+
+    /// ffire canonical order (DESIGN §3.2): stable sort by size class, then by Go
+    /// field name byte-wise. Declaration order otherwise.
+    fn sort_fields(&self, laid: &mut [FieldLayout], fields: &[crate::model::Field]) {
+        if self.schema.dialect != Dialect::Ffi || self.schema.order != FieldOrder::Canonical {
+            return;
+        }
+        laid.sort_by(|a, b| {
+            (size_class(&a.wire, &a.size), fields[a.decl_index].name.as_bytes())
+                .cmp(&(size_class(&b.wire, &b.size), fields[b.decl_index].name.as_bytes()))
+        });
+    }
+
+    /// Walks the struct's fields in wire order, inlining nested variable-size structs
+    /// (up to [`MAX_INLINE_DEPTH`] levels), and groups consecutive fixed-size leaves
+    /// into blocks.
+    fn blocks(&self, laid: &[FieldLayout], fields: &[crate::model::Field]) -> Vec<FixedBlock> {
+        let mut blocks: Vec<FixedBlock> = Vec::new();
+        let mut offset = Offset { constant: 0, terms: vec![] };
+        let mut open = false;
+        // Explicit stack of (path, name, wire) still to visit, in reverse order.
+        let mut todo: Vec<(Vec<usize>, String, Wire)> =
+            laid.iter().rev().map(|f| (vec![f.decl_index], fields[f.decl_index].name.clone(), f.wire.clone())).collect();
+        let mut budget = MAX_FLATTENED_ITEMS;
+        while let Some((path, name, wire)) = todo.pop() {
+            budget -= 1;
+            if budget == 0 {
+                // Pathologically wide nesting: no blocks rather than a huge walk.
+                return Vec::new();
+            }
+            let size = self.size_of(&wire);
+            let leaf = match &wire {
+                Wire::Prim(p) if size.fixed.is_some() => Some(LeafKind::Prim(*p)),
+                Wire::Struct(id) if size.fixed.is_some() => Some(LeafKind::Struct(*id)),
+                Wire::Struct(id) if path.len() <= MAX_INLINE_DEPTH => {
+                    if let (Some(Some(inner)), Some(def)) = (self.layout_fields(*id), self.schema.types.get(*id)) {
+                        for f in inner.iter().rev() {
+                            let mut p = path.clone();
+                            p.push(f.decl_index);
+                            todo.push((p, format!("{name}.{}", def.fields()[f.decl_index].name), f.wire.clone()));
+                        }
+                        continue;
+                    }
+                    None
+                }
+                _ => None,
+            };
+            match (leaf, size.fixed) {
+                (Some(kind), Some(n)) => {
+                    if !open {
+                        blocks.push(FixedBlock { offset: offset.clone(), size: 0, leaves: vec![] });
+                        open = true;
+                    }
+                    if let Some(b) = blocks.last_mut() {
+                        b.leaves.push(Leaf { path, name, kind, size: n, at: b.size });
+                        b.size += n;
+                    }
+                    offset.constant += n;
+                }
+                _ => {
+                    open = false;
+                    offset.advance(&size, || name);
+                }
+            }
+        }
+        blocks
+    }
+
+    /// The wire-order fields of an already laid-out struct, recomputed cheaply from
+    /// its fields' wires (no recursion into layouts).
+    fn layout_fields(&self, id: TypeId) -> Option<Option<Vec<FieldLayout>>> {
+        let def = self.schema.types.get(id)?;
+        let fields = def.fields();
+        let mut laid = Vec::with_capacity(fields.len());
+        for (decl_index, f) in fields.iter().enumerate() {
+            let Some(wire) = self.wire_of(&f.ty) else { return Some(None) };
+            let size = self.size_of(&wire);
+            laid.push(FieldLayout { decl_index, wire_index: 0, wire, size, offset: Offset { constant: 0, terms: vec![] } });
+        }
+        self.sort_fields(&mut laid, fields);
+        Some(Some(laid))
+    }
+}
+
+/// Bound on the items one struct's block computation may visit.
+const MAX_FLATTENED_ITEMS: usize = 1 << 12;
+
+/// Nested variable-size structs are inlined into their parent's blocks down to this
+/// depth; deeper ones count as one variable-size item.
+pub const MAX_INLINE_DEPTH: usize = 16;
+
+/// ffire's size classes: 8-byte (int64, float64, fixed-size structs) < 4-byte <
+/// 2-byte < 1-byte < variable < optional.
+fn size_class(wire: &Wire, size: &SizeInfo) -> u8 {
+    match wire {
+        Wire::Prim(Primitive::I64 | Primitive::U64 | Primitive::F64) => 0,
+        Wire::Struct(_) if size.fixed.is_some() => 0,
+        Wire::Prim(Primitive::I32 | Primitive::U32 | Primitive::F32) => 1,
+        Wire::Prim(Primitive::I16 | Primitive::U16) => 2,
+        Wire::Prim(Primitive::I8 | Primitive::U8 | Primitive::Bool) => 3,
+        Wire::Optional(_) => 5,
+        Wire::Prim(Primitive::Str) | Wire::Array(_) | Wire::Struct(_) => 4,
+    }
+}
+
+/// How a field's size reads in a table or a hover: `8`, `4 + len`, `4 + 8·n`,
+/// `1 | 1 + 20`, `≥ 42`.
+pub fn size_expr(layout: &Layout, wire: &Wire) -> String {
+    let prefix = layout.dialect.length_prefix();
+    let size = |w: &Wire| match w {
+        Wire::Struct(id) => layout.get(*id).map(|t| t.size),
+        Wire::Prim(p) => Some(p.fixed_size().map_or(
+            SizeInfo { fixed: None, min: prefix, max: None },
+            SizeInfo::fixed,
+        )),
+        _ => None,
+    };
+    let min_of = |w: &Wire| match w {
+        Wire::Prim(Primitive::Str) | Wire::Array(_) => prefix,
+        Wire::Optional(_) => 1,
+        other => size(other).map_or(0, |s| s.min),
+    };
+    match wire {
+        Wire::Prim(Primitive::Str) => format!("{prefix} + len"),
+        Wire::Prim(p) => p.fixed_size().unwrap_or(0).to_string(),
+        Wire::Array(e) => match size(e).and_then(|s| s.fixed) {
+            Some(k) => format!("{prefix} + {k}·n"),
+            None => format!("{prefix} + n × ≥{}", min_of(e)),
+        },
+        Wire::Optional(e) => match size(e).and_then(|s| s.fixed) {
+            Some(k) => format!("1 | 1 + {k}"),
+            None => format!("1 | 1 + ≥{}", min_of(e)),
+        },
+        Wire::Struct(_) => match size(wire) {
+            Some(SizeInfo { fixed: Some(k), .. }) => k.to_string(),
+            Some(s) => format!("≥{}", s.min),
+            None => "?".to_string(),
+        },
+    }
+}

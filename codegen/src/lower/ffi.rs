@@ -1,0 +1,312 @@
+//! ffire CST → model. The grammar accepts a good part of Go so that everything ffire
+//! rejects can be reported here with a precise message instead of a syntax error.
+
+use std::ops::Range;
+
+use tree_sitter::{Node, Tree};
+
+use super::{children_through_errors, node_text, too_deep, OrderChoice, MAX_TYPE_NESTING};
+use crate::config::FieldOrder;
+use crate::diagnostic::Diagnostic;
+use crate::dialect::Dialect;
+use crate::model::{Field, OrderSource, Primitive, Schema, TypeDef, TypeExpr, TypeExprKind, TypeKind};
+
+const DIRECTIVE: &str = "//wirelens:order";
+
+pub(super) fn lower(text: &str, tree: &Tree, choice: OrderChoice, diags: &mut Vec<Diagnostic>) -> Schema {
+    let mut types = Vec::new();
+    let mut package: Option<(String, Range<usize>)> = None;
+    let mut directive: Option<(FieldOrder, Range<usize>)> = None;
+    let nodes = children_through_errors(tree.root_node());
+    for (i, node) in nodes.iter().copied().enumerate() {
+        match node.kind() {
+            "comment" => {
+                let t = node_text(node, text).trim_end();
+                if let Some(rest) = t.strip_prefix(DIRECTIVE) {
+                    lower_directive(rest, node, package.is_some(), &mut directive, diags);
+                }
+            }
+            "package_clause" => {
+                let Some(name) = node.child_by_field_name("name").filter(|n| !n.is_missing()) else { continue };
+                if let Some((_, first)) = &package {
+                    diags.push(
+                        Diagnostic::error("duplicate-package", node.byte_range(), "a Go file has exactly one package clause")
+                            .with_related(first.clone(), "first package clause"),
+                    );
+                } else {
+                    package = Some((node_text(name, text).to_string(), node.byte_range()));
+                }
+            }
+            "type_declaration" => {
+                let mut cursor = node.walk();
+                let specs: Vec<Node> = node
+                    .named_children(&mut cursor)
+                    .flat_map(|c| if c.is_error() { children_through_errors(c) } else { vec![c] })
+                    .filter(|c| matches!(c.kind(), "type_spec" | "type_alias"))
+                    .collect();
+                let grouped = specs.len() != 1 || node.child(1).is_some_and(|c| c.kind() == "(");
+                for spec in specs {
+                    // A lone `type T …` takes the comment above `type`; in a group, the one above the spec.
+                    let doc_anchor = if grouped { spec } else { node };
+                    let docs = doc_comments(&nodes[..i], doc_anchor, text, grouped.then_some(node));
+                    if let Some(def) = lower_type_spec(spec, text, docs, diags) {
+                        types.push(def);
+                    }
+                }
+            }
+            "import_declaration" | "const_declaration" | "var_declaration" | "function_declaration" => {
+                let what = match node.kind() {
+                    "import_declaration" => "imports",
+                    "const_declaration" => "constants",
+                    "var_declaration" => "variables",
+                    _ => "functions",
+                };
+                let head = node.child(0).map_or(node.byte_range(), |k| k.byte_range());
+                let end = node.child_by_field_name("name").map_or(head.end, |n| n.end_byte());
+                diags.push(
+                    Diagnostic::warning("ignored-declaration", head.start..end, format!("ffire ignores {what}; only type declarations describe the wire format"))
+                        .with_label("ignored"),
+                );
+            }
+            _ => {}
+        }
+    }
+    if package.is_none() {
+        let at = nodes.iter().find(|n| n.kind() != "comment").map_or(0..0, |n| n.start_byte()..n.start_byte());
+        diags.push(
+            Diagnostic::error("missing-package", at, "a .ffi file is a Go source file and must start with `package NAME`")
+                .with_note("help: add `package schema` as the first declaration"),
+        );
+    }
+    let (order, order_source) = match (choice, directive) {
+        (OrderChoice { order: Some(o), overrides_directive: true }, _) => (o, OrderSource::Setting),
+        (_, Some((o, range))) => (o, OrderSource::Directive(range)),
+        (OrderChoice { order: Some(o), .. }, None) => (o, OrderSource::Setting),
+        (OrderChoice { order: None, .. }, None) => (FieldOrder::default(), OrderSource::Default),
+    };
+    Schema { dialect: Dialect::Ffi, order, order_source, package, types }
+}
+
+fn lower_directive(
+    rest: &str,
+    node: Node,
+    after_package: bool,
+    directive: &mut Option<(FieldOrder, Range<usize>)>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let range = node.byte_range();
+    let value = rest.trim();
+    let Some(order) = FieldOrder::parse(value).filter(|_| rest.starts_with(' ') || rest.starts_with('\t')) else {
+        diags.push(
+            Diagnostic::warning("invalid-directive", range, format!("unknown field order `{value}`"))
+                .with_note("help: write `//wirelens:order canonical` or `//wirelens:order declaration`"),
+        );
+        return;
+    };
+    if after_package {
+        diags.push(Diagnostic::warning("invalid-directive", range, "`//wirelens:order` must come before `package`; it is ignored here"));
+    } else if let Some((_, first)) = directive {
+        diags.push(
+            Diagnostic::warning("invalid-directive", range, "a second `//wirelens:order` directive is ignored")
+                .with_related(first.clone(), "the directive in effect"),
+        );
+    } else {
+        *directive = Some((order, range));
+    }
+}
+
+/// Go doc comments: the run of `//` lines ending on the line right above `anchor`.
+/// `within` limits the search to comments inside a grouped declaration.
+fn doc_comments(before: &[Node], anchor: Node, text: &str, within: Option<Node>) -> Vec<String> {
+    let comments: Vec<Node> = match within {
+        Some(group) => {
+            let mut cursor = group.walk();
+            group.children(&mut cursor).filter(|c| c.kind() == "comment" && c.end_byte() <= anchor.start_byte()).collect()
+        }
+        None => before.iter().copied().filter(|c| c.kind() == "comment").collect(),
+    };
+    let mut docs = Vec::new();
+    let mut next_row = anchor.start_position().row;
+    for c in comments.iter().rev() {
+        let t = node_text(*c, text).trim_end();
+        if c.end_position().row + 1 != next_row || !t.starts_with("//") || t.starts_with(DIRECTIVE) {
+            break;
+        }
+        let line = &t[2..];
+        docs.push(line.strip_prefix(' ').unwrap_or(line).to_string());
+        next_row = c.start_position().row;
+    }
+    docs.reverse();
+    docs
+}
+
+fn lower_type_spec(spec: Node, text: &str, docs: Vec<String>, diags: &mut Vec<Diagnostic>) -> Option<TypeDef> {
+    let name_node = spec.child_by_field_name("name").filter(|n| !n.is_missing())?;
+    let ty = spec.child_by_field_name("type").filter(|n| !n.is_missing())?;
+    let kind = if spec.kind() == "type_spec" && ty.kind() == "struct_type" {
+        let body = ty.child_by_field_name("body")?;
+        TypeKind::Struct { fields: lower_fields(body, text, diags), body_range: body.byte_range() }
+    } else {
+        TypeKind::Alias { target: lower_type(ty, text, 0, diags), is_alias_decl: spec.kind() == "type_alias" }
+    };
+    Some(TypeDef {
+        name: node_text(name_node, text).to_string(),
+        name_range: name_node.byte_range(),
+        range: spec.byte_range(),
+        docs,
+        kind,
+    })
+}
+
+fn lower_fields(body: Node, text: &str, diags: &mut Vec<Diagnostic>) -> Vec<Field> {
+    let mut fields = Vec::new();
+    let items = children_through_errors(body);
+    for (i, decl) in items.iter().copied().enumerate() {
+        if decl.kind() != "field_declaration" {
+            continue;
+        }
+        let docs = doc_comments(&items[..i], decl, text, None);
+        let tag = decl.child_by_field_name("tag").map(|t| node_text(t, text).trim_matches('`').to_string());
+        if let Some(embedded) = decl.child_by_field_name("embedded") {
+            let name = node_text(embedded, text);
+            let field_name = name.rsplit('.').next().unwrap_or(name);
+            diags.push(
+                Diagnostic::error("embedded-field", decl.byte_range(), "ffire does not support embedded fields")
+                    .with_label("embedded field")
+                    .with_note(format!("help: give it a name: `{field_name} {name}`")),
+            );
+            continue;
+        }
+        let Some(ty_node) = decl.child_by_field_name("type") else { continue };
+        let ty = lower_type(ty_node, text, 0, diags);
+        let mut cursor = decl.walk();
+        for name_node in decl.children_by_field_name("name", &mut cursor) {
+            if name_node.is_missing() {
+                continue;
+            }
+            let name = node_text(name_node, text).to_string();
+            let json_name = tag
+                .as_deref()
+                .and_then(|t| json_tag_name(t, decl, diags))
+                .unwrap_or_else(|| name.clone());
+            fields.push(Field {
+                name,
+                name_range: name_node.byte_range(),
+                range: decl.byte_range(),
+                ty: ty.clone(),
+                docs: docs.clone(),
+                tag: tag.clone(),
+                json_name,
+            });
+        }
+    }
+    fields
+}
+
+/// The name part of a `json:"name,opts"` struct tag, following Go's `reflect.StructTag` syntax.
+fn json_tag_name(tag: &str, decl: Node, diags: &mut Vec<Diagnostic>) -> Option<String> {
+    let mut rest = tag.trim_start();
+    while !rest.is_empty() {
+        let Some(colon) = rest.find(':') else { break };
+        let key = &rest[..colon];
+        let after = &rest[colon + 1..];
+        if key.is_empty() || key.contains(|c: char| c.is_whitespace() || c == '"') || !after.starts_with('"') {
+            break;
+        }
+        let mut end = None;
+        let mut escaped = false;
+        for (i, c) in after.char_indices().skip(1) {
+            match c {
+                '\\' if !escaped => escaped = true,
+                '"' if !escaped => {
+                    end = Some(i);
+                    break;
+                }
+                _ => escaped = false,
+            }
+        }
+        let Some(end) = end else { break };
+        if key == "json" {
+            let value = &after[1..end];
+            let name = value.split(',').next().unwrap_or("");
+            return (!name.is_empty()).then(|| name.to_string());
+        }
+        rest = after[end + 1..].trim_start();
+    }
+    if !rest.trim().is_empty() {
+        let range = decl.child_by_field_name("tag").map_or(decl.byte_range(), |t| t.byte_range());
+        diags.push(
+            Diagnostic::warning("malformed-tag", range, "struct tag is not in Go's `key:\"value\"` form")
+                .with_note("help: write e.g. `json:\"name,omitempty\"`"),
+        );
+    }
+    None
+}
+
+/// What to say about a predeclared Go type ffire has no wire encoding for.
+fn unsupported_builtin(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "int" | "uint" | "uintptr" => "has a platform-dependent size; use int32 or int64",
+        "byte" | "uint8" => "is unsigned and ffire has no unsigned types; use int8 (or int16 for 0…255)",
+        "uint16" => "is unsigned and ffire has no unsigned types; use int32",
+        "uint32" => "is unsigned and ffire has no unsigned types; use int64",
+        "uint64" => "is unsigned and ffire has no unsigned types; use int64",
+        "rune" => "has no ffire encoding; use int32 or string",
+        "complex64" | "complex128" => "has no ffire encoding; use a struct of two floats",
+        "error" | "any" => "is an interface and has no ffire encoding",
+        _ => return None,
+    })
+}
+
+fn lower_type(node: Node, text: &str, depth: usize, diags: &mut Vec<Diagnostic>) -> TypeExpr {
+    let range = node.byte_range();
+    if depth > MAX_TYPE_NESTING {
+        diags.push(too_deep(range.clone()));
+        return TypeExpr { kind: TypeExprKind::Invalid, range };
+    }
+    let mut unsupported = |msg: String, help: &str| {
+        diags.push(Diagnostic::error("unsupported-type", range.clone(), msg).with_note(format!("help: {help}")));
+        TypeExprKind::Invalid
+    };
+    let kind = match node.kind() {
+        _ if node.is_missing() => TypeExprKind::Invalid,
+        "type_identifier" => {
+            let name = node_text(node, text);
+            if let Some(p) = Primitive::from_spelling(Dialect::Ffi, name) {
+                TypeExprKind::Primitive(p)
+            } else if let Some(why) = unsupported_builtin(name) {
+                unsupported(format!("`{name}` {why}"), "ffire's types are bool, int8, int16, int32, int64, float32, float64 and string")
+            } else {
+                TypeExprKind::Named { name: name.to_string(), target: None }
+            }
+        }
+        "parenthesized_type" => return node.named_child(0).map_or(TypeExpr { kind: TypeExprKind::Invalid, range }, |n| lower_type(n, text, depth + 1, diags)),
+        "pointer_type" => match node.child_by_field_name("element") {
+            Some(e) => {
+                let inner = lower_type(e, text, depth + 1, diags);
+                // `**T` means the same as `*T` on the wire.
+                if matches!(inner.kind, TypeExprKind::Optional(_)) {
+                    return TypeExpr { kind: inner.kind, range };
+                }
+                TypeExprKind::Optional(Box::new(inner))
+            }
+            None => TypeExprKind::Invalid,
+        },
+        "slice_type" => match node.child_by_field_name("element") {
+            Some(e) => TypeExprKind::Array(Box::new(lower_type(e, text, depth + 1, diags))),
+            None => TypeExprKind::Invalid,
+        },
+        "array_type" => unsupported("fixed-size arrays are not supported by ffire".into(), "use a slice `[]T`"),
+        "map_type" => unsupported("maps are not supported by ffire".into(), "use a slice of key/value structs"),
+        "channel_type" => unsupported("channels have no wire encoding".into(), "remove the field"),
+        "function_type" => unsupported("functions have no wire encoding".into(), "remove the field"),
+        "interface_type" => unsupported("interfaces have no wire encoding".into(), "use a concrete struct type"),
+        "struct_type" => unsupported("anonymous structs are not supported by ffire".into(), "declare a named struct type and use its name"),
+        "qualified_type" => unsupported(
+            format!("`{}` comes from another package; ffire schemas are self-contained", node_text(node, text)),
+            "declare the type in this file",
+        ),
+        _ => TypeExprKind::Invalid,
+    };
+    TypeExpr { kind, range }
+}

@@ -1,0 +1,132 @@
+//! SDP CST → model.
+
+use tree_sitter::{Node, Tree};
+
+use super::{children_through_errors, node_text, too_deep, MAX_TYPE_NESTING};
+use crate::config::FieldOrder;
+use crate::diagnostic::Diagnostic;
+use crate::dialect::Dialect;
+use crate::model::{Field, OrderSource, Primitive, Schema, TypeDef, TypeExpr, TypeExprKind, TypeKind};
+
+pub(super) fn lower(text: &str, tree: &Tree, diags: &mut Vec<Diagnostic>) -> Schema {
+    let mut types = Vec::new();
+    let mut docs: Vec<String> = Vec::new();
+    for node in children_through_errors(tree.root_node()) {
+        match node.kind() {
+            "comment" => collect_doc(node, text, &mut docs),
+            "struct_item" => {
+                if let Some(def) = lower_struct(node, text, std::mem::take(&mut docs), diags) {
+                    types.push(def);
+                }
+            }
+            _ => docs.clear(),
+        }
+    }
+    Schema { dialect: Dialect::Sdp, order: FieldOrder::Declaration, order_source: OrderSource::Dialect, package: None, types }
+}
+
+/// `///` lines accumulate into the next struct's or field's docs; `//` lines are plain comments.
+fn collect_doc(node: Node, text: &str, docs: &mut Vec<String>) {
+    let t = node_text(node, text).trim_end_matches('\r');
+    if let Some(doc) = t.strip_prefix("///") {
+        docs.push(doc.strip_prefix(' ').unwrap_or(doc).to_string());
+    }
+}
+
+fn lower_struct(node: Node, text: &str, docs: Vec<String>, diags: &mut Vec<Diagnostic>) -> Option<TypeDef> {
+    let name_node = node.child_by_field_name("name").filter(|n| !n.is_missing())?;
+    let body = node.child_by_field_name("body")?;
+    let mut fields = Vec::new();
+    let mut field_docs = Vec::new();
+    let mut last_field_end = None;
+    let mut comma_after_last = false;
+    let mut comment_after_unterminated = None;
+    let mut cursor = body.walk();
+    let mut children: Vec<Node> = Vec::new();
+    for child in body.children(&mut cursor) {
+        if child.is_error() {
+            let mut c2 = child.walk();
+            children.extend(child.children(&mut c2));
+        } else {
+            children.push(child);
+        }
+    }
+    for child in children {
+        match child.kind() {
+            "comment" => {
+                if last_field_end.is_some() && !comma_after_last {
+                    comment_after_unterminated.get_or_insert(child.byte_range());
+                }
+                collect_doc(child, text, &mut field_docs);
+            }
+            "," => {
+                comma_after_last = true;
+                comment_after_unterminated = None;
+            }
+            "field_declaration" => {
+                comma_after_last = false;
+                comment_after_unterminated = None;
+                last_field_end = Some(child.end_byte());
+                if let Some(f) = lower_field(child, text, std::mem::take(&mut field_docs), diags) {
+                    fields.push(f);
+                }
+            }
+            _ => {}
+        }
+    }
+    if let Some(range) = comment_after_unterminated {
+        diags.push(
+            Diagnostic::warning("upstream-parse", range, "sdp-gen rejects a comment after the last field unless that field ends with `,`")
+                .with_label("sdp-gen fails to parse this file")
+                .with_note("help: add a trailing `,` after the last field"),
+        );
+    }
+    Some(TypeDef {
+        name: node_text(name_node, text).to_string(),
+        name_range: name_node.byte_range(),
+        range: node.byte_range(),
+        docs,
+        kind: TypeKind::Struct { fields, body_range: body.byte_range() },
+    })
+}
+
+fn lower_field(node: Node, text: &str, docs: Vec<String>, diags: &mut Vec<Diagnostic>) -> Option<Field> {
+    let name_node = node.child_by_field_name("name").filter(|n| !n.is_missing())?;
+    let ty = node
+        .child_by_field_name("type")
+        .map(|t| lower_type(t, text, 0, diags))
+        .unwrap_or(TypeExpr { kind: TypeExprKind::Invalid, range: node.end_byte()..node.end_byte() });
+    let name = node_text(name_node, text).to_string();
+    Some(Field {
+        json_name: name.clone(),
+        name,
+        name_range: name_node.byte_range(),
+        range: node.byte_range(),
+        ty,
+        docs,
+        tag: None,
+    })
+}
+
+fn lower_type(node: Node, text: &str, depth: usize, diags: &mut Vec<Diagnostic>) -> TypeExpr {
+    if depth > MAX_TYPE_NESTING {
+        diags.push(too_deep(node.byte_range()));
+        return TypeExpr { kind: TypeExprKind::Invalid, range: node.byte_range() };
+    }
+    let mut inner = |field: &str| {
+        node.child_by_field_name(field)
+            .filter(|n| !n.is_missing())
+            .map(|n| Box::new(lower_type(n, text, depth + 1, diags)))
+    };
+    let kind = match node.kind() {
+        _ if node.is_missing() => TypeExprKind::Invalid,
+        "primitive_type" => Primitive::from_spelling(Dialect::Sdp, node_text(node, text))
+            .map_or(TypeExprKind::Invalid, TypeExprKind::Primitive),
+        "type_identifier" => TypeExprKind::Named { name: node_text(node, text).to_string(), target: None },
+        "array_type" => inner("element").map_or(TypeExprKind::Invalid, TypeExprKind::Array),
+        "option_type" => inner("inner").map_or(TypeExprKind::Invalid, TypeExprKind::Optional),
+        "box_type" => inner("inner").map_or(TypeExprKind::Invalid, TypeExprKind::Boxed),
+        _ => TypeExprKind::Invalid,
+    };
+    TypeExpr { kind, range: node.byte_range() }
+}

@@ -1,0 +1,191 @@
+//! A schema file's text and the one place byte offsets become line/column positions.
+
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use line_index::{LineCol, LineIndex, TextSize, WideEncoding};
+
+/// Larger files are refused up front: positions are 32-bit (as in LSP) and no real
+/// schema comes near this.
+pub const MAX_SOURCE_BYTES: usize = 256 * 1024 * 1024;
+
+/// How columns are counted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ColumnUnit {
+    Utf8,
+    Utf16,
+    /// Unicode scalar values ("characters"): the CLI's unit (DESIGN §10).
+    Utf32,
+}
+
+/// A zero-based line and column in some [`ColumnUnit`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Position {
+    pub line: u32,
+    pub column: u32,
+}
+
+pub struct SourceFile {
+    /// The path as the user gave it; used verbatim in messages.
+    pub path: PathBuf,
+    pub text: String,
+    index: LineIndex,
+}
+
+/// Why a file could not be read as a schema. `position` is set when the problem is
+/// inside the file (invalid UTF-8), so the message can point at it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadError {
+    pub path: PathBuf,
+    pub position: Option<Position>,
+    pub message: String,
+}
+
+impl std::fmt::Display for LoadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.position {
+            Some(p) => write!(f, "{}:{}:{}: {}", self.path.display(), p.line + 1, p.column + 1, self.message),
+            None => write!(f, "{}: {}", self.path.display(), self.message),
+        }
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+impl SourceFile {
+    pub fn new(path: impl Into<PathBuf>, text: impl Into<String>) -> SourceFile {
+        let text = text.into();
+        let index = LineIndex::new(&text);
+        SourceFile { path: path.into(), text, index }
+    }
+
+    /// Reads a schema file, refusing non-UTF-8 text (with the position of the first bad
+    /// byte) and files larger than [`MAX_SOURCE_BYTES`].
+    pub fn load(path: &Path) -> Result<SourceFile, LoadError> {
+        let fail = |position, message: String| LoadError { path: path.to_path_buf(), position, message };
+        let meta = std::fs::metadata(path).map_err(|e| fail(None, e.to_string()))?;
+        if meta.is_dir() {
+            return Err(fail(None, "is a directory".into()));
+        }
+        if meta.len() > MAX_SOURCE_BYTES as u64 {
+            return Err(fail(None, format!("file is {} bytes; schemas are limited to {MAX_SOURCE_BYTES} bytes", meta.len())));
+        }
+        let bytes = std::fs::read(path).map_err(|e| fail(None, e.to_string()))?;
+        Self::from_bytes(path, bytes)
+    }
+
+    pub fn from_bytes(path: &Path, bytes: Vec<u8>) -> Result<SourceFile, LoadError> {
+        if bytes.len() > MAX_SOURCE_BYTES {
+            return Err(LoadError {
+                path: path.to_path_buf(),
+                position: None,
+                message: format!("file is {} bytes; schemas are limited to {MAX_SOURCE_BYTES} bytes", bytes.len()),
+            });
+        }
+        match String::from_utf8(bytes) {
+            Ok(text) => Ok(SourceFile::new(path, text)),
+            Err(err) => {
+                let bytes = err.as_bytes();
+                let bad = err.utf8_error().valid_up_to();
+                let valid = String::from_utf8_lossy(&bytes[..bad]);
+                let line = valid.matches('\n').count() as u32;
+                let column = valid.rsplit('\n').next().map_or(0, |l| l.chars().count()) as u32;
+                Err(LoadError {
+                    path: path.to_path_buf(),
+                    position: Some(Position { line, column }),
+                    message: format!("file is not valid UTF-8 (byte 0x{:02x} at offset {bad})", bytes[bad]),
+                })
+            }
+        }
+    }
+
+    /// Zero-based position of a byte offset. Offsets inside a character or past the end
+    /// are clamped to the nearest valid position before them.
+    pub fn position(&self, offset: usize, unit: ColumnUnit) -> Position {
+        let offset = self.floor_char_boundary(offset);
+        let lc = self.index.line_col(TextSize::from(offset as u32));
+        let column = match unit {
+            ColumnUnit::Utf8 => lc.col,
+            ColumnUnit::Utf16 => self.index.to_wide(WideEncoding::Utf16, lc).map_or(lc.col, |w| w.col),
+            ColumnUnit::Utf32 => self.index.to_wide(WideEncoding::Utf32, lc).map_or(lc.col, |w| w.col),
+        };
+        Position { line: lc.line, column }
+    }
+
+    /// Byte offset of a position. Lines past the end map to the end of the text; columns
+    /// past the end of a line map to the end of that line (as LSP requires).
+    pub fn offset(&self, pos: Position, unit: ColumnUnit) -> usize {
+        let Some(line_range) = self.index.line(pos.line) else {
+            return self.text.len();
+        };
+        let line_start = usize::from(line_range.start());
+        let mut line_end = usize::from(line_range.end());
+        // `line()` includes the terminator; a column can address at most up to it.
+        let line_text = &self.text[line_start..line_end];
+        line_end -= line_text.len() - line_text.trim_end_matches(['\n', '\r']).len();
+        let col = match unit {
+            ColumnUnit::Utf8 => Some(LineCol { line: pos.line, col: pos.column }),
+            ColumnUnit::Utf16 => self.index.to_utf8(WideEncoding::Utf16, line_index::WideLineCol { line: pos.line, col: pos.column }),
+            ColumnUnit::Utf32 => self.index.to_utf8(WideEncoding::Utf32, line_index::WideLineCol { line: pos.line, col: pos.column }),
+        };
+        let offset = col.map_or(line_end, |lc| line_start.saturating_add(lc.col as usize)).min(line_end);
+        self.floor_char_boundary(offset)
+    }
+
+    pub fn range_positions(&self, range: &Range<usize>, unit: ColumnUnit) -> (Position, Position) {
+        (self.position(range.start, unit), self.position(range.end, unit))
+    }
+
+    /// The text of a zero-based line, without its line terminator.
+    pub fn line_text(&self, line: u32) -> &str {
+        self.index.line(line).map_or("", |r| {
+            self.text[usize::from(r.start())..usize::from(r.end())].trim_end_matches(['\n', '\r'])
+        })
+    }
+
+    pub fn line_count(&self) -> u32 {
+        self.position(self.text.len(), ColumnUnit::Utf8).line + 1
+    }
+
+    fn floor_char_boundary(&self, offset: usize) -> usize {
+        let mut offset = offset.min(self.text.len());
+        while !self.text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        offset
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_count_units_after_non_ascii() {
+        // "é" is 2 bytes / 1 UTF-16 unit; "𝄞" is 4 bytes / 2 UTF-16 units / 1 char.
+        let src = SourceFile::new("t.sdp", "// é𝄞\nstruct Aé𝄞 { x: u8 }\n");
+        let off = src.text.find("{").unwrap();
+        assert_eq!(src.position(off, ColumnUnit::Utf8), Position { line: 1, column: 15 });
+        assert_eq!(src.position(off, ColumnUnit::Utf16), Position { line: 1, column: 12 });
+        assert_eq!(src.position(off, ColumnUnit::Utf32), Position { line: 1, column: 11 });
+        for unit in [ColumnUnit::Utf8, ColumnUnit::Utf16, ColumnUnit::Utf32] {
+            assert_eq!(src.offset(src.position(off, unit), unit), off);
+        }
+    }
+
+    #[test]
+    fn out_of_range_positions_clamp() {
+        let src = SourceFile::new("t.sdp", "ab\r\ncd");
+        assert_eq!(src.offset(Position { line: 0, column: 99 }, ColumnUnit::Utf16), 2);
+        assert_eq!(src.offset(Position { line: 7, column: 0 }, ColumnUnit::Utf16), 6);
+        assert_eq!(src.position(999, ColumnUnit::Utf32), Position { line: 1, column: 2 });
+        assert_eq!(src.line_text(0), "ab");
+    }
+
+    #[test]
+    fn invalid_utf8_points_at_the_byte() {
+        let err = SourceFile::from_bytes(Path::new("x.sdp"), b"struct A {\n  \xe9: u8 }".to_vec()).err().unwrap();
+        assert_eq!(err.position, Some(Position { line: 1, column: 2 }));
+        assert!(err.to_string().starts_with("x.sdp:2:3: file is not valid UTF-8"), "{err}");
+    }
+}

@@ -1,0 +1,129 @@
+//! `wirelens check PATH…`: rustc-style diagnostics, or the JSON array of DESIGN §10.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use codegen::source::ColumnUnit;
+use codegen::{Diagnostic, FieldOrder, Severity, SourceFile};
+use codespan_reporting::diagnostic::{Diagnostic as Report, Label, Severity as ReportSeverity};
+use codespan_reporting::files::SimpleFile;
+use codespan_reporting::term::{self, termcolor};
+use serde_json::json;
+
+use super::{expand_paths, load, LoadFailure};
+use crate::Format;
+
+pub fn run(paths: &[PathBuf], format: Format, order: Option<FieldOrder>) -> Result<ExitCode, String> {
+    let files = expand_paths(paths).map_err(|e| e.to_string())?;
+    let mut json_out = Vec::new();
+    let mut human = termcolor::StandardStream::stderr(termcolor::ColorChoice::Auto);
+    let (mut errors, mut warnings) = (0usize, 0usize);
+    for path in &files {
+        match load(path, order) {
+            Ok(loaded) => {
+                for d in &loaded.analysis.diagnostics {
+                    match d.severity {
+                        Severity::Error => errors += 1,
+                        Severity::Warning => warnings += 1,
+                        Severity::Info => {}
+                    }
+                    match format {
+                        Format::Json => json_out.push(diagnostic_json(path, &loaded.source, d)),
+                        Format::Human => render(&mut human, path, &loaded.source, d),
+                    }
+                }
+            }
+            Err(fail) => {
+                errors += 1;
+                match format {
+                    Format::Json => json_out.push(failure_json(&fail)),
+                    Format::Human => {
+                        let _ = writeln!(human, "error[{}]: {fail}", fail.code);
+                    }
+                }
+            }
+        }
+    }
+    match format {
+        Format::Json => {
+            let text = serde_json::to_string_pretty(&json_out).map_err(|e| e.to_string())?;
+            println!("{text}");
+        }
+        Format::Human => {
+            let summary = match (errors, warnings) {
+                (0, 0) => format!("checked {} file{}: no problems", files.len(), plural(files.len())),
+                _ => format!(
+                    "checked {} file{}: {errors} error{}, {warnings} warning{}",
+                    files.len(),
+                    plural(files.len()),
+                    plural(errors),
+                    plural(warnings)
+                ),
+            };
+            let _ = writeln!(human, "{summary}");
+        }
+    }
+    Ok(if errors > 0 { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+/// One entry of the `--format json` array: 1-based lines, columns in characters.
+pub fn diagnostic_json(path: &Path, source: &SourceFile, d: &Diagnostic) -> serde_json::Value {
+    let (start, end) = source.range_positions(&d.range, ColumnUnit::Utf32);
+    json!({
+        "file": path.display().to_string(),
+        "line": start.line + 1,
+        "column": start.column + 1,
+        "end_line": end.line + 1,
+        "end_column": end.column + 1,
+        "severity": d.severity.as_str(),
+        "code": d.code,
+        "message": d.message,
+    })
+}
+
+fn failure_json(fail: &LoadFailure) -> serde_json::Value {
+    let (line, column) = fail.line_col.unwrap_or((1, 1));
+    json!({
+        "file": fail.path.display().to_string(),
+        "line": line,
+        "column": column,
+        "end_line": line,
+        "end_column": column,
+        "severity": "error",
+        "code": fail.code,
+        "message": fail.message,
+    })
+}
+
+fn render(out: &mut termcolor::StandardStream, path: &Path, source: &SourceFile, d: &Diagnostic) {
+    let text = render_to_string(path, source, d);
+    let _ = out.write_all(text.as_bytes());
+}
+
+/// rustc-style rendering: header, `--> file:line:col`, the source line and a caret.
+pub fn render_to_string(path: &Path, source: &SourceFile, d: &Diagnostic) -> String {
+    let file = SimpleFile::new(path.display().to_string(), source.text.as_str());
+    let severity = match d.severity {
+        Severity::Error => ReportSeverity::Error,
+        Severity::Warning => ReportSeverity::Warning,
+        Severity::Info => ReportSeverity::Note,
+    };
+    let mut primary = Label::primary((), d.range.clone());
+    if let Some(l) = &d.label {
+        primary = primary.with_message(l);
+    }
+    let mut labels = vec![primary];
+    labels.extend(d.related.iter().map(|r| Label::secondary((), r.range.clone()).with_message(&r.message)));
+    let report = Report::new(severity).with_code(d.code).with_message(&d.message).with_labels(labels).with_notes(d.notes.clone());
+    let config = term::Config::default();
+    term::emit_into_string(&config, &file, &report).unwrap_or_else(|_| format!("{}: {}\n", path.display(), d.message))
+}

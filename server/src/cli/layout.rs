@@ -1,0 +1,38 @@
+//! `wirelens layout FILE [--type T]`: the wire layout as a table or as JSON (DESIGN §10).
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use codegen::report::{layout_json, layout_table};
+use codegen::{FieldOrder, Severity};
+
+use super::check::render_to_string;
+use super::load;
+use crate::Format;
+
+pub fn run(file: &Path, type_name: Option<&str>, format: Format, order: Option<FieldOrder>) -> Result<ExitCode, String> {
+    let loaded = load(file, order).map_err(|e| e.to_string())?;
+    let errors: Vec<_> = loaded.analysis.diagnostics.iter().filter(|d| d.severity == Severity::Error).collect();
+    if !errors.is_empty() {
+        for d in &errors {
+            eprint!("{}", render_to_string(file, &loaded.source, d));
+        }
+        return Err(format!("{}: the schema has {} error(s); fix them to see its layout", file.display(), errors.len()));
+    }
+    let schema = &loaded.analysis.schema;
+    let only = match type_name {
+        Some(name) => Some(schema.type_id(name).ok_or_else(|| {
+            let names: Vec<&str> = schema.types.iter().map(|t| t.name.as_str()).collect();
+            format!("{}: no type `{name}` (types: {})", file.display(), names.join(", "))
+        })?),
+        None => None,
+    };
+    match format {
+        Format::Json => {
+            let value = layout_json(schema, &loaded.analysis.layout, only);
+            println!("{}", serde_json::to_string_pretty(&value).map_err(|e| e.to_string())?);
+        }
+        Format::Human => print!("{}", layout_table(schema, &loaded.analysis.layout, only)),
+    }
+    Ok(ExitCode::SUCCESS)
+}
