@@ -39,7 +39,11 @@ pub fn analyze(dialect: Dialect, text: &str, old: Option<&Tree>, order: OrderCho
             lower::lower(dialect, text, tree, order)
         }
         None => {
-            diagnostics.push(Diagnostic::error("SYNTAX", 0..0, "internal error: the parser could not run"));
+            diagnostics.push(Diagnostic::error(
+                "SYNTAX",
+                0..0,
+                "internal error: the parser could not run",
+            ));
             let empty = syntax::parse(dialect, "", None);
             match empty {
                 Some(t) => lower::lower(dialect, "", &t, order),
@@ -51,8 +55,13 @@ pub fn analyze(dialect: Dialect, text: &str, old: Option<&Tree>, order: OrderCho
     diagnostics.extend(check::check(&schema, text.trim().is_empty()));
     let layout = Layout::compute(&schema);
     diagnostics.extend(check::layout_lints(&schema, &layout));
-    diagnostics.sort_by(|a, b| (a.range.start, a.range.end, a.severity).cmp(&(b.range.start, b.range.end, b.severity)));
-    Analysis { tree, schema, layout, diagnostics }
+    diagnostics.sort_by_key(|d| (d.range.start, d.range.end, d.severity));
+    Analysis {
+        tree,
+        schema,
+        layout,
+        diagnostics,
+    }
 }
 
 impl Analysis {
@@ -65,6 +74,11 @@ impl Analysis {
             types: Vec::new(),
         };
         let layout = Layout::compute(&schema);
-        Analysis { tree: None, schema, layout, diagnostics }
+        Analysis {
+            tree: None,
+            schema,
+            layout,
+            diagnostics,
+        }
     }
 }

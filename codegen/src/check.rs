@@ -24,8 +24,16 @@ pub fn check(schema: &Schema, text_is_blank: bool) -> Vec<Diagnostic> {
         Dialect::Sdp => {
             if schema.types.is_empty() {
                 d.push(
-                    Diagnostic::error("EMPTY_SCHEMA", 0..0, if text_is_blank { "the schema is empty" } else { "the schema declares no structs" })
-                        .with_note("help: declare at least one `struct Name { field: type }`"),
+                    Diagnostic::error(
+                        "EMPTY_SCHEMA",
+                        0..0,
+                        if text_is_blank {
+                            "the schema is empty"
+                        } else {
+                            "the schema declares no structs"
+                        },
+                    )
+                    .with_note("help: declare at least one `struct Name { field: type }`"),
                 );
             }
             sdp_identifiers(schema, &mut d);
@@ -66,7 +74,10 @@ pub fn layout_lints(schema: &Schema, layout: &Layout) -> Vec<Diagnostic> {
         }
         let total: u64 = t.fields.iter().filter_map(|f| f.size.fixed).sum();
         let stranded: Vec<usize> = runs[1..].iter().flatten().copied().collect();
-        let names: Vec<String> = stranded.iter().map(|&i| format!("`{}`", fields[t.fields[i].decl_index].name)).collect();
+        let names: Vec<String> = stranded
+            .iter()
+            .map(|&i| format!("`{}`", fields[t.fields[i].decl_index].name))
+            .collect();
         let first = &fields[t.fields[stranded[0]].decl_index];
         d.push(
             Diagnostic::info(
@@ -91,11 +102,19 @@ fn duplicates(schema: &Schema, d: &mut Vec<Diagnostic>) {
     let mut seen: HashMap<&str, &crate::model::TypeDef> = HashMap::new();
     for def in &schema.types {
         if let Some(first) = seen.get(def.name.as_str()) {
-            let what = if schema.dialect == Dialect::Sdp { "struct" } else { "type" };
+            let what = if schema.dialect == Dialect::Sdp {
+                "struct"
+            } else {
+                "type"
+            };
             d.push(
-                Diagnostic::error(dup_type, def.name_range.clone(), format!("{what} `{}` is defined more than once", def.name))
-                    .with_label("redefined here")
-                    .with_related(first.name_range.clone(), "first defined here"),
+                Diagnostic::error(
+                    dup_type,
+                    def.name_range.clone(),
+                    format!("{what} `{}` is defined more than once", def.name),
+                )
+                .with_label("redefined here")
+                .with_related(first.name_range.clone(), "first defined here"),
             );
         } else {
             seen.insert(&def.name, def);
@@ -105,9 +124,13 @@ fn duplicates(schema: &Schema, d: &mut Vec<Diagnostic>) {
         for f in def.fields() {
             if let Some(first) = names.get(f.name.as_str()) {
                 d.push(
-                    Diagnostic::error(dup_field, f.name_range.clone(), format!("field `{}` is declared more than once in `{}`", f.name, def.name))
-                        .with_label("redeclared here")
-                        .with_related(first.name_range.clone(), "first declared here"),
+                    Diagnostic::error(
+                        dup_field,
+                        f.name_range.clone(),
+                        format!("field `{}` is declared more than once in `{}`", f.name, def.name),
+                    )
+                    .with_label("redeclared here")
+                    .with_related(first.name_range.clone(), "first declared here"),
                 );
                 continue;
             }
@@ -118,7 +141,10 @@ fn duplicates(schema: &Schema, d: &mut Vec<Diagnostic>) {
                         Diagnostic::error(
                             "duplicate-json-name",
                             f.name_range.clone(),
-                            format!("fields `{}` and `{}` of `{}` both use the JSON name `{}`", first.name, f.name, def.name, f.json_name),
+                            format!(
+                                "fields `{}` and `{}` of `{}` both use the JSON name `{}`",
+                                first.name, f.name, def.name, f.json_name
+                            ),
                         )
                         .with_label("same JSON name")
                         .with_related(first.name_range.clone(), "first used here"),
@@ -154,8 +180,11 @@ fn unknown_types(schema: &Schema, d: &mut Vec<Diagnostic>) {
                     diag
                 }
                 Dialect::Ffi => {
-                    let mut diag = Diagnostic::error("E005", range, format!("undefined type `{name}`")).with_label("not declared in this file");
-                    if let Some(hint) = closest(name, schema.types.iter().map(|t| t.name.as_str()).chain(FFI_PRIMITIVES)) {
+                    let mut diag = Diagnostic::error("E005", range, format!("undefined type `{name}`"))
+                        .with_label("not declared in this file");
+                    if let Some(hint) =
+                        closest(name, schema.types.iter().map(|t| t.name.as_str()).chain(FFI_PRIMITIVES))
+                    {
                         diag = diag.with_note(format!("help: did you mean `{hint}`?"));
                     }
                     diag
@@ -166,8 +195,12 @@ fn unknown_types(schema: &Schema, d: &mut Vec<Diagnostic>) {
     }
 }
 
-const SDP_PRIMITIVES: [&str; 12] = ["u8", "u16", "u32", "u64", "i8", "i16", "i32", "i64", "f32", "f64", "bool", "str"];
-const FFI_PRIMITIVES: [&str; 8] = ["bool", "int8", "int16", "int32", "int64", "float32", "float64", "string"];
+const SDP_PRIMITIVES: [&str; 12] = [
+    "u8", "u16", "u32", "u64", "i8", "i16", "i32", "i64", "f32", "f64", "bool", "str",
+];
+const FFI_PRIMITIVES: [&str; 8] = [
+    "bool", "int8", "int16", "int32", "int64", "float32", "float64", "string",
+];
 
 fn sdp_type_hint(name: &str, schema: &Schema) -> Option<String> {
     let common = match name {
@@ -217,9 +250,13 @@ fn empty_structs(schema: &Schema, d: &mut Vec<Diagnostic>) {
         if let TypeKind::Struct { fields, .. } = &def.kind {
             if fields.is_empty() {
                 d.push(
-                    Diagnostic::error(code, def.name_range.clone(), format!("struct `{}` has no fields", def.name))
-                        .with_label("empty struct")
-                        .with_note("help: an empty struct has no wire encoding; add a field or remove the struct"),
+                    Diagnostic::error(
+                        code,
+                        def.name_range.clone(),
+                        format!("struct `{}` has no fields", def.name),
+                    )
+                    .with_label("empty struct")
+                    .with_note("help: an empty struct has no wire encoding; add a field or remove the struct"),
                 );
             }
         }
@@ -243,7 +280,10 @@ fn cycles(schema: &Schema, graph: &Graph, d: &mut Vec<Diagnostic>) {
                 Dialect::Ffi => "help: ffire has no recursive types, not even through `*T` or `[]T`",
             });
         for &t in &c.path {
-            diag = diag.with_related(schema.types[t].name_range.clone(), format!("`{}` is part of the cycle", schema.types[t].name));
+            diag = diag.with_related(
+                schema.types[t].name_range.clone(),
+                format!("`{}` is part of the cycle", schema.types[t].name),
+            );
         }
         d.push(diag);
     }
@@ -255,9 +295,13 @@ fn sdp_identifiers(schema: &Schema, d: &mut Vec<Diagnostic>) {
             && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
         if !valid {
             d.push(
-                Diagnostic::error("INVALID_IDENTIFIER", range.clone(), format!("`{name}` is not a valid {what} name"))
-                    .with_label("invalid identifier")
-                    .with_note("help: names start with an ASCII letter and contain only ASCII letters, digits and `_`"),
+                Diagnostic::error(
+                    "INVALID_IDENTIFIER",
+                    range.clone(),
+                    format!("`{name}` is not a valid {what} name"),
+                )
+                .with_label("invalid identifier")
+                .with_note("help: names start with an ASCII letter and contain only ASCII letters, digits and `_`"),
             );
             return;
         }
@@ -269,9 +313,13 @@ fn sdp_identifiers(schema: &Schema, d: &mut Vec<Diagnostic>) {
                 [] => String::new(),
             };
             d.push(
-                Diagnostic::error("RESERVED_KEYWORD", range.clone(), format!("`{name}` is reserved in {list}"))
-                    .with_label("reserved word")
-                    .with_note("help: rename it (sdp-gen rejects reserved words, compared case-insensitively)"),
+                Diagnostic::error(
+                    "RESERVED_KEYWORD",
+                    range.clone(),
+                    format!("`{name}` is reserved in {list}"),
+                )
+                .with_label("reserved word")
+                .with_note("help: rename it (sdp-gen rejects reserved words, compared case-insensitively)"),
             );
         }
     };
@@ -320,9 +368,13 @@ fn sdp_wrappers(schema: &Schema, d: &mut Vec<Diagnostic>) {
                 TypeExprKind::Boxed(inner) => {
                     if !matches!(inner.kind, TypeExprKind::Named { .. } | TypeExprKind::Invalid) {
                         d.push(
-                            Diagnostic::error("BOX_NON_STRUCT", t.range.clone(), format!("`Box` needs a struct, not `{}`", inner.display(Dialect::Sdp)))
-                                .with_label("box of a non-struct")
-                                .with_note("help: `Box` has no effect on the wire; remove it"),
+                            Diagnostic::error(
+                                "BOX_NON_STRUCT",
+                                t.range.clone(),
+                                format!("`Box` needs a struct, not `{}`", inner.display(Dialect::Sdp)),
+                            )
+                            .with_label("box of a non-struct")
+                            .with_note("help: `Box` has no effect on the wire; remove it"),
                         );
                     }
                     stack.push((inner, false));
@@ -340,20 +392,31 @@ fn sdp_wrappers(schema: &Schema, d: &mut Vec<Diagnostic>) {
 }
 
 fn gap(t: &TypeExpr, what: &str) -> Diagnostic {
-    Diagnostic::warning("upstream-generator-gap", t.range.clone(), format!("sdp-gen accepts {what} but its generators emit broken code for them"))
-        .with_label("fine in wirelens, broken in sdp-gen output")
+    Diagnostic::warning(
+        "upstream-generator-gap",
+        t.range.clone(),
+        format!("sdp-gen accepts {what} but its generators emit broken code for them"),
+    )
+    .with_label("fine in wirelens, broken in sdp-gen output")
 }
 
 fn ffi_identifiers(schema: &Schema, d: &mut Vec<Diagnostic>) {
     let mut check = |name: &str, range: &std::ops::Range<usize>, what: &str| {
-        let valid = name.bytes().next().is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+        let valid = name
+            .bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
             && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
             && name != "_";
         if !valid {
             d.push(
-                Diagnostic::error("invalid-identifier", range.clone(), format!("`{name}` is not a usable {what} name"))
-                    .with_label("invalid identifier")
-                    .with_note("help: the C, C++ and Rust generators need ASCII letters, digits and `_`"),
+                Diagnostic::error(
+                    "invalid-identifier",
+                    range.clone(),
+                    format!("`{name}` is not a usable {what} name"),
+                )
+                .with_label("invalid identifier")
+                .with_note("help: the C, C++ and Rust generators need ASCII letters, digits and `_`"),
             );
         }
     };
@@ -418,9 +481,16 @@ fn ffi_depth(schema: &Schema, graph: &Graph, d: &mut Vec<Diagnostic>) {
     for (id, def) in schema.types.iter().enumerate() {
         if !bad[id] && !referenced[id] && depth[id] > MAX_FFI_DEPTH {
             d.push(
-                Diagnostic::error("E011", def.name_range.clone(), format!("`{}` nests {} levels deep; ffire allows {MAX_FFI_DEPTH}", def.name, depth[id]))
-                    .with_label("too deep")
-                    .with_note("help: each field and each array element is one level; flatten the structure"),
+                Diagnostic::error(
+                    "E011",
+                    def.name_range.clone(),
+                    format!(
+                        "`{}` nests {} levels deep; ffire allows {MAX_FFI_DEPTH}",
+                        def.name, depth[id]
+                    ),
+                )
+                .with_label("too deep")
+                .with_note("help: each field and each array element is one level; flatten the structure"),
             );
         }
     }

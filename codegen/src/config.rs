@@ -85,13 +85,20 @@ impl Config {
                 let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
                 (line, col)
             });
-            ConfigError { path: path.to_path_buf(), line_col, message: e.message().to_string() }
+            ConfigError {
+                path: path.to_path_buf(),
+                line_col,
+                message: e.message().to_string(),
+            }
         })
     }
 
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| ConfigError { path: path.to_path_buf(), line_col: None, message: e.to_string() })?;
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+            path: path.to_path_buf(),
+            line_col: None,
+            message: e.to_string(),
+        })?;
         Config::parse(path, &text)
     }
 
@@ -102,7 +109,10 @@ impl Config {
 
     /// The settings that apply to a schema file: the nearest `wirelens.toml`, or defaults.
     pub fn for_schema(schema: &Path) -> Result<Config, ConfigError> {
-        let dir = schema.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let dir = schema
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
         let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
         match Config::find(&dir) {
             Some(path) => Config::load(&path),

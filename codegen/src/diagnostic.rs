@@ -44,7 +44,15 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     pub fn new(severity: Severity, code: &'static str, range: Range<usize>, message: impl Into<String>) -> Self {
-        Diagnostic { range, severity, code, message: message.into(), label: None, related: Vec::new(), notes: Vec::new() }
+        Diagnostic {
+            range,
+            severity,
+            code,
+            message: message.into(),
+            label: None,
+            related: Vec::new(),
+            notes: Vec::new(),
+        }
     }
     pub fn error(code: &'static str, range: Range<usize>, message: impl Into<String>) -> Self {
         Self::new(Severity::Error, code, range, message)
@@ -60,7 +68,10 @@ impl Diagnostic {
         self
     }
     pub fn with_related(mut self, range: Range<usize>, message: impl Into<String>) -> Self {
-        self.related.push(Related { range, message: message.into() });
+        self.related.push(Related {
+            range,
+            message: message.into(),
+        });
         self
     }
     pub fn with_note(mut self, note: impl Into<String>) -> Self {

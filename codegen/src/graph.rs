@@ -87,7 +87,10 @@ impl Graph {
                             // A back edge: each one closes a cycle of its own.
                             let from = stack.iter().position(|&(t, _)| t == edge.to).unwrap_or(0);
                             let path: Vec<TypeId> = stack[from..].iter().map(|&(t, _)| t).collect();
-                            cycles.push(Cycle { path, closing: edge.clone() });
+                            cycles.push(Cycle {
+                                path,
+                                closing: edge.clone(),
+                            });
                         }
                         _ => {}
                     }

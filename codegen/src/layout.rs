@@ -27,7 +27,11 @@ pub struct SizeInfo {
 
 impl SizeInfo {
     pub fn fixed(n: u64) -> SizeInfo {
-        SizeInfo { fixed: Some(n), min: n, max: Some(n) }
+        SizeInfo {
+            fixed: Some(n),
+            min: n,
+            max: Some(n),
+        }
     }
 
     fn then(self, next: SizeInfo) -> SizeInfo {
@@ -159,7 +163,11 @@ impl Layout {
         let (order, cycles) = graph.order_and_cycles();
         let bad = graph.unresolvable(&order, &cycles);
         let referenced = referenced_types(&graph);
-        let mut engine = Engine { schema, wires: vec![None; schema.types.len()], sizes: vec![None; schema.types.len()] };
+        let mut engine = Engine {
+            schema,
+            wires: vec![None; schema.types.len()],
+            sizes: vec![None; schema.types.len()],
+        };
         let mut types: Vec<Option<TypeLayout>> = vec![None; schema.types.len()];
         for &id in &order {
             if bad[id] {
@@ -172,13 +180,25 @@ impl Layout {
                     for (decl_index, f) in fields.iter().enumerate() {
                         let Some(wire) = engine.wire_of(&f.ty) else { break };
                         let size = engine.size_of(&wire);
-                        laid.push(FieldLayout { decl_index, wire_index: 0, wire, size, offset: Offset { constant: 0, terms: vec![] } });
+                        laid.push(FieldLayout {
+                            decl_index,
+                            wire_index: 0,
+                            wire,
+                            size,
+                            offset: Offset {
+                                constant: 0,
+                                terms: vec![],
+                            },
+                        });
                     }
                     if laid.len() != fields.len() {
                         continue; // an unsupported construct, already reported
                     }
                     engine.sort_fields(&mut laid, fields);
-                    let mut offset = Offset { constant: 0, terms: vec![] };
+                    let mut offset = Offset {
+                        constant: 0,
+                        terms: vec![],
+                    };
                     let mut size = SizeInfo::fixed(0);
                     for (wire_index, f) in laid.iter_mut().enumerate() {
                         f.wire_index = wire_index;
@@ -189,14 +209,30 @@ impl Layout {
                     engine.wires[id] = Some(Wire::Struct(id));
                     engine.sizes[id] = Some(size);
                     let blocks = engine.blocks(&laid, fields);
-                    TypeLayout { id, wire: Wire::Struct(id), size, fields: laid, blocks, message_id: None, root: false }
+                    TypeLayout {
+                        id,
+                        wire: Wire::Struct(id),
+                        size,
+                        fields: laid,
+                        blocks,
+                        message_id: None,
+                        root: false,
+                    }
                 }
                 TypeKind::Alias { target, .. } => {
                     let Some(wire) = engine.wire_of(target) else { continue };
                     let size = engine.size_of(&wire);
                     engine.wires[id] = Some(wire.clone());
                     engine.sizes[id] = Some(size);
-                    TypeLayout { id, wire, size, fields: vec![], blocks: vec![], message_id: None, root: false }
+                    TypeLayout {
+                        id,
+                        wire,
+                        size,
+                        fields: vec![],
+                        blocks: vec![],
+                        message_id: None,
+                        root: false,
+                    }
                 }
             };
             types[id] = Some(layout);
@@ -208,7 +244,11 @@ impl Layout {
                 Dialect::Ffi => t.root = schema.types[id].is_exported() && !referenced[id],
             }
         }
-        Layout { dialect: schema.dialect, order: schema.order, types }
+        Layout {
+            dialect: schema.dialect,
+            order: schema.order,
+            types,
+        }
     }
 }
 
@@ -264,11 +304,19 @@ impl Engine<'_> {
                     .zip(elem.max)
                     .and_then(|(n, m)| n.checked_mul(m))
                     .and_then(|b| b.checked_add(prefix));
-                SizeInfo { fixed: None, min: prefix, max }
+                SizeInfo {
+                    fixed: None,
+                    min: prefix,
+                    max,
+                }
             }
             Wire::Optional(e) => {
                 let inner = self.size_of(e);
-                SizeInfo { fixed: None, min: 1, max: inner.max.and_then(|m| m.checked_add(1)) }
+                SizeInfo {
+                    fixed: None,
+                    min: 1,
+                    max: inner.max.and_then(|m| m.checked_add(1)),
+                }
             }
             Wire::Struct(id) => self.sizes.get(*id).copied().flatten().unwrap_or(SizeInfo::fixed(0)),
         }
@@ -291,11 +339,17 @@ impl Engine<'_> {
     /// into blocks.
     fn blocks(&self, laid: &[FieldLayout], fields: &[crate::model::Field]) -> Vec<FixedBlock> {
         let mut blocks: Vec<FixedBlock> = Vec::new();
-        let mut offset = Offset { constant: 0, terms: vec![] };
+        let mut offset = Offset {
+            constant: 0,
+            terms: vec![],
+        };
         let mut open = false;
         // Explicit stack of (path, name, wire) still to visit, in reverse order.
-        let mut todo: Vec<(Vec<usize>, String, Wire)> =
-            laid.iter().rev().map(|f| (vec![f.decl_index], fields[f.decl_index].name.clone(), f.wire.clone())).collect();
+        let mut todo: Vec<(Vec<usize>, String, Wire)> = laid
+            .iter()
+            .rev()
+            .map(|f| (vec![f.decl_index], fields[f.decl_index].name.clone(), f.wire.clone()))
+            .collect();
         let mut budget = MAX_FLATTENED_ITEMS;
         while let Some((path, name, wire)) = todo.pop() {
             budget -= 1;
@@ -323,11 +377,21 @@ impl Engine<'_> {
             match (leaf, size.fixed) {
                 (Some(kind), Some(n)) => {
                     if !open {
-                        blocks.push(FixedBlock { offset: offset.clone(), size: 0, leaves: vec![] });
+                        blocks.push(FixedBlock {
+                            offset: offset.clone(),
+                            size: 0,
+                            leaves: vec![],
+                        });
                         open = true;
                     }
                     if let Some(b) = blocks.last_mut() {
-                        b.leaves.push(Leaf { path, name, kind, size: n, at: b.size });
+                        b.leaves.push(Leaf {
+                            path,
+                            name,
+                            kind,
+                            size: n,
+                            at: b.size,
+                        });
                         b.size += n;
                     }
                     offset.constant += n;
@@ -348,9 +412,20 @@ impl Engine<'_> {
         let fields = def.fields();
         let mut laid = Vec::with_capacity(fields.len());
         for (decl_index, f) in fields.iter().enumerate() {
-            let Some(wire) = self.wire_of(&f.ty) else { return Some(None) };
+            let Some(wire) = self.wire_of(&f.ty) else {
+                return Some(None);
+            };
             let size = self.size_of(&wire);
-            laid.push(FieldLayout { decl_index, wire_index: 0, wire, size, offset: Offset { constant: 0, terms: vec![] } });
+            laid.push(FieldLayout {
+                decl_index,
+                wire_index: 0,
+                wire,
+                size,
+                offset: Offset {
+                    constant: 0,
+                    terms: vec![],
+                },
+            });
         }
         self.sort_fields(&mut laid, fields);
         Some(Some(laid))
@@ -385,7 +460,11 @@ pub fn size_expr(layout: &Layout, wire: &Wire) -> String {
     let size = |w: &Wire| match w {
         Wire::Struct(id) => layout.get(*id).map(|t| t.size),
         Wire::Prim(p) => Some(p.fixed_size().map_or(
-            SizeInfo { fixed: None, min: prefix, max: None },
+            SizeInfo {
+                fixed: None,
+                min: prefix,
+                max: None,
+            },
             SizeInfo::fixed,
         )),
         _ => None,

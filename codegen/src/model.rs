@@ -98,7 +98,10 @@ pub struct TypeExpr {
 pub enum TypeExprKind {
     Primitive(Primitive),
     /// A reference to a declared type; `target` is filled by name resolution.
-    Named { name: String, target: Option<TypeId> },
+    Named {
+        name: String,
+        target: Option<TypeId>,
+    },
     /// `[]T`
     Array(Box<TypeExpr>),
     /// SDP `Option<T>`, ffire `*T`.
@@ -158,7 +161,10 @@ pub struct Field {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum TypeKind {
-    Struct { fields: Vec<Field>, body_range: Range<usize> },
+    Struct {
+        fields: Vec<Field>,
+        body_range: Range<usize>,
+    },
     /// ffire `type L []T`, `type Id int64`, `type X = Y`.
     Alias { target: TypeExpr, is_alias_decl: bool },
 }
@@ -221,8 +227,13 @@ impl Schema {
 
     /// Fills `target` of every named reference. Unknown names stay `None`.
     pub fn resolve(&mut self) {
-        let ids: std::collections::HashMap<String, TypeId> =
-            self.types.iter().enumerate().rev().map(|(i, t)| (t.name.clone(), i)).collect();
+        let ids: std::collections::HashMap<String, TypeId> = self
+            .types
+            .iter()
+            .enumerate()
+            .rev()
+            .map(|(i, t)| (t.name.clone(), i))
+            .collect();
         fn walk(t: &mut TypeExpr, ids: &std::collections::HashMap<String, TypeId>) {
             match &mut t.kind {
                 TypeExprKind::Named { name, target } => *target = ids.get(name.as_str()).copied(),

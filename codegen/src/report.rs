@@ -105,7 +105,11 @@ pub fn human_bytes(n: u64) -> String {
 pub fn layout_table(schema: &Schema, layout: &Layout, only: Option<usize>) -> String {
     let mut out = String::new();
     let dialect = schema.dialect;
-    out.push_str(&format!("{} schema, {} field order\n", dialect.name(), schema.order.as_str()));
+    out.push_str(&format!(
+        "{} schema, {} field order\n",
+        dialect.name(),
+        schema.order.as_str()
+    ));
     for (id, def) in schema.types.iter().enumerate() {
         if only.is_some_and(|o| o != id) {
             continue;
@@ -117,13 +121,21 @@ pub fn layout_table(schema: &Schema, layout: &Layout, only: Option<usize>) -> St
             head.push_str(&format!(" · message id {mid}"));
         }
         if dialect == Dialect::Ffi {
-            head.push_str(if t.root { " · root (message type)" } else { " · helper" });
+            head.push_str(if t.root {
+                " · root (message type)"
+            } else {
+                " · helper"
+            });
         }
         head.push_str(&format!(" · {}", size_text(t.size.min, t.size.max, t.size.fixed)));
         out.push_str(&head);
         out.push('\n');
         if let TypeKind::Alias { target, .. } = &def.kind {
-            out.push_str(&format!("  = {}  ({})\n", target.display(dialect), size_expr(layout, &t.wire)));
+            out.push_str(&format!(
+                "  = {}  ({})\n",
+                target.display(dialect),
+                size_expr(layout, &t.wire)
+            ));
             continue;
         }
         let reordered = t.is_reordered();
@@ -139,14 +151,20 @@ pub fn layout_table(schema: &Schema, layout: &Layout, only: Option<usize>) -> St
             let decl = &def.fields()[f.decl_index];
             rows.push([
                 format!("#{}", f.wire_index),
-                if reordered { format!("#{}", f.decl_index) } else { String::new() },
+                if reordered {
+                    format!("#{}", f.decl_index)
+                } else {
+                    String::new()
+                },
                 decl.name.clone(),
                 decl.ty.display(dialect),
                 f.offset.expr(),
                 size_expr(layout, &f.wire),
             ]);
         }
-        let widths: Vec<usize> = (0..6).map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
+        let widths: Vec<usize> = (0..6)
+            .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+            .collect();
         for r in &rows {
             let mut line = String::from(" ");
             for (c, cell) in r.iter().enumerate() {
@@ -167,11 +185,21 @@ pub fn layout_table(schema: &Schema, layout: &Layout, only: Option<usize>) -> St
         for b in &t.blocks {
             let names: Vec<&str> = b.leaves.iter().map(|l| l.name.as_str()).collect();
             let shown = if names.len() > 6 {
-                format!("{} … {} ({} fields)", names[..3].join(", "), names[names.len() - 1], names.len())
+                format!(
+                    "{} … {} ({} fields)",
+                    names[..3].join(", "),
+                    names[names.len() - 1],
+                    names.len()
+                )
             } else {
                 names.join(", ")
             };
-            out.push_str(&format!("  fixed block @{} · {} B: {}\n", b.offset.expr(), b.size, shown));
+            out.push_str(&format!(
+                "  fixed block @{} · {} B: {}\n",
+                b.offset.expr(),
+                b.size,
+                shown
+            ));
         }
     }
     out

@@ -44,7 +44,14 @@ pub struct LoadError {
 impl std::fmt::Display for LoadError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.position {
-            Some(p) => write!(f, "{}:{}:{}: {}", self.path.display(), p.line + 1, p.column + 1, self.message),
+            Some(p) => write!(
+                f,
+                "{}:{}:{}: {}",
+                self.path.display(),
+                p.line + 1,
+                p.column + 1,
+                self.message
+            ),
             None => write!(f, "{}: {}", self.path.display(), self.message),
         }
     }
@@ -56,19 +63,33 @@ impl SourceFile {
     pub fn new(path: impl Into<PathBuf>, text: impl Into<String>) -> SourceFile {
         let text = text.into();
         let index = LineIndex::new(&text);
-        SourceFile { path: path.into(), text, index }
+        SourceFile {
+            path: path.into(),
+            text,
+            index,
+        }
     }
 
     /// Reads a schema file, refusing non-UTF-8 text (with the position of the first bad
     /// byte) and files larger than [`MAX_SOURCE_BYTES`].
     pub fn load(path: &Path) -> Result<SourceFile, LoadError> {
-        let fail = |position, message: String| LoadError { path: path.to_path_buf(), position, message };
+        let fail = |position, message: String| LoadError {
+            path: path.to_path_buf(),
+            position,
+            message,
+        };
         let meta = std::fs::metadata(path).map_err(|e| fail(None, e.to_string()))?;
         if meta.is_dir() {
             return Err(fail(None, "is a directory".into()));
         }
         if meta.len() > MAX_SOURCE_BYTES as u64 {
-            return Err(fail(None, format!("file is {} bytes; schemas are limited to {MAX_SOURCE_BYTES} bytes", meta.len())));
+            return Err(fail(
+                None,
+                format!(
+                    "file is {} bytes; schemas are limited to {MAX_SOURCE_BYTES} bytes",
+                    meta.len()
+                ),
+            ));
         }
         let bytes = std::fs::read(path).map_err(|e| fail(None, e.to_string()))?;
         Self::from_bytes(path, bytes)
@@ -79,7 +100,10 @@ impl SourceFile {
             return Err(LoadError {
                 path: path.to_path_buf(),
                 position: None,
-                message: format!("file is {} bytes; schemas are limited to {MAX_SOURCE_BYTES} bytes", bytes.len()),
+                message: format!(
+                    "file is {} bytes; schemas are limited to {MAX_SOURCE_BYTES} bytes",
+                    bytes.len()
+                ),
             });
         }
         match String::from_utf8(bytes) {
@@ -124,11 +148,28 @@ impl SourceFile {
         let line_text = &self.text[line_start..line_end];
         line_end -= line_text.len() - line_text.trim_end_matches(['\n', '\r']).len();
         let col = match unit {
-            ColumnUnit::Utf8 => Some(LineCol { line: pos.line, col: pos.column }),
-            ColumnUnit::Utf16 => self.index.to_utf8(WideEncoding::Utf16, line_index::WideLineCol { line: pos.line, col: pos.column }),
-            ColumnUnit::Utf32 => self.index.to_utf8(WideEncoding::Utf32, line_index::WideLineCol { line: pos.line, col: pos.column }),
+            ColumnUnit::Utf8 => Some(LineCol {
+                line: pos.line,
+                col: pos.column,
+            }),
+            ColumnUnit::Utf16 => self.index.to_utf8(
+                WideEncoding::Utf16,
+                line_index::WideLineCol {
+                    line: pos.line,
+                    col: pos.column,
+                },
+            ),
+            ColumnUnit::Utf32 => self.index.to_utf8(
+                WideEncoding::Utf32,
+                line_index::WideLineCol {
+                    line: pos.line,
+                    col: pos.column,
+                },
+            ),
         };
-        let offset = col.map_or(line_end, |lc| line_start.saturating_add(lc.col as usize)).min(line_end);
+        let offset = col
+            .map_or(line_end, |lc| line_start.saturating_add(lc.col as usize))
+            .min(line_end);
         self.floor_char_boundary(offset)
     }
 
@@ -184,8 +225,13 @@ mod tests {
 
     #[test]
     fn invalid_utf8_points_at_the_byte() {
-        let err = SourceFile::from_bytes(Path::new("x.sdp"), b"struct A {\n  \xe9: u8 }".to_vec()).err().unwrap();
+        let err = SourceFile::from_bytes(Path::new("x.sdp"), b"struct A {\n  \xe9: u8 }".to_vec())
+            .err()
+            .unwrap();
         assert_eq!(err.position, Some(Position { line: 1, column: 2 }));
-        assert!(err.to_string().starts_with("x.sdp:2:3: file is not valid UTF-8"), "{err}");
+        assert!(
+            err.to_string().starts_with("x.sdp:2:3: file is not valid UTF-8"),
+            "{err}"
+        );
     }
 }

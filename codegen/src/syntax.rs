@@ -61,9 +61,17 @@ fn collect_missing(node: Node, out: &mut Vec<Diagnostic>) {
 
 fn missing(node: Node) -> Diagnostic {
     let what = node.kind();
-    let what = if node.is_named() { what.replace('_', " ") } else { format!("`{}`", what.escape_debug()) };
-    Diagnostic::error("SYNTAX", node.start_byte()..node.start_byte(), format!("syntax error: missing {what}"))
-        .with_label(format!("expected {what} here"))
+    let what = if node.is_named() {
+        what.replace('_', " ")
+    } else {
+        format!("`{}`", what.escape_debug())
+    };
+    Diagnostic::error(
+        "SYNTAX",
+        node.start_byte()..node.start_byte(),
+        format!("syntax error: missing {what}"),
+    )
+    .with_label(format!("expected {what} here"))
 }
 
 fn unexpected(dialect: Dialect, node: Node, text: &str) -> Diagnostic {
@@ -82,17 +90,33 @@ fn unexpected(dialect: Dialect, node: Node, text: &str) -> Diagnostic {
                 Dialect::Ffi => "a newline or `;`",
                 Dialect::Sdp => "`,`",
             };
-            return Diagnostic::error("SYNTAX", end..end, format!("syntax error: missing {sep} after field `{name}`"))
-                .with_label(format!("expected {sep} here"));
+            return Diagnostic::error(
+                "SYNTAX",
+                end..end,
+                format!("syntax error: missing {sep} after field `{name}`"),
+            )
+            .with_label(format!("expected {sep} here"));
         }
     }
     let first = first_leaf(node);
     let token = text.get(first.byte_range()).unwrap_or("").trim();
     let shown: String = token.chars().take(24).collect();
-    let shown = if shown.len() < token.len() { format!("{shown}…") } else { shown };
+    let shown = if shown.len() < token.len() {
+        format!("{shown}…")
+    } else {
+        shown
+    };
     // Keep the squiggle on one line: an ERROR can swallow the rest of a file.
-    let range = if node.start_position().row == node.end_position().row { node.byte_range() } else { first.byte_range() };
-    let message = if shown.is_empty() { "syntax error".to_string() } else { format!("syntax error: unexpected `{shown}`") };
+    let range = if node.start_position().row == node.end_position().row {
+        node.byte_range()
+    } else {
+        first.byte_range()
+    };
+    let message = if shown.is_empty() {
+        "syntax error".to_string()
+    } else {
+        format!("syntax error: unexpected `{shown}`")
+    };
     Diagnostic::error("SYNTAX", range, message).with_label("not expected here")
 }
 

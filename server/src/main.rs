@@ -8,7 +8,11 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 
 #[derive(Parser)]
-#[command(name = "wirelens", version, about = "Schema tooling for SDP (.sdp) and ffire (.ffi) wire formats")]
+#[command(
+    name = "wirelens",
+    version,
+    about = "Schema tooling for SDP (.sdp) and ffire (.ffi) wire formats"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -73,7 +77,12 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Check { paths, format, order } => cli::check::run(&paths, format, order.map(Into::into)),
-        Command::Layout { file, type_name, format, order } => cli::layout::run(&file, type_name.as_deref(), format, order.map(Into::into)),
+        Command::Layout {
+            file,
+            type_name,
+            format,
+            order,
+        } => cli::layout::run(&file, type_name.as_deref(), format, order.map(Into::into)),
         Command::Fmt { files, check } => cli::fmt::run(&files, check),
     };
     match result {

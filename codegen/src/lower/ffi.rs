@@ -27,11 +27,17 @@ pub(super) fn lower(text: &str, tree: &Tree, choice: OrderChoice, diags: &mut Ve
                 }
             }
             "package_clause" => {
-                let Some(name) = node.child_by_field_name("name").filter(|n| !n.is_missing()) else { continue };
+                let Some(name) = node.child_by_field_name("name").filter(|n| !n.is_missing()) else {
+                    continue;
+                };
                 if let Some((_, first)) = &package {
                     diags.push(
-                        Diagnostic::error("duplicate-package", node.byte_range(), "a Go file has exactly one package clause")
-                            .with_related(first.clone(), "first package clause"),
+                        Diagnostic::error(
+                            "duplicate-package",
+                            node.byte_range(),
+                            "a Go file has exactly one package clause",
+                        )
+                        .with_related(first.clone(), "first package clause"),
                     );
                 } else {
                     package = Some((node_text(name, text).to_string(), node.byte_range()));
@@ -41,7 +47,13 @@ pub(super) fn lower(text: &str, tree: &Tree, choice: OrderChoice, diags: &mut Ve
                 let mut cursor = node.walk();
                 let specs: Vec<Node> = node
                     .named_children(&mut cursor)
-                    .flat_map(|c| if c.is_error() { children_through_errors(c) } else { vec![c] })
+                    .flat_map(|c| {
+                        if c.is_error() {
+                            children_through_errors(c)
+                        } else {
+                            vec![c]
+                        }
+                    })
                     .filter(|c| matches!(c.kind(), "type_spec" | "type_alias"))
                     .collect();
                 let grouped = specs.len() != 1 || node.child(1).is_some_and(|c| c.kind() == "(");
@@ -64,27 +76,50 @@ pub(super) fn lower(text: &str, tree: &Tree, choice: OrderChoice, diags: &mut Ve
                 let head = node.child(0).map_or(node.byte_range(), |k| k.byte_range());
                 let end = node.child_by_field_name("name").map_or(head.end, |n| n.end_byte());
                 diags.push(
-                    Diagnostic::warning("ignored-declaration", head.start..end, format!("ffire ignores {what}; only type declarations describe the wire format"))
-                        .with_label("ignored"),
+                    Diagnostic::warning(
+                        "ignored-declaration",
+                        head.start..end,
+                        format!("ffire ignores {what}; only type declarations describe the wire format"),
+                    )
+                    .with_label("ignored"),
                 );
             }
             _ => {}
         }
     }
     if package.is_none() {
-        let at = nodes.iter().find(|n| n.kind() != "comment").map_or(0..0, |n| n.start_byte()..n.start_byte());
+        let at = nodes
+            .iter()
+            .find(|n| n.kind() != "comment")
+            .map_or(0..0, |n| n.start_byte()..n.start_byte());
         diags.push(
-            Diagnostic::error("missing-package", at, "a .ffi file is a Go source file and must start with `package NAME`")
-                .with_note("help: add `package schema` as the first declaration"),
+            Diagnostic::error(
+                "missing-package",
+                at,
+                "a .ffi file is a Go source file and must start with `package NAME`",
+            )
+            .with_note("help: add `package schema` as the first declaration"),
         );
     }
     let (order, order_source) = match (choice, directive) {
-        (OrderChoice { order: Some(o), overrides_directive: true }, _) => (o, OrderSource::Setting),
+        (
+            OrderChoice {
+                order: Some(o),
+                overrides_directive: true,
+            },
+            _,
+        ) => (o, OrderSource::Setting),
         (_, Some((o, range))) => (o, OrderSource::Directive(range)),
         (OrderChoice { order: Some(o), .. }, None) => (o, OrderSource::Setting),
         (OrderChoice { order: None, .. }, None) => (FieldOrder::default(), OrderSource::Default),
     };
-    Schema { dialect: Dialect::Ffi, order, order_source, package, types }
+    Schema {
+        dialect: Dialect::Ffi,
+        order,
+        order_source,
+        package,
+        types,
+    }
 }
 
 fn lower_directive(
@@ -104,11 +139,19 @@ fn lower_directive(
         return;
     };
     if after_package {
-        diags.push(Diagnostic::warning("invalid-directive", range, "`//wirelens:order` must come before `package`; it is ignored here"));
+        diags.push(Diagnostic::warning(
+            "invalid-directive",
+            range,
+            "`//wirelens:order` must come before `package`; it is ignored here",
+        ));
     } else if let Some((_, first)) = directive {
         diags.push(
-            Diagnostic::warning("invalid-directive", range, "a second `//wirelens:order` directive is ignored")
-                .with_related(first.clone(), "the directive in effect"),
+            Diagnostic::warning(
+                "invalid-directive",
+                range,
+                "a second `//wirelens:order` directive is ignored",
+            )
+            .with_related(first.clone(), "the directive in effect"),
         );
     } else {
         *directive = Some((order, range));
@@ -121,7 +164,10 @@ fn doc_comments(before: &[Node], anchor: Node, text: &str, within: Option<Node>)
     let comments: Vec<Node> = match within {
         Some(group) => {
             let mut cursor = group.walk();
-            group.children(&mut cursor).filter(|c| c.kind() == "comment" && c.end_byte() <= anchor.start_byte()).collect()
+            group
+                .children(&mut cursor)
+                .filter(|c| c.kind() == "comment" && c.end_byte() <= anchor.start_byte())
+                .collect()
         }
         None => before.iter().copied().filter(|c| c.kind() == "comment").collect(),
     };
@@ -145,9 +191,15 @@ fn lower_type_spec(spec: Node, text: &str, docs: Vec<String>, diags: &mut Vec<Di
     let ty = spec.child_by_field_name("type").filter(|n| !n.is_missing())?;
     let kind = if spec.kind() == "type_spec" && ty.kind() == "struct_type" {
         let body = ty.child_by_field_name("body")?;
-        TypeKind::Struct { fields: lower_fields(body, text, diags), body_range: body.byte_range() }
+        TypeKind::Struct {
+            fields: lower_fields(body, text, diags),
+            body_range: body.byte_range(),
+        }
     } else {
-        TypeKind::Alias { target: lower_type(ty, text, 0, diags), is_alias_decl: spec.kind() == "type_alias" }
+        TypeKind::Alias {
+            target: lower_type(ty, text, 0, diags),
+            is_alias_decl: spec.kind() == "type_alias",
+        }
     };
     Some(TypeDef {
         name: node_text(name_node, text).to_string(),
@@ -166,18 +218,26 @@ fn lower_fields(body: Node, text: &str, diags: &mut Vec<Diagnostic>) -> Vec<Fiel
             continue;
         }
         let docs = doc_comments(&items[..i], decl, text, None);
-        let tag = decl.child_by_field_name("tag").map(|t| node_text(t, text).trim_matches('`').to_string());
+        let tag = decl
+            .child_by_field_name("tag")
+            .map(|t| node_text(t, text).trim_matches('`').to_string());
         if let Some(embedded) = decl.child_by_field_name("embedded") {
             let name = node_text(embedded, text);
             let field_name = name.rsplit('.').next().unwrap_or(name);
             diags.push(
-                Diagnostic::error("embedded-field", decl.byte_range(), "ffire does not support embedded fields")
-                    .with_label("embedded field")
-                    .with_note(format!("help: give it a name: `{field_name} {name}`")),
+                Diagnostic::error(
+                    "embedded-field",
+                    decl.byte_range(),
+                    "ffire does not support embedded fields",
+                )
+                .with_label("embedded field")
+                .with_note(format!("help: give it a name: `{field_name} {name}`")),
             );
             continue;
         }
-        let Some(ty_node) = decl.child_by_field_name("type") else { continue };
+        let Some(ty_node) = decl.child_by_field_name("type") else {
+            continue;
+        };
         let ty = lower_type(ty_node, text, 0, diags);
         let mut cursor = decl.walk();
         for name_node in decl.children_by_field_name("name", &mut cursor) {
@@ -234,7 +294,9 @@ fn json_tag_name(tag: &str, decl: Node, diags: &mut Vec<Diagnostic>) -> Option<S
         rest = after[end + 1..].trim_start();
     }
     if !rest.trim().is_empty() {
-        let range = decl.child_by_field_name("tag").map_or(decl.byte_range(), |t| t.byte_range());
+        let range = decl
+            .child_by_field_name("tag")
+            .map_or(decl.byte_range(), |t| t.byte_range());
         diags.push(
             Diagnostic::warning("malformed-tag", range, "struct tag is not in Go's `key:\"value\"` form")
                 .with_note("help: write e.g. `json:\"name,omitempty\"`"),
@@ -262,7 +324,10 @@ fn lower_type(node: Node, text: &str, depth: usize, diags: &mut Vec<Diagnostic>)
     let range = node.byte_range();
     if depth > MAX_TYPE_NESTING {
         diags.push(too_deep(range.clone()));
-        return TypeExpr { kind: TypeExprKind::Invalid, range };
+        return TypeExpr {
+            kind: TypeExprKind::Invalid,
+            range,
+        };
     }
     let mut unsupported = |msg: String, help: &str| {
         diags.push(Diagnostic::error("unsupported-type", range.clone(), msg).with_note(format!("help: {help}")));
@@ -275,18 +340,35 @@ fn lower_type(node: Node, text: &str, depth: usize, diags: &mut Vec<Diagnostic>)
             if let Some(p) = Primitive::from_spelling(Dialect::Ffi, name) {
                 TypeExprKind::Primitive(p)
             } else if let Some(why) = unsupported_builtin(name) {
-                unsupported(format!("`{name}` {why}"), "ffire's types are bool, int8, int16, int32, int64, float32, float64 and string")
+                unsupported(
+                    format!("`{name}` {why}"),
+                    "ffire's types are bool, int8, int16, int32, int64, float32, float64 and string",
+                )
             } else {
-                TypeExprKind::Named { name: name.to_string(), target: None }
+                TypeExprKind::Named {
+                    name: name.to_string(),
+                    target: None,
+                }
             }
         }
-        "parenthesized_type" => return node.named_child(0).map_or(TypeExpr { kind: TypeExprKind::Invalid, range }, |n| lower_type(n, text, depth + 1, diags)),
+        "parenthesized_type" => {
+            return node.named_child(0).map_or(
+                TypeExpr {
+                    kind: TypeExprKind::Invalid,
+                    range,
+                },
+                |n| lower_type(n, text, depth + 1, diags),
+            )
+        }
         "pointer_type" => match node.child_by_field_name("element") {
             Some(e) => {
                 let inner = lower_type(e, text, depth + 1, diags);
                 // `**T` means the same as `*T` on the wire.
                 if matches!(inner.kind, TypeExprKind::Optional(_)) {
-                    return TypeExpr { kind: inner.kind, range };
+                    return TypeExpr {
+                        kind: inner.kind,
+                        range,
+                    };
                 }
                 TypeExprKind::Optional(Box::new(inner))
             }
@@ -296,14 +378,26 @@ fn lower_type(node: Node, text: &str, depth: usize, diags: &mut Vec<Diagnostic>)
             Some(e) => TypeExprKind::Array(Box::new(lower_type(e, text, depth + 1, diags))),
             None => TypeExprKind::Invalid,
         },
-        "array_type" => unsupported("fixed-size arrays are not supported by ffire".into(), "use a slice `[]T`"),
-        "map_type" => unsupported("maps are not supported by ffire".into(), "use a slice of key/value structs"),
+        "array_type" => unsupported(
+            "fixed-size arrays are not supported by ffire".into(),
+            "use a slice `[]T`",
+        ),
+        "map_type" => unsupported(
+            "maps are not supported by ffire".into(),
+            "use a slice of key/value structs",
+        ),
         "channel_type" => unsupported("channels have no wire encoding".into(), "remove the field"),
         "function_type" => unsupported("functions have no wire encoding".into(), "remove the field"),
         "interface_type" => unsupported("interfaces have no wire encoding".into(), "use a concrete struct type"),
-        "struct_type" => unsupported("anonymous structs are not supported by ffire".into(), "declare a named struct type and use its name"),
+        "struct_type" => unsupported(
+            "anonymous structs are not supported by ffire".into(),
+            "declare a named struct type and use its name",
+        ),
         "qualified_type" => unsupported(
-            format!("`{}` comes from another package; ffire schemas are self-contained", node_text(node, text)),
+            format!(
+                "`{}` comes from another package; ffire schemas are self-contained",
+                node_text(node, text)
+            ),
             "declare the type in this file",
         ),
         _ => TypeExprKind::Invalid,

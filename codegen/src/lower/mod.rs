@@ -63,6 +63,10 @@ pub(crate) fn children_through_errors<'t>(node: Node<'t>) -> Vec<Node<'t>> {
 pub(crate) const MAX_TYPE_NESTING: usize = 64;
 
 pub(crate) fn too_deep(range: std::ops::Range<usize>) -> Diagnostic {
-    Diagnostic::error("type-too-deep", range, format!("type nested more than {MAX_TYPE_NESTING} levels deep"))
-        .with_label("too deep")
+    Diagnostic::error(
+        "type-too-deep",
+        range,
+        format!("type nested more than {MAX_TYPE_NESTING} levels deep"),
+    )
+    .with_label("too deep")
 }

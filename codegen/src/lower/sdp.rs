@@ -22,7 +22,13 @@ pub(super) fn lower(text: &str, tree: &Tree, diags: &mut Vec<Diagnostic>) -> Sch
             _ => docs.clear(),
         }
     }
-    Schema { dialect: Dialect::Sdp, order: FieldOrder::Declaration, order_source: OrderSource::Dialect, package: None, types }
+    Schema {
+        dialect: Dialect::Sdp,
+        order: FieldOrder::Declaration,
+        order_source: OrderSource::Dialect,
+        package: None,
+        types,
+    }
 }
 
 /// `///` lines accumulate into the next struct's or field's docs; `//` lines are plain comments.
@@ -76,9 +82,13 @@ fn lower_struct(node: Node, text: &str, docs: Vec<String>, diags: &mut Vec<Diagn
     }
     if let Some(range) = comment_after_unterminated {
         diags.push(
-            Diagnostic::warning("upstream-parse", range, "sdp-gen rejects a comment after the last field unless that field ends with `,`")
-                .with_label("sdp-gen fails to parse this file")
-                .with_note("help: add a trailing `,` after the last field"),
+            Diagnostic::warning(
+                "upstream-parse",
+                range,
+                "sdp-gen rejects a comment after the last field unless that field ends with `,`",
+            )
+            .with_label("sdp-gen fails to parse this file")
+            .with_note("help: add a trailing `,` after the last field"),
         );
     }
     Some(TypeDef {
@@ -86,7 +96,10 @@ fn lower_struct(node: Node, text: &str, docs: Vec<String>, diags: &mut Vec<Diagn
         name_range: name_node.byte_range(),
         range: node.byte_range(),
         docs,
-        kind: TypeKind::Struct { fields, body_range: body.byte_range() },
+        kind: TypeKind::Struct {
+            fields,
+            body_range: body.byte_range(),
+        },
     })
 }
 
@@ -95,7 +108,10 @@ fn lower_field(node: Node, text: &str, docs: Vec<String>, diags: &mut Vec<Diagno
     let ty = node
         .child_by_field_name("type")
         .map(|t| lower_type(t, text, 0, diags))
-        .unwrap_or(TypeExpr { kind: TypeExprKind::Invalid, range: node.end_byte()..node.end_byte() });
+        .unwrap_or(TypeExpr {
+            kind: TypeExprKind::Invalid,
+            range: node.end_byte()..node.end_byte(),
+        });
     let name = node_text(name_node, text).to_string();
     Some(Field {
         json_name: name.clone(),
@@ -111,7 +127,10 @@ fn lower_field(node: Node, text: &str, docs: Vec<String>, diags: &mut Vec<Diagno
 fn lower_type(node: Node, text: &str, depth: usize, diags: &mut Vec<Diagnostic>) -> TypeExpr {
     if depth > MAX_TYPE_NESTING {
         diags.push(too_deep(node.byte_range()));
-        return TypeExpr { kind: TypeExprKind::Invalid, range: node.byte_range() };
+        return TypeExpr {
+            kind: TypeExprKind::Invalid,
+            range: node.byte_range(),
+        };
     }
     let mut inner = |field: &str| {
         node.child_by_field_name(field)
@@ -122,11 +141,17 @@ fn lower_type(node: Node, text: &str, depth: usize, diags: &mut Vec<Diagnostic>)
         _ if node.is_missing() => TypeExprKind::Invalid,
         "primitive_type" => Primitive::from_spelling(Dialect::Sdp, node_text(node, text))
             .map_or(TypeExprKind::Invalid, TypeExprKind::Primitive),
-        "type_identifier" => TypeExprKind::Named { name: node_text(node, text).to_string(), target: None },
+        "type_identifier" => TypeExprKind::Named {
+            name: node_text(node, text).to_string(),
+            target: None,
+        },
         "array_type" => inner("element").map_or(TypeExprKind::Invalid, TypeExprKind::Array),
         "option_type" => inner("inner").map_or(TypeExprKind::Invalid, TypeExprKind::Optional),
         "box_type" => inner("inner").map_or(TypeExprKind::Invalid, TypeExprKind::Boxed),
         _ => TypeExprKind::Invalid,
     };
-    TypeExpr { kind, range: node.byte_range() }
+    TypeExpr {
+        kind,
+        range: node.byte_range(),
+    }
 }

@@ -64,7 +64,11 @@ pub fn run(paths: &[PathBuf], format: Format, order: Option<FieldOrder>) -> Resu
             let _ = writeln!(human, "{summary}");
         }
     }
-    Ok(if errors > 0 { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+    Ok(if errors > 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 fn plural(n: usize) -> &'static str {
@@ -122,8 +126,16 @@ pub fn render_to_string(path: &Path, source: &SourceFile, d: &Diagnostic) -> Str
         primary = primary.with_message(l);
     }
     let mut labels = vec![primary];
-    labels.extend(d.related.iter().map(|r| Label::secondary((), r.range.clone()).with_message(&r.message)));
-    let report = Report::new(severity).with_code(d.code).with_message(&d.message).with_labels(labels).with_notes(d.notes.clone());
+    labels.extend(
+        d.related
+            .iter()
+            .map(|r| Label::secondary((), r.range.clone()).with_message(&r.message)),
+    );
+    let report = Report::new(severity)
+        .with_code(d.code)
+        .with_message(&d.message)
+        .with_labels(labels)
+        .with_notes(d.notes.clone());
     let config = term::Config::default();
     term::emit_into_string(&config, &file, &report).unwrap_or_else(|_| format!("{}: {}\n", path.display(), d.message))
 }

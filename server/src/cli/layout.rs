@@ -10,14 +10,28 @@ use super::check::render_to_string;
 use super::load;
 use crate::Format;
 
-pub fn run(file: &Path, type_name: Option<&str>, format: Format, order: Option<FieldOrder>) -> Result<ExitCode, String> {
+pub fn run(
+    file: &Path,
+    type_name: Option<&str>,
+    format: Format,
+    order: Option<FieldOrder>,
+) -> Result<ExitCode, String> {
     let loaded = load(file, order).map_err(|e| e.to_string())?;
-    let errors: Vec<_> = loaded.analysis.diagnostics.iter().filter(|d| d.severity == Severity::Error).collect();
+    let errors: Vec<_> = loaded
+        .analysis
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .collect();
     if !errors.is_empty() {
         for d in &errors {
             eprint!("{}", render_to_string(file, &loaded.source, d));
         }
-        return Err(format!("{}: the schema has {} error(s); fix them to see its layout", file.display(), errors.len()));
+        return Err(format!(
+            "{}: the schema has {} error(s); fix them to see its layout",
+            file.display(),
+            errors.len()
+        ));
     }
     let schema = &loaded.analysis.schema;
     let only = match type_name {

@@ -47,11 +47,18 @@ pub fn load(path: &Path, order_flag: Option<FieldOrder>) -> Result<Loaded, LoadF
     let source = SourceFile::load(path).map_err(|e| LoadFailure {
         path: e.path.clone(),
         line_col: e.position.map(|p| (p.line as usize + 1, p.column as usize + 1)),
-        code: if e.position.is_some() { "file-encoding" } else { "file-read" },
+        code: if e.position.is_some() {
+            "file-encoding"
+        } else {
+            "file-read"
+        },
         message: e.message,
     })?;
     let order = match order_flag {
-        Some(o) => OrderChoice { order: Some(o), overrides_directive: true },
+        Some(o) => OrderChoice {
+            order: Some(o),
+            overrides_directive: true,
+        },
         None if dialect == Dialect::Ffi => {
             let config = Config::for_schema(path).map_err(|e| LoadFailure {
                 path: e.path.clone(),
@@ -59,7 +66,10 @@ pub fn load(path: &Path, order_flag: Option<FieldOrder>) -> Result<Loaded, LoadF
                 code: "config",
                 message: e.message,
             })?;
-            OrderChoice { order: config.ffi.order, overrides_directive: false }
+            OrderChoice {
+                order: config.ffi.order,
+                overrides_directive: false,
+            }
         }
         None => OrderChoice::default(),
     };
