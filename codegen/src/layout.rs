@@ -50,7 +50,7 @@ impl SizeInfo {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Offset {
     pub constant: u64,
-    pub terms: Vec<String>,
+    pub terms: Vec<std::sync::Arc<str>>,
 }
 
 impl Offset {
@@ -72,7 +72,7 @@ impl Offset {
     fn advance(&mut self, size: &SizeInfo, name: impl FnOnce() -> String) {
         self.constant = self.constant.saturating_add(size.min);
         if size.fixed.is_none() {
-            self.terms.push(name());
+            self.terms.push(name().into());
         }
     }
 }
@@ -110,12 +110,46 @@ pub enum LeafKind {
 pub struct Leaf {
     /// Field indices (declaration order) from the struct down to this leaf.
     pub path: Vec<usize>,
-    /// Dotted field names, for display.
-    pub name: String,
     pub kind: LeafKind,
     pub size: u64,
     /// Byte position inside the block.
     pub at: u64,
+}
+
+impl Leaf {
+    /// Dotted field names from the struct `owner` down to this leaf (`rect.top_left`).
+    pub fn name(&self, layout: &Layout, schema: &Schema, owner: TypeId) -> String {
+        path_name(schema, owner, &self.path, |t| {
+            layout.get(t).map(|l| l.fields.iter().map(|f| (f.decl_index, &f.wire)))
+        })
+    }
+}
+
+/// Dotted names along a path of declaration indices, following each field's wire into
+/// the nested struct. `fields_of(t)` yields struct `t`'s (declaration index, wire) pairs.
+fn path_name<'w, I>(schema: &Schema, owner: TypeId, path: &[usize], fields_of: impl Fn(TypeId) -> Option<I>) -> String
+where
+    I: Iterator<Item = (usize, &'w Wire)>,
+{
+    let mut names: Vec<&str> = Vec::with_capacity(path.len());
+    let mut ty = Some(owner);
+    for &i in path {
+        let Some(t) = ty else { break };
+        names.push(
+            schema
+                .types
+                .get(t)
+                .and_then(|d| d.fields().get(i))
+                .map_or("?", |f| f.name.as_str()),
+        );
+        ty = fields_of(t)
+            .and_then(|mut it| it.find(|(d, _)| *d == i))
+            .and_then(|(_, w)| match w {
+                Wire::Struct(n) => Some(*n),
+                _ => None,
+            });
+    }
+    names.join(".")
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -167,6 +201,7 @@ impl Layout {
             schema,
             wires: vec![None; schema.types.len()],
             sizes: vec![None; schema.types.len()],
+            laid: vec![None; schema.types.len()],
         };
         let mut types: Vec<Option<TypeLayout>> = vec![None; schema.types.len()];
         for &id in &order {
@@ -206,9 +241,10 @@ impl Layout {
                         offset.advance(&f.size, || fields[f.decl_index].name.clone());
                         size = size.then(f.size);
                     }
+                    engine.laid[id] = Some(laid.iter().map(|f| (f.decl_index, f.wire.clone())).collect());
                     engine.wires[id] = Some(Wire::Struct(id));
                     engine.sizes[id] = Some(size);
-                    let blocks = engine.blocks(&laid, fields);
+                    let blocks = engine.blocks(id);
                     TypeLayout {
                         id,
                         wire: Wire::Struct(id),
@@ -270,6 +306,8 @@ struct Engine<'s> {
     /// Resolved wire shape and size of each type laid out so far (dependencies first).
     wires: Vec<Option<Wire>>,
     sizes: Vec<Option<SizeInfo>>,
+    /// Each laid-out struct's fields in wire order: (declaration index, wire).
+    laid: Vec<Option<Vec<(usize, Wire)>>>,
 }
 
 impl Engine<'_> {
@@ -334,39 +372,38 @@ impl Engine<'_> {
         });
     }
 
-    /// Walks the struct's fields in wire order, inlining nested variable-size structs
+    /// Walks struct `id`'s fields in wire order, inlining nested variable-size structs
     /// (up to [`MAX_INLINE_DEPTH`] levels), and groups consecutive fixed-size leaves
     /// into blocks.
-    fn blocks(&self, laid: &[FieldLayout], fields: &[crate::model::Field]) -> Vec<FixedBlock> {
+    fn blocks(&self, id: TypeId) -> Vec<FixedBlock> {
+        let Some(Some(top)) = self.laid.get(id) else {
+            return Vec::new();
+        };
         let mut blocks: Vec<FixedBlock> = Vec::new();
         let mut offset = Offset {
             constant: 0,
             terms: vec![],
         };
         let mut open = false;
-        // Explicit stack of (path, name, wire) still to visit, in reverse order.
-        let mut todo: Vec<(Vec<usize>, String, Wire)> = laid
-            .iter()
-            .rev()
-            .map(|f| (vec![f.decl_index], fields[f.decl_index].name.clone(), f.wire.clone()))
-            .collect();
+        // Explicit stack of (path, wire) still to visit, in reverse order.
+        let mut todo: Vec<(Vec<usize>, &Wire)> = top.iter().rev().map(|(d, w)| (vec![*d], w)).collect();
         let mut budget = MAX_FLATTENED_ITEMS;
-        while let Some((path, name, wire)) = todo.pop() {
+        while let Some((path, wire)) = todo.pop() {
             budget -= 1;
             if budget == 0 {
                 // Pathologically wide nesting: no blocks rather than a huge walk.
                 return Vec::new();
             }
-            let size = self.size_of(&wire);
-            let leaf = match &wire {
+            let size = self.size_of(wire);
+            let leaf = match wire {
                 Wire::Prim(p) if size.fixed.is_some() => Some(LeafKind::Prim(*p)),
-                Wire::Struct(id) if size.fixed.is_some() => Some(LeafKind::Struct(*id)),
-                Wire::Struct(id) if path.len() <= MAX_INLINE_DEPTH => {
-                    if let (Some(Some(inner)), Some(def)) = (self.layout_fields(*id), self.schema.types.get(*id)) {
-                        for f in inner.iter().rev() {
+                Wire::Struct(nested) if size.fixed.is_some() => Some(LeafKind::Struct(*nested)),
+                Wire::Struct(nested) if path.len() <= MAX_INLINE_DEPTH => {
+                    if let Some(Some(inner)) = self.laid.get(*nested) {
+                        for (decl_index, w) in inner.iter().rev() {
                             let mut p = path.clone();
-                            p.push(f.decl_index);
-                            todo.push((p, format!("{name}.{}", def.fields()[f.decl_index].name), f.wire.clone()));
+                            p.push(*decl_index);
+                            todo.push((p, w));
                         }
                         continue;
                     }
@@ -387,7 +424,6 @@ impl Engine<'_> {
                     if let Some(b) = blocks.last_mut() {
                         b.leaves.push(Leaf {
                             path,
-                            name,
                             kind,
                             size: n,
                             at: b.size,
@@ -398,37 +434,15 @@ impl Engine<'_> {
                 }
                 _ => {
                     open = false;
-                    offset.advance(&size, || name);
+                    offset.advance(&size, || {
+                        path_name(self.schema, id, &path, |t| {
+                            self.laid.get(t)?.as_ref().map(|v| v.iter().map(|(d, w)| (*d, w)))
+                        })
+                    });
                 }
             }
         }
         blocks
-    }
-
-    /// The wire-order fields of an already laid-out struct, recomputed cheaply from
-    /// its fields' wires (no recursion into layouts).
-    fn layout_fields(&self, id: TypeId) -> Option<Option<Vec<FieldLayout>>> {
-        let def = self.schema.types.get(id)?;
-        let fields = def.fields();
-        let mut laid = Vec::with_capacity(fields.len());
-        for (decl_index, f) in fields.iter().enumerate() {
-            let Some(wire) = self.wire_of(&f.ty) else {
-                return Some(None);
-            };
-            let size = self.size_of(&wire);
-            laid.push(FieldLayout {
-                decl_index,
-                wire_index: 0,
-                wire,
-                size,
-                offset: Offset {
-                    constant: 0,
-                    terms: vec![],
-                },
-            });
-        }
-        self.sort_fields(&mut laid, fields);
-        Some(Some(laid))
     }
 }
 

@@ -43,7 +43,7 @@ pub fn layout_json(schema: &Schema, layout: &Layout, only: Option<usize>) -> Val
                         "offset": b.offset.constant(),
                         "offset_expr": b.offset.expr(),
                         "size": b.size,
-                        "fields": b.leaves.iter().map(|l| l.name.clone()).collect::<Vec<_>>(),
+                        "fields": b.leaves.iter().map(|l| l.name(layout, schema, id)).collect::<Vec<_>>(),
                     })
                 })
                 .collect();
@@ -183,7 +183,7 @@ pub fn layout_table(schema: &Schema, layout: &Layout, only: Option<usize>) -> St
             out.push_str("  note: wire order differs from the order written (ffire canonical order: 8-byte, 4, 2, 1, variable, optional; then by name)\n");
         }
         for b in &t.blocks {
-            let names: Vec<&str> = b.leaves.iter().map(|l| l.name.as_str()).collect();
+            let names: Vec<String> = b.leaves.iter().map(|l| l.name(layout, schema, id)).collect();
             let shown = if names.len() > 6 {
                 format!(
                     "{} … {} ({} fields)",
