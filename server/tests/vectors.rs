@@ -22,7 +22,11 @@ fn schemas(dialect: &str) -> Vec<PathBuf> {
 }
 
 fn wirelens(args: &[&str], cwd: &Path) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_wirelens")).args(args).current_dir(cwd).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_wirelens"))
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .unwrap();
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8(out.stdout).unwrap(),
@@ -57,7 +61,11 @@ fn run_all(dialect: &str, orders: &[&str]) {
             assert_eq!(code, 0, "{file}: layout --format json failed: {stderr}");
             let value: serde_json::Value = serde_json::from_str(&json).unwrap();
             assert_eq!(value["dialect"], dialect);
-            let suffix = if order.is_empty() { String::new() } else { format!("_{order}") };
+            let suffix = if order.is_empty() {
+                String::new()
+            } else {
+                format!("_{order}")
+            };
             insta::assert_snapshot!(format!("layout_{dialect}_{stem}{suffix}"), table);
             insta::assert_snapshot!(format!("layout_json_{dialect}_{stem}{suffix}"), json);
         }

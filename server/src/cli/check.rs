@@ -22,6 +22,7 @@ pub fn run(paths: &[PathBuf], format: Format, order: Option<FieldOrder>) -> Resu
     for path in &files {
         match load(path, order) {
             Ok(loaded) => {
+                let file = SimpleFile::new(path.display().to_string(), loaded.source.text.as_str());
                 for d in &loaded.analysis.diagnostics {
                     match d.severity {
                         Severity::Error => errors += 1,
@@ -30,7 +31,9 @@ pub fn run(paths: &[PathBuf], format: Format, order: Option<FieldOrder>) -> Resu
                     }
                     match format {
                         Format::Json => json_out.push(diagnostic_json(path, &loaded.source, d)),
-                        Format::Human => render(&mut human, path, &loaded.source, d),
+                        Format::Human => {
+                            let _ = human.write_all(render(&file, d).as_bytes());
+                        }
                     }
                 }
             }
@@ -108,14 +111,8 @@ fn failure_json(fail: &LoadFailure) -> serde_json::Value {
     })
 }
 
-fn render(out: &mut termcolor::StandardStream, path: &Path, source: &SourceFile, d: &Diagnostic) {
-    let text = render_to_string(path, source, d);
-    let _ = out.write_all(text.as_bytes());
-}
-
 /// rustc-style rendering: header, `--> file:line:col`, the source line and a caret.
-pub fn render_to_string(path: &Path, source: &SourceFile, d: &Diagnostic) -> String {
-    let file = SimpleFile::new(path.display().to_string(), source.text.as_str());
+pub fn render(file: &SimpleFile<String, &str>, d: &Diagnostic) -> String {
     let severity = match d.severity {
         Severity::Error => ReportSeverity::Error,
         Severity::Warning => ReportSeverity::Warning,
@@ -137,5 +134,5 @@ pub fn render_to_string(path: &Path, source: &SourceFile, d: &Diagnostic) -> Str
         .with_labels(labels)
         .with_notes(d.notes.clone());
     let config = term::Config::default();
-    term::emit_into_string(&config, &file, &report).unwrap_or_else(|_| format!("{}: {}\n", path.display(), d.message))
+    term::emit_into_string(&config, file, &report).unwrap_or_else(|_| format!("{}: {}\n", file.name(), d.message))
 }

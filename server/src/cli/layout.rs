@@ -6,9 +6,10 @@ use std::process::ExitCode;
 use codegen::report::{layout_json, layout_table};
 use codegen::{FieldOrder, Severity};
 
-use super::check::render_to_string;
+use super::check::render;
 use super::load;
 use crate::Format;
+use codespan_reporting::files::SimpleFile;
 
 pub fn run(
     file: &Path,
@@ -24,8 +25,9 @@ pub fn run(
         .filter(|d| d.severity == Severity::Error)
         .collect();
     if !errors.is_empty() {
+        let files = SimpleFile::new(file.display().to_string(), loaded.source.text.as_str());
         for d in &errors {
-            eprint!("{}", render_to_string(file, &loaded.source, d));
+            eprint!("{}", render(&files, d));
         }
         return Err(format!(
             "{}: the schema has {} error(s); fix them to see its layout",
