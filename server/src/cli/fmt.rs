@@ -1,7 +1,97 @@
-//! `wirelens fmt [--check] FILE…`
-use std::path::PathBuf;
+//! `wirelens fmt [--check] FILE…`: one canonical style per dialect. Every file is read
+//! and formatted in memory first; if any cannot be (unreadable, syntax errors), nothing
+//! is written. Writes are atomic (temp file + rename).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-pub fn run(_files: &[PathBuf], _check: bool) -> Result<ExitCode, String> {
-    Err("fmt: not built yet".into())
+use codegen::fmt::format;
+use codespan_reporting::files::SimpleFile;
+
+use super::check::render;
+use super::{expand_paths, load};
+
+pub fn run(paths: &[PathBuf], check: bool) -> Result<ExitCode, String> {
+    let files = expand_paths(paths).map_err(|e| e.to_string())?;
+    let mut changed: Vec<(PathBuf, String)> = Vec::new();
+    let mut failed = 0usize;
+    for path in &files {
+        let loaded = match load(path, None) {
+            Ok(l) => l,
+            Err(e) => {
+                eprintln!("error[{}]: {e}", e.code);
+                failed += 1;
+                continue;
+            }
+        };
+        let syntax: Vec<_> = loaded
+            .analysis
+            .diagnostics
+            .iter()
+            .filter(|d| d.code == "SYNTAX")
+            .collect();
+        if !syntax.is_empty() {
+            let file = SimpleFile::new(path.display().to_string(), loaded.source.text.as_str());
+            for d in syntax {
+                eprint!("{}", render(&file, d));
+            }
+            eprintln!("error: {}: not formatted: the file has syntax errors", path.display());
+            failed += 1;
+            continue;
+        }
+        match format(loaded.analysis.schema.dialect, &loaded.source.text) {
+            Ok(text) if text != loaded.source.text => changed.push((path.clone(), text)),
+            Ok(_) => {}
+            Err(e) => {
+                eprintln!("error: {}: {e}", path.display());
+                failed += 1;
+            }
+        }
+    }
+    if failed > 0 {
+        return Err(format!("{failed} file(s) could not be formatted; nothing was written"));
+    }
+    if check {
+        for (path, _) in &changed {
+            println!("would reformat {}", path.display());
+        }
+        return Ok(if changed.is_empty() {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::FAILURE
+        });
+    }
+    for (path, text) in &changed {
+        write_atomically(path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+        println!("formatted {}", path.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Writes `text` to a temporary file beside `path` and renames it over `path`, keeping
+/// the original's permissions, so a reader never sees a half-written schema.
+pub fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.wirelens-{}.tmp", std::process::id()));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(text.as_bytes())?;
+        f.sync_all()?;
+        if let Ok(meta) = std::fs::metadata(path) {
+            std::fs::set_permissions(&tmp, meta.permissions())?;
+        }
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
 }
