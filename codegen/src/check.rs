@@ -332,11 +332,13 @@ fn sdp_identifiers(schema: &Schema, d: &mut Vec<Diagnostic>) {
 }
 
 /// `Option<T>` and `Box<T>` need a struct; nested arrays and arrays of options are
-/// fine on the wire but upstream's generators break on them.
+/// fine on the wire but upstream's generators break on them (one warning per run of
+/// nested arrays: `[][][]u8` is one problem, not two).
 fn sdp_wrappers(schema: &Schema, d: &mut Vec<Diagnostic>) {
     for ty in each_type_expr(schema) {
-        let mut stack = vec![(ty, false)];
-        while let Some((t, in_array)) = stack.pop() {
+        // (expression, directly inside an array, a nested-array warning already covers it)
+        let mut stack = vec![(ty, false, false)];
+        while let Some((t, in_array, gap_reported)) = stack.pop() {
             match &t.kind {
                 TypeExprKind::Optional(inner) => {
                     let unboxed = match &inner.kind {
@@ -363,7 +365,7 @@ fn sdp_wrappers(schema: &Schema, d: &mut Vec<Diagnostic>) {
                     if in_array {
                         d.push(gap(t, "arrays of `Option`"));
                     }
-                    stack.push((inner, false));
+                    stack.push((inner, false, false));
                 }
                 TypeExprKind::Boxed(inner) => {
                     if !matches!(inner.kind, TypeExprKind::Named { .. } | TypeExprKind::Invalid) {
@@ -377,13 +379,13 @@ fn sdp_wrappers(schema: &Schema, d: &mut Vec<Diagnostic>) {
                             .with_note("help: `Box` has no effect on the wire; remove it"),
                         );
                     }
-                    stack.push((inner, false));
+                    stack.push((inner, false, false));
                 }
                 TypeExprKind::Array(inner) => {
-                    if in_array {
+                    if in_array && !gap_reported {
                         d.push(gap(t, "nested arrays"));
                     }
-                    stack.push((inner, true));
+                    stack.push((inner, true, in_array));
                 }
                 _ => {}
             }

@@ -28,7 +28,7 @@ pub fn syntax_errors(dialect: Dialect, tree: &Tree, text: &str) -> Vec<Diagnosti
             out.push(missing(node));
             descend = false;
         } else if node.is_error() {
-            out.push(unexpected(dialect, node, text));
+            unexpected(dialect, node, text, &mut out);
             // MISSING nodes inside an ERROR are still worth reporting; ERRORs are not.
             collect_missing(node, &mut out);
             descend = false;
@@ -61,7 +61,10 @@ fn collect_missing(node: Node, out: &mut Vec<Diagnostic>) {
 
 fn missing(node: Node) -> Diagnostic {
     let what = node.kind();
-    let what = if node.is_named() {
+    // Recovery inserts the cheapest token; a missing `u8` in `Option<>` is a missing type.
+    let what = if node.parent().is_some_and(|p| p.kind() == "primitive_type") {
+        "type".to_string()
+    } else if node.is_named() {
         what.replace('_', " ")
     } else {
         format!("`{}`", what.escape_debug())
@@ -74,31 +77,81 @@ fn missing(node: Node) -> Diagnostic {
     .with_label(format!("expected {what} here"))
 }
 
-fn unexpected(dialect: Dialect, node: Node, text: &str) -> Diagnostic {
-    // A complete field stranded in an ERROR, followed by another field, is the
-    // classic missing separator between two fields.
+/// One `ERROR` node. Recovery often wraps complete fields together with the stray
+/// tokens after them (`r: u8; g: u8;`): the fields are fine, each run of other tokens
+/// between them is an error of its own, and a field followed by another field (or by
+/// whatever ended the ERROR) without a separator is a missing separator.
+fn unexpected(dialect: Dialect, node: Node, text: &str, out: &mut Vec<Diagnostic>) {
     let mut cursor = node.walk();
     let children: Vec<Node> = node.children(&mut cursor).collect();
+    let complete_field = |n: &Node| n.kind() == "field_declaration" && !n.has_error();
     if let [only] = children.as_slice() {
         if only.kind() == "field_declaration" {
-            let name = only
-                .child_by_field_name("name")
-                .and_then(|n| text.get(n.byte_range()))
-                .unwrap_or("");
-            let end = only.end_byte();
-            let sep = match dialect {
-                Dialect::Ffi => "a newline or `;`",
-                Dialect::Sdp => "`,`",
-            };
-            return Diagnostic::error(
-                "SYNTAX",
-                end..end,
-                format!("syntax error: missing {sep} after field `{name}`"),
-            )
-            .with_label(format!("expected {sep} here"));
+            out.push(missing_separator(dialect, *only, text));
+            return;
         }
     }
-    let first = first_leaf(node);
+    if !children.iter().any(complete_field) {
+        // SDP: an ERROR that starts a new `name: type` right after a field, with no `,`
+        // between them.
+        let after_field = node.prev_sibling().filter(|prev| {
+            dialect == Dialect::Sdp
+                && complete_field(prev)
+                && matches!(
+                    first_leaf(node).kind(),
+                    "identifier" | "type_identifier" | "field_identifier"
+                )
+        });
+        out.push(match after_field {
+            Some(field) => missing_separator(dialect, field, text),
+            None => stray(&[node], text),
+        });
+        return;
+    }
+    let mut run: Vec<Node> = Vec::new();
+    let mut last_field: Option<Node> = None;
+    for child in children {
+        if complete_field(&child) {
+            if !run.is_empty() {
+                out.push(stray(&run, text));
+                run.clear();
+            } else if let Some(field) = last_field {
+                out.push(missing_separator(dialect, field, text));
+            }
+            last_field = Some(child);
+        } else {
+            run.push(child);
+        }
+    }
+    if !run.is_empty() {
+        out.push(stray(&run, text));
+    } else if let Some(field) = last_field {
+        out.push(missing_separator(dialect, field, text));
+    }
+}
+
+fn missing_separator(dialect: Dialect, field: Node, text: &str) -> Diagnostic {
+    let name = field
+        .child_by_field_name("name")
+        .and_then(|n| text.get(n.byte_range()))
+        .unwrap_or("");
+    let end = field.end_byte();
+    let sep = match dialect {
+        Dialect::Ffi => "a newline or `;`",
+        Dialect::Sdp => "`,`",
+    };
+    Diagnostic::error(
+        "SYNTAX",
+        end..end,
+        format!("syntax error: missing {sep} after field `{name}`"),
+    )
+    .with_label(format!("expected {sep} here"))
+}
+
+/// Consecutive nodes the parser could not place (non-empty).
+fn stray(nodes: &[Node], text: &str) -> Diagnostic {
+    let (start, end) = (nodes[0], nodes[nodes.len() - 1]);
+    let first = first_leaf(start);
     let token = text.get(first.byte_range()).unwrap_or("").trim();
     let shown: String = token.chars().take(24).collect();
     let shown = if shown.len() < token.len() {
@@ -107,8 +160,8 @@ fn unexpected(dialect: Dialect, node: Node, text: &str) -> Diagnostic {
         shown
     };
     // Keep the squiggle on one line: an ERROR can swallow the rest of a file.
-    let range = if node.start_position().row == node.end_position().row {
-        node.byte_range()
+    let range = if start.start_position().row == end.end_position().row {
+        start.start_byte()..end.end_byte()
     } else {
         first.byte_range()
     };

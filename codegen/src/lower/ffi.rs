@@ -5,7 +5,7 @@ use std::ops::Range;
 
 use tree_sitter::{Node, Tree};
 
-use super::{children_through_errors, node_text, too_deep, OrderChoice, MAX_TYPE_NESTING};
+use super::{children_through_errors, comment_range, node_text, too_deep, OrderChoice, MAX_TYPE_NESTING};
 use crate::config::FieldOrder;
 use crate::diagnostic::Diagnostic;
 use crate::dialect::Dialect;
@@ -23,7 +23,13 @@ pub(super) fn lower(text: &str, tree: &Tree, choice: OrderChoice, diags: &mut Ve
             "comment" => {
                 let t = node_text(node, text).trim_end();
                 if let Some(rest) = t.strip_prefix(DIRECTIVE) {
-                    lower_directive(rest, node, package.is_some(), &mut directive, diags);
+                    lower_directive(
+                        rest,
+                        comment_range(node, text),
+                        package.is_some(),
+                        &mut directive,
+                        diags,
+                    );
                 }
             }
             "package_clause" => {
@@ -124,16 +130,23 @@ pub(super) fn lower(text: &str, tree: &Tree, choice: OrderChoice, diags: &mut Ve
 
 fn lower_directive(
     rest: &str,
-    node: Node,
+    range: Range<usize>,
     after_package: bool,
     directive: &mut Option<(FieldOrder, Range<usize>)>,
     diags: &mut Vec<Diagnostic>,
 ) {
-    let range = node.byte_range();
     let value = rest.trim();
-    let Some(order) = FieldOrder::parse(value).filter(|_| rest.starts_with(' ') || rest.starts_with('\t')) else {
+    let spaced = rest.starts_with(' ') || rest.starts_with('\t');
+    let Some(order) = FieldOrder::parse(value).filter(|_| spaced) else {
+        let message = if value.is_empty() {
+            format!("`{DIRECTIVE}` needs a field order")
+        } else if !spaced && FieldOrder::parse(value).is_some() {
+            format!("missing space between `{DIRECTIVE}` and `{value}`")
+        } else {
+            format!("unknown field order `{value}`")
+        };
         diags.push(
-            Diagnostic::warning("invalid-directive", range, format!("unknown field order `{value}`"))
+            Diagnostic::warning("invalid-directive", range, message)
                 .with_note("help: write `//wirelens:order canonical` or `//wirelens:order declaration`"),
         );
         return;
@@ -215,6 +228,14 @@ fn lower_fields(body: Node, text: &str, diags: &mut Vec<Diagnostic>) -> Vec<Fiel
     let items = children_through_errors(body);
     for (i, decl) in items.iter().copied().enumerate() {
         if decl.kind() != "field_declaration" {
+            continue;
+        }
+        // Error recovery glues what follows a syntax error into a field (`type int32`
+        // becomes an embedded `int32`); that debris gets no diagnostics of its own.
+        if decl
+            .prev_sibling()
+            .is_some_and(|p| p.is_error() && p.end_position().row == decl.start_position().row)
+        {
             continue;
         }
         let docs = doc_comments(&items[..i], decl, text, None);

@@ -38,6 +38,14 @@ pub(crate) fn node_text<'a>(node: Node, text: &'a str) -> &'a str {
     text.get(node.byte_range()).unwrap_or("")
 }
 
+/// A line comment's range without the `\r` of a CRLF line end, which the comment
+/// token includes.
+pub(crate) fn comment_range(node: Node, text: &str) -> std::ops::Range<usize> {
+    let range = node.byte_range();
+    let trimmed = node_text(node, text).trim_end_matches('\r').len();
+    range.start..range.start + trimmed
+}
+
 /// Named children, looking through `ERROR` nodes so that one typo does not hide the
 /// declarations around it.
 pub(crate) fn children_through_errors<'t>(node: Node<'t>) -> Vec<Node<'t>> {

@@ -2,7 +2,7 @@
 
 use tree_sitter::{Node, Tree};
 
-use super::{children_through_errors, node_text, too_deep, MAX_TYPE_NESTING};
+use super::{children_through_errors, comment_range, node_text, too_deep, MAX_TYPE_NESTING};
 use crate::config::FieldOrder;
 use crate::diagnostic::Diagnostic;
 use crate::dialect::Dialect;
@@ -61,7 +61,7 @@ fn lower_struct(node: Node, text: &str, docs: Vec<String>, diags: &mut Vec<Diagn
         match child.kind() {
             "comment" => {
                 if last_field_end.is_some() && !comma_after_last {
-                    comment_after_unterminated.get_or_insert(child.byte_range());
+                    comment_after_unterminated.get_or_insert(comment_range(child, text));
                 }
                 collect_doc(child, text, &mut field_docs);
             }
