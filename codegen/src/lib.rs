@@ -8,6 +8,7 @@
 
 pub mod analysis;
 pub mod check;
+pub mod codec;
 pub mod config;
 pub mod diagnostic;
 pub mod dialect;

@@ -68,6 +68,19 @@ enum Command {
         #[arg(long, value_enum)]
         order: Option<OrderArg>,
     },
+    /// Encode one JSON value (stdin) into wire bytes (stdout).
+    Encode {
+        #[command(flatten)]
+        codec: CodecArgs,
+    },
+    /// Decode wire bytes (stdin) into JSON (stdout), or into an annotated hex dump.
+    Decode {
+        #[command(flatten)]
+        codec: CodecArgs,
+        /// Print an annotated hex dump: every field with its offset, bytes and value.
+        #[arg(long)]
+        annotate: bool,
+    },
     /// Format schemas in place (or only check that they are formatted).
     Fmt {
         #[arg(required = true, value_name = "FILE")]
@@ -76,6 +89,50 @@ enum Command {
         #[arg(long)]
         check: bool,
     },
+}
+
+#[derive(clap::Args)]
+struct CodecArgs {
+    /// The schema file (.sdp or .ffi).
+    #[arg(long, value_name = "F")]
+    schema: std::path::PathBuf,
+    /// The type of the value.
+    #[arg(long, value_name = "T")]
+    root: String,
+    /// SDP: `message` adds the 10-byte header (magic, version, type id, length).
+    #[arg(long, value_enum, default_value = "byte")]
+    mode: ModeArg,
+    /// ffire field order (overrides wirelens.toml and the file's directive).
+    #[arg(long, value_enum)]
+    order: Option<OrderArg>,
+    /// Back-to-back records: a JSON array on the JSON side.
+    #[arg(long)]
+    all: bool,
+    /// Read this file instead of stdin.
+    #[arg(long, value_name = "FILE")]
+    input: Option<std::path::PathBuf>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ModeArg {
+    Byte,
+    Message,
+}
+
+impl CodecArgs {
+    fn into_args(self) -> cli::codec::Args {
+        cli::codec::Args {
+            schema: self.schema,
+            root: self.root,
+            mode: match self.mode {
+                ModeArg::Byte => codegen::codec::Mode::Byte,
+                ModeArg::Message => codegen::codec::Mode::Message,
+            },
+            order: self.order.map(Into::into),
+            all: self.all,
+            input: self.input,
+        }
+    }
 }
 
 fn main() -> ExitCode {
@@ -89,6 +146,8 @@ fn main() -> ExitCode {
             order,
         } => cli::layout::run(&file, type_name.as_deref(), format, order.map(Into::into)),
         Command::Fmt { files, check } => cli::fmt::run(&files, check),
+        Command::Encode { codec } => cli::codec::encode(&codec.into_args()),
+        Command::Decode { codec, annotate } => cli::codec::decode(&codec.into_args(), annotate),
     };
     match result {
         Ok(code) => code,

@@ -2,6 +2,7 @@
 //! failure never leaves partial output.
 
 pub mod check;
+pub mod codec;
 pub mod fmt;
 pub mod layout;
 

@@ -1,0 +1,932 @@
+//! The reference JSON ↔ wire codec (DESIGN §4), driven entirely by [`crate::layout`]:
+//! field order, presence bytes and length prefixes come from the `Layout`, never from
+//! a second description of the format. Used by `wirelens encode/decode`, the
+//! conformance harness, and as the oracle every generated codec is tested against.
+
+use std::fmt::Write as _;
+
+use serde_json::{Map, Number, Value};
+
+use crate::dialect::Dialect;
+use crate::layout::{Layout, Wire};
+use crate::model::{Primitive, Schema, TypeId};
+
+/// SDP message header: "SDP" magic, version `'2'`, u16 type id, u32 payload length.
+pub const SDP_MAGIC: &[u8; 3] = b"SDP";
+pub const SDP_VERSION: u8 = b'2';
+pub const SDP_HEADER_LEN: usize = 10;
+
+/// Deepest value nesting the codec follows (struct fields and array elements). Real
+/// schemas are far shallower (ffire allows 32); this only stops hostile schemas from
+/// exhausting the stack.
+pub const MAX_DEPTH: usize = 512;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Mode {
+    /// The plain encoding.
+    #[default]
+    Byte,
+    /// SDP only: the 10-byte header, then the plain encoding.
+    Message,
+}
+
+/// A codec failure: where (byte offset for decoding, value path for both) and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CodecError {
+    /// `plugins[3].parameters[17].unit`; empty at the root.
+    pub path: String,
+    /// Byte offset in the input (decoding) or output (encoding) where it went wrong.
+    pub offset: usize,
+    pub message: String,
+}
+
+impl std::fmt::Display for CodecError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.path.is_empty() {
+            write!(f, "{}", self.message)
+        } else {
+            write!(f, "{}: {}", self.path, self.message)
+        }
+    }
+}
+
+impl std::error::Error for CodecError {}
+
+#[derive(Clone)]
+enum Seg<'a> {
+    Field(&'a str),
+    Index(usize),
+}
+
+/// The value path being visited, formatted only when an error needs it.
+#[derive(Default, Clone)]
+struct Path<'a>(Vec<Seg<'a>>);
+
+impl std::fmt::Display for Path<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (i, seg) in self.0.iter().enumerate() {
+            match seg {
+                Seg::Field(name) if i == 0 => write!(f, "{name}")?,
+                Seg::Field(name) => write!(f, ".{name}")?,
+                Seg::Index(n) => write!(f, "[{n}]")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Encoder and decoder for one analysed schema.
+pub struct Codec<'s> {
+    schema: &'s Schema,
+    layout: &'s Layout,
+}
+
+impl<'s> Codec<'s> {
+    pub fn new(schema: &'s Schema, layout: &'s Layout) -> Codec<'s> {
+        Codec { schema, layout }
+    }
+
+    /// The type named `name`, if its layout is known.
+    pub fn root(&self, name: &str) -> Result<TypeId, String> {
+        let id = self.schema.type_id(name).ok_or_else(|| {
+            let names: Vec<&str> = self.schema.types.iter().map(|t| t.name.as_str()).collect();
+            format!("no type `{name}` in the schema (types: {})", names.join(", "))
+        })?;
+        self.layout
+            .get(id)
+            .map(|_| id)
+            .ok_or_else(|| format!("type `{name}` has errors; fix the schema first"))
+    }
+
+    fn check_mode(&self, mode: Mode) -> Result<(), CodecError> {
+        if mode == Mode::Message && self.schema.dialect != Dialect::Sdp {
+            return Err(CodecError {
+                path: String::new(),
+                offset: 0,
+                message: "message mode exists only for SDP".into(),
+            });
+        }
+        Ok(())
+    }
+
+    fn message_id(&self, root: TypeId) -> Result<u16, CodecError> {
+        self.layout
+            .get(root)
+            .and_then(|t| t.message_id)
+            .ok_or_else(|| CodecError {
+                path: String::new(),
+                offset: 0,
+                message: "this struct has no message id (more than 65,535 structs)".into(),
+            })
+    }
+
+    /// Whether two JSON values denote the same value of type `root` (floats compared
+    /// at their wire precision, absent = null). `Err` names the first difference.
+    pub fn same_value(&self, root: TypeId, a: &Value, b: &Value) -> Result<(), String> {
+        let wire = self
+            .layout
+            .get(root)
+            .map(|t| t.wire.clone())
+            .ok_or("the root type has no layout")?;
+        let mut path = Path::default();
+        self.same(&wire, a, b, &mut path, 0)
+    }
+
+    fn same<'p>(&'p self, wire: &Wire, a: &Value, b: &Value, path: &mut Path<'p>, depth: usize) -> Result<(), String> {
+        let differ = |path: &Path| {
+            Err(format!(
+                "{}: {a} ≠ {b}",
+                if path.0.is_empty() {
+                    "value".to_string()
+                } else {
+                    path.to_string()
+                }
+            ))
+        };
+        if depth > MAX_DEPTH {
+            return Err("nested too deeply".into());
+        }
+        match wire {
+            Wire::Optional(inner) => match (a.is_null(), b.is_null()) {
+                (true, true) => Ok(()),
+                (false, false) => self.same(inner, a, b, path, depth),
+                _ => differ(path),
+            },
+            Wire::Array(elem) => match (a, b) {
+                (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+                    for (i, (p, q)) in x.iter().zip(y).enumerate() {
+                        path.0.push(Seg::Index(i));
+                        self.same(elem, p, q, path, depth + 1)?;
+                        path.0.pop();
+                    }
+                    Ok(())
+                }
+                _ => differ(path),
+            },
+            Wire::Struct(id) => {
+                let (Value::Object(x), Value::Object(y)) = (a, b) else {
+                    return differ(path);
+                };
+                let Some(t) = self.layout.get(*id) else {
+                    return Err("no layout".into());
+                };
+                let fields = self.schema.types[*id].fields();
+                for k in x.keys().chain(y.keys()) {
+                    if !fields.iter().any(|f| f.json_name == *k) {
+                        return Err(format!("{path}: unknown field `{k}`"));
+                    }
+                }
+                for f in &t.fields {
+                    let name = fields[f.decl_index].json_name.as_str();
+                    path.0.push(Seg::Field(name));
+                    let null = Value::Null;
+                    self.same(
+                        &f.wire,
+                        x.get(name).unwrap_or(&null),
+                        y.get(name).unwrap_or(&null),
+                        path,
+                        depth + 1,
+                    )?;
+                    path.0.pop();
+                }
+                Ok(())
+            }
+            Wire::Prim(Primitive::F32) => {
+                match (float(a, |s| s.parse::<f32>().ok()), float(b, |s| s.parse::<f32>().ok())) {
+                    (Some(x), Some(y)) if x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()) => Ok(()),
+                    _ => differ(path),
+                }
+            }
+            Wire::Prim(Primitive::F64) => {
+                match (float(a, |s| s.parse::<f64>().ok()), float(b, |s| s.parse::<f64>().ok())) {
+                    (Some(x), Some(y)) if x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()) => Ok(()),
+                    _ => differ(path),
+                }
+            }
+            Wire::Prim(_) => {
+                let num = |v: &Value| match v {
+                    Value::Number(n) => n.as_i64().map(i128::from).or_else(|| n.as_u64().map(i128::from)),
+                    _ => None,
+                };
+                match (a, b) {
+                    (Value::Number(_), Value::Number(_)) if num(a).is_some() && num(a) == num(b) => Ok(()),
+                    (Value::Number(_), _) | (_, Value::Number(_)) => differ(path),
+                    _ if a == b => Ok(()),
+                    _ => differ(path),
+                }
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ encode
+
+    /// Encodes one JSON value of type `root`.
+    pub fn encode(&self, root: TypeId, value: &Value, mode: Mode) -> Result<Vec<u8>, CodecError> {
+        let mut out = Vec::new();
+        self.encode_into(root, value, mode, &mut out)?;
+        Ok(out)
+    }
+
+    /// Appends the encoding of `value` to `out` (back-to-back records).
+    pub fn encode_into(&self, root: TypeId, value: &Value, mode: Mode, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        self.check_mode(mode)?;
+        let start = out.len();
+        let header_at = out.len();
+        if mode == Mode::Message {
+            out.extend_from_slice(SDP_MAGIC);
+            out.push(SDP_VERSION);
+            out.extend_from_slice(&self.message_id(root)?.to_le_bytes());
+            out.extend_from_slice(&[0; 4]);
+        }
+        let wire = self
+            .layout
+            .get(root)
+            .map(|t| t.wire.clone())
+            .ok_or_else(|| CodecError {
+                path: String::new(),
+                offset: 0,
+                message: "the root type has no layout".into(),
+            })?;
+        let mut enc = Encoder {
+            codec: self,
+            out,
+            path: Path::default(),
+            base: start,
+        };
+        enc.value(&wire, value, 0)?;
+        if mode == Mode::Message {
+            let len = out.len() - header_at - SDP_HEADER_LEN;
+            let len = u32::try_from(len).map_err(|_| CodecError {
+                path: String::new(),
+                offset: 0,
+                message: "payload longer than 4 GiB".into(),
+            })?;
+            out[header_at + 6..header_at + 10].copy_from_slice(&len.to_le_bytes());
+        }
+        Ok(())
+    }
+
+    // ------------------------------------------------------------------ decode
+
+    /// Decodes exactly one value of type `root`; trailing bytes are an error.
+    pub fn decode(&self, root: TypeId, bytes: &[u8], mode: Mode) -> Result<Value, CodecError> {
+        let (value, used) = self.decode_prefix(root, bytes, mode)?;
+        if used != bytes.len() {
+            return Err(CodecError {
+                path: String::new(),
+                offset: used,
+                message: format!(
+                    "{} trailing byte(s) after the value (use --all for back-to-back records)",
+                    bytes.len() - used
+                ),
+            });
+        }
+        Ok(value)
+    }
+
+    /// Decodes one value from the start of `bytes`; returns it and the bytes used.
+    pub fn decode_prefix(&self, root: TypeId, bytes: &[u8], mode: Mode) -> Result<(Value, usize), CodecError> {
+        self.decode_at(root, bytes, 0, mode, None)
+    }
+
+    /// Decodes back-to-back records until the input ends.
+    pub fn decode_all(&self, root: TypeId, bytes: &[u8], mode: Mode) -> Result<Vec<Value>, CodecError> {
+        let mut values = Vec::new();
+        let mut at = 0;
+        while at < bytes.len() {
+            let (v, used) = self.decode_at(root, bytes, at, mode, None)?;
+            values.push(v);
+            at = used;
+        }
+        Ok(values)
+    }
+
+    /// An annotated hex dump: every field path with its offset, bytes and value. On
+    /// malformed input, the dump up to the problem and the error.
+    pub fn annotate(&self, root: TypeId, bytes: &[u8], mode: Mode, all: bool) -> (String, Option<CodecError>) {
+        let mut notes = Vec::new();
+        let mut at = 0;
+        let mut error = None;
+        let mut record = 0;
+        loop {
+            if all {
+                notes.push(Note {
+                    offset: at,
+                    len: 0,
+                    depth: 0,
+                    label: format!("record {record}"),
+                    value: String::new(),
+                });
+            }
+            match self.decode_at(root, bytes, at, mode, Some(&mut notes)) {
+                Ok((_, used)) => at = used,
+                Err(e) => {
+                    error = Some(e);
+                    break;
+                }
+            }
+            record += 1;
+            if !all || at >= bytes.len() {
+                break;
+            }
+        }
+        if error.is_none() && at != bytes.len() {
+            error = Some(CodecError {
+                path: String::new(),
+                offset: at,
+                message: format!(
+                    "{} trailing byte(s) after the value (use --all for back-to-back records)",
+                    bytes.len() - at
+                ),
+            });
+        }
+        (render_notes(bytes, &notes), error)
+    }
+
+    fn decode_at(
+        &self,
+        root: TypeId,
+        bytes: &[u8],
+        start: usize,
+        mode: Mode,
+        notes: Option<&mut Vec<Note>>,
+    ) -> Result<(Value, usize), CodecError> {
+        self.check_mode(mode)?;
+        let wire = self
+            .layout
+            .get(root)
+            .map(|t| t.wire.clone())
+            .ok_or_else(|| CodecError {
+                path: String::new(),
+                offset: start,
+                message: "the root type has no layout".into(),
+            })?;
+        let mut dec = Decoder {
+            codec: self,
+            bytes,
+            at: start,
+            end: bytes.len(),
+            path: Path::default(),
+            notes,
+        };
+        if mode == Mode::Message {
+            dec.header(self.message_id(root)?)?;
+        }
+        let payload_start = dec.at;
+        let root_name = self.schema.types[root].name.clone();
+        dec.note_open(0, &root_name, &wire);
+        let value = dec.value(&wire, 0)?;
+        if mode == Mode::Message && dec.at != dec.end {
+            return Err(dec.err(format!(
+                "the message header announces {} payload bytes but the value used {}",
+                dec.end - payload_start,
+                dec.at - payload_start
+            )));
+        }
+        Ok((value, dec.at))
+    }
+}
+
+// ====================================================================== encoder
+
+struct Encoder<'c, 's, 'o> {
+    codec: &'c Codec<'s>,
+    out: &'o mut Vec<u8>,
+    path: Path<'s>,
+    base: usize,
+}
+
+impl<'s> Encoder<'_, 's, '_> {
+    fn err(&self, message: String) -> CodecError {
+        CodecError {
+            path: self.path.to_string(),
+            offset: self.out.len() - self.base,
+            message,
+        }
+    }
+
+    fn value(&mut self, wire: &Wire, v: &Value, depth: usize) -> Result<(), CodecError> {
+        if depth > MAX_DEPTH {
+            return Err(self.err(format!("value nested deeper than {MAX_DEPTH} levels")));
+        }
+        match wire {
+            Wire::Prim(p) => self.prim(*p, v),
+            Wire::Optional(inner) => {
+                if v.is_null() {
+                    self.out.push(0);
+                    Ok(())
+                } else {
+                    self.out.push(1);
+                    self.value(inner, v, depth)
+                }
+            }
+            Wire::Array(elem) => {
+                let Value::Array(items) = v else {
+                    return Err(self.err(format!("expected an array, found {}", kind(v))));
+                };
+                self.length(items.len(), "array has", "elements")?;
+                for (i, item) in items.iter().enumerate() {
+                    self.path.0.push(Seg::Index(i));
+                    self.value(elem, item, depth + 1)?;
+                    self.path.0.pop();
+                }
+                Ok(())
+            }
+            Wire::Struct(id) => self.strukt(*id, v, depth),
+        }
+    }
+
+    fn strukt(&mut self, id: TypeId, v: &Value, depth: usize) -> Result<(), CodecError> {
+        let schema: &'s Schema = self.codec.schema;
+        let def = &schema.types[id];
+        let Value::Object(map) = v else {
+            return Err(self.err(format!("expected an object for `{}`, found {}", def.name, kind(v))));
+        };
+        let fields = def.fields();
+        for key in map.keys() {
+            if !fields.iter().any(|f| f.json_name == *key) {
+                let known: Vec<&str> = fields.iter().map(|f| f.json_name.as_str()).collect();
+                return Err(self.err(format!(
+                    "unknown field `{key}` in `{}` (fields: {})",
+                    def.name,
+                    known.join(", ")
+                )));
+            }
+        }
+        let Some(layout) = self.codec.layout.get(id) else {
+            return Err(self.err("struct has no layout".into()));
+        };
+        for f in &layout.fields {
+            let decl = &fields[f.decl_index];
+            self.path.0.push(Seg::Field(decl.json_name.as_str()));
+            match map.get(&decl.json_name) {
+                Some(value) => self.value(&f.wire, value, depth + 1)?,
+                None if matches!(f.wire, Wire::Optional(_)) => self.out.push(0),
+                None => return Err(self.err("missing field (only optional fields may be left out)".into())),
+            }
+            self.path.0.pop();
+        }
+        Ok(())
+    }
+
+    fn length(&mut self, n: usize, what: &str, unit: &str) -> Result<(), CodecError> {
+        match self.codec.schema.dialect {
+            Dialect::Sdp => {
+                let n = u32::try_from(n)
+                    .map_err(|_| self.err(format!("{what} {n} {unit}; SDP allows at most 4,294,967,295")))?;
+                self.out.extend_from_slice(&n.to_le_bytes());
+            }
+            Dialect::Ffi => {
+                // Upstream silently truncates and corrupts the message; wirelens refuses.
+                let n = u16::try_from(n)
+                    .map_err(|_| self.err(format!("{what} {n} {unit}; ffire allows at most 65,535")))?;
+                self.out.extend_from_slice(&n.to_le_bytes());
+            }
+        }
+        Ok(())
+    }
+
+    fn prim(&mut self, p: Primitive, v: &Value) -> Result<(), CodecError> {
+        let name = p.spelling(self.codec.schema.dialect).unwrap_or("?");
+        match p {
+            Primitive::Bool => match v {
+                Value::Bool(b) => self.out.push(u8::from(*b)),
+                _ => return Err(self.err(format!("expected a boolean for `bool`, found {}", kind(v)))),
+            },
+            Primitive::Str => match v {
+                Value::String(s) => {
+                    self.length(s.len(), "string is", "bytes long")?;
+                    self.out.extend_from_slice(s.as_bytes());
+                }
+                _ => return Err(self.err(format!("expected a string, found {}", kind(v)))),
+            },
+            Primitive::F32 => {
+                let x = float(v, |s| s.parse::<f32>().ok())
+                    .ok_or_else(|| self.err(format!("expected a number for `{name}`, found {}", kind(v))))?;
+                self.out.extend_from_slice(&x.to_le_bytes());
+            }
+            Primitive::F64 => {
+                let x = float(v, |s| s.parse::<f64>().ok())
+                    .ok_or_else(|| self.err(format!("expected a number for `{name}`, found {}", kind(v))))?;
+                self.out.extend_from_slice(&x.to_le_bytes());
+            }
+            _ => {
+                let Value::Number(n) = v else {
+                    return Err(self.err(format!("expected an integer for `{name}`, found {}", kind(v))));
+                };
+                let range = |lo: i128, hi: i128| -> Result<i128, CodecError> {
+                    let x = n.as_i64().map(i128::from).or_else(|| n.as_u64().map(i128::from));
+                    match x {
+                        Some(x) if (lo..=hi).contains(&x) => Ok(x),
+                        Some(x) => Err(self.err(format!("{x} is out of range for `{name}` ({lo}…{hi})"))),
+                        None => Err(self.err(format!("expected an integer for `{name}`, found {n}"))),
+                    }
+                };
+                match p {
+                    Primitive::U8 => self.out.push(range(0, u8::MAX.into())? as u8),
+                    Primitive::I8 => self
+                        .out
+                        .extend_from_slice(&(range(i8::MIN.into(), i8::MAX.into())? as i8).to_le_bytes()),
+                    Primitive::U16 => self
+                        .out
+                        .extend_from_slice(&(range(0, u16::MAX.into())? as u16).to_le_bytes()),
+                    Primitive::I16 => self
+                        .out
+                        .extend_from_slice(&(range(i16::MIN.into(), i16::MAX.into())? as i16).to_le_bytes()),
+                    Primitive::U32 => self
+                        .out
+                        .extend_from_slice(&(range(0, u32::MAX.into())? as u32).to_le_bytes()),
+                    Primitive::I32 => self
+                        .out
+                        .extend_from_slice(&(range(i32::MIN.into(), i32::MAX.into())? as i32).to_le_bytes()),
+                    Primitive::U64 => self
+                        .out
+                        .extend_from_slice(&(range(0, u64::MAX.into())? as u64).to_le_bytes()),
+                    Primitive::I64 => self
+                        .out
+                        .extend_from_slice(&(range(i64::MIN.into(), i64::MAX.into())? as i64).to_le_bytes()),
+                    _ => {}
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A JSON number (parsed from its exact decimal text, so f32 rounds once, correctly)
+/// or one of the strings `"NaN"`, `"Infinity"`, `"-Infinity"`.
+fn float<T: std::str::FromStr>(v: &Value, parse: impl Fn(&str) -> Option<T>) -> Option<T> {
+    match v {
+        Value::Number(n) => parse(&n.to_string()),
+        Value::String(s) if matches!(s.as_str(), "NaN" | "Infinity" | "-Infinity") => {
+            parse(&s.replace("Infinity", "inf"))
+        }
+        _ => None,
+    }
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+// ====================================================================== decoder
+
+/// One line of an annotated dump.
+struct Note {
+    offset: usize,
+    len: usize,
+    depth: usize,
+    label: String,
+    value: String,
+}
+
+struct Decoder<'c, 's, 'b, 'n> {
+    codec: &'c Codec<'s>,
+    bytes: &'b [u8],
+    at: usize,
+    /// End of the readable region (the announced payload end in message mode).
+    end: usize,
+    path: Path<'s>,
+    notes: Option<&'n mut Vec<Note>>,
+}
+
+impl<'s> Decoder<'_, 's, '_, '_> {
+    fn err(&self, message: String) -> CodecError {
+        CodecError {
+            path: self.path.to_string(),
+            offset: self.at,
+            message,
+        }
+    }
+
+    fn take(&mut self, n: usize, what: &str) -> Result<&[u8], CodecError> {
+        let left = self.end - self.at;
+        if n > left {
+            return Err(self.err(format!(
+                "{what} needs {n} byte(s) but only {left} are left at offset {}",
+                self.at
+            )));
+        }
+        let s = &self.bytes[self.at..self.at + n];
+        self.at += n;
+        Ok(s)
+    }
+
+    fn note(&mut self, offset: usize, depth: usize, label: String, value: String) {
+        let len = self.at - offset;
+        if let Some(notes) = self.notes.as_deref_mut() {
+            notes.push(Note {
+                offset,
+                len,
+                depth,
+                label,
+                value,
+            });
+        }
+    }
+
+    fn note_open(&mut self, depth: usize, label: &str, wire: &Wire) {
+        if self.notes.is_some() {
+            let desc = self.describe(wire);
+            let desc = if desc == label { String::new() } else { desc };
+            let at = self.at;
+            self.note(at, depth, label.to_string(), desc);
+        }
+    }
+
+    fn describe(&self, wire: &Wire) -> String {
+        match wire {
+            Wire::Struct(id) => self.codec.schema.types[*id].name.clone(),
+            Wire::Array(e) => format!("[]{}", self.describe(e)),
+            Wire::Optional(e) => format!("optional {}", self.describe(e)),
+            Wire::Prim(p) => p.spelling(self.codec.schema.dialect).unwrap_or("?").to_string(),
+        }
+    }
+
+    fn header(&mut self, expected_id: u16) -> Result<(), CodecError> {
+        let start = self.at;
+        let magic = self.take(3, "the message header")?;
+        if magic != SDP_MAGIC {
+            return Err(CodecError {
+                path: String::new(),
+                offset: start,
+                message: format!("bad message magic {magic:02x?}; expected \"SDP\" (53 44 50)"),
+            });
+        }
+        let version = self.take(1, "the message header")?[0];
+        if version != SDP_VERSION {
+            return Err(CodecError {
+                path: String::new(),
+                offset: start + 3,
+                message: format!("unsupported message version 0x{version:02x}; expected '2' (0x32)"),
+            });
+        }
+        let id = u16::from_le_bytes(self.fixed::<2>("the message type id")?);
+        if id != expected_id {
+            return Err(CodecError {
+                path: String::new(),
+                offset: start + 4,
+                message: format!("message type id {id}; expected {expected_id}"),
+            });
+        }
+        let len = u32::from_le_bytes(self.fixed::<4>("the message length")?) as usize;
+        let left = self.end - self.at;
+        if len > left {
+            return Err(CodecError {
+                path: String::new(),
+                offset: start + 6,
+                message: format!(
+                    "message length {len} exceeds the {left} bytes left at offset {}",
+                    self.at
+                ),
+            });
+        }
+        self.note(
+            start,
+            0,
+            "message header".into(),
+            format!("SDP2 · type id {id} · payload {len} B"),
+        );
+        self.end = self.at + len;
+        Ok(())
+    }
+
+    fn fixed<const N: usize>(&mut self, what: &str) -> Result<[u8; N], CodecError> {
+        let s = self.take(N, what)?;
+        let mut a = [0u8; N];
+        a.copy_from_slice(s);
+        Ok(a)
+    }
+
+    /// A length or count prefix; `min_each` bytes per unit must still be available.
+    fn length(&mut self, what: &str, min_each: u64) -> Result<usize, CodecError> {
+        let start = self.at;
+        let n: u64 = match self.codec.schema.dialect {
+            Dialect::Sdp => u32::from_le_bytes(self.fixed::<4>(what)?).into(),
+            Dialect::Ffi => u16::from_le_bytes(self.fixed::<2>(what)?).into(),
+        };
+        let left = (self.end - self.at) as u64;
+        if n.saturating_mul(min_each.max(1)) > left {
+            self.at = start;
+            let need = if min_each > 1 {
+                format!(" × {min_each} bytes")
+            } else {
+                String::new()
+            };
+            return Err(self.err(format!(
+                "{what} {n}{need} exceeds the {left} bytes left at offset {}",
+                start + (self.at - start)
+            )));
+        }
+        Ok(n as usize)
+    }
+
+    fn value(&mut self, wire: &Wire, depth: usize) -> Result<Value, CodecError> {
+        if depth > MAX_DEPTH {
+            return Err(self.err(format!("value nested deeper than {MAX_DEPTH} levels")));
+        }
+        match wire {
+            Wire::Prim(p) => self.prim(*p, depth),
+            Wire::Optional(inner) => {
+                let start = self.at;
+                let flag = self.take(1, "a presence byte")?[0];
+                match flag {
+                    0 => {
+                        self.note(start, depth, String::new(), "absent".into());
+                        Ok(Value::Null)
+                    }
+                    1 => {
+                        self.note(start, depth, String::new(), "present".into());
+                        self.value(inner, depth)
+                    }
+                    b => {
+                        self.at = start;
+                        Err(self.err(format!("presence byte 0x{b:02x} at offset {start}; expected 00 or 01")))
+                    }
+                }
+            }
+            Wire::Array(elem) => {
+                let min_each = self.min_size(elem);
+                let start = self.at;
+                let n = self.length("array count", min_each)?;
+                self.note(start, depth, String::new(), format!("count {n}"));
+                let mut items = Vec::with_capacity(n);
+                for i in 0..n {
+                    self.path.0.push(Seg::Index(i));
+                    if self.notes.is_some() && matches!(**elem, Wire::Struct(_) | Wire::Array(_)) {
+                        let label = format!("[{i}]");
+                        self.note_open(depth + 1, &label, elem);
+                    }
+                    items.push(self.value(elem, depth + 1)?);
+                    self.path.0.pop();
+                }
+                Ok(Value::Array(items))
+            }
+            Wire::Struct(id) => self.strukt(*id, depth),
+        }
+    }
+
+    fn min_size(&self, wire: &Wire) -> u64 {
+        match wire {
+            Wire::Prim(p) => p.fixed_size().unwrap_or(self.codec.schema.dialect.length_prefix()),
+            Wire::Array(_) => self.codec.schema.dialect.length_prefix(),
+            Wire::Optional(_) => 1,
+            Wire::Struct(id) => self.codec.layout.get(*id).map_or(1, |t| t.size.min),
+        }
+    }
+
+    fn strukt(&mut self, id: TypeId, depth: usize) -> Result<Value, CodecError> {
+        let schema: &'s Schema = self.codec.schema;
+        let layout: &'s Layout = self.codec.layout;
+        let Some(t) = layout.get(id) else {
+            return Err(self.err("struct has no layout".into()));
+        };
+        let fields = schema.types[id].fields();
+        let mut values: Vec<(usize, Value)> = Vec::with_capacity(t.fields.len());
+        for f in &t.fields {
+            let decl = &fields[f.decl_index];
+            self.path.0.push(Seg::Field(decl.json_name.as_str()));
+            if self.notes.is_some() && matches!(f.wire, Wire::Struct(_) | Wire::Array(_) | Wire::Optional(_)) {
+                self.note_open(depth + 1, &decl.name, &f.wire);
+            }
+            let start = self.at;
+            let before = self.notes.as_ref().map_or(0, |n| n.len());
+            let v = self.value(&f.wire, depth + 1)?;
+            // Scalars get their name on their own line.
+            if let Some(notes) = self.notes.as_deref_mut() {
+                if matches!(f.wire, Wire::Prim(_)) && notes.len() == before + 1 {
+                    if let Some(n) = notes.last_mut() {
+                        n.label = decl.name.clone();
+                        n.offset = start;
+                    }
+                }
+            }
+            values.push((f.decl_index, v));
+            self.path.0.pop();
+        }
+        // JSON objects list fields as written, whatever the wire order.
+        values.sort_by_key(|(d, _)| *d);
+        let mut map = Map::with_capacity(values.len());
+        for (d, v) in values {
+            if v.is_null() {
+                continue;
+            }
+            map.insert(fields[d].json_name.clone(), v);
+        }
+        Ok(Value::Object(map))
+    }
+
+    fn prim(&mut self, p: Primitive, depth: usize) -> Result<Value, CodecError> {
+        let start = self.at;
+        let name = p.spelling(self.codec.schema.dialect).unwrap_or("?");
+        let v = match p {
+            Primitive::Bool => match self.take(1, "a bool")?[0] {
+                0 => Value::Bool(false),
+                1 => Value::Bool(true),
+                b => {
+                    self.at = start;
+                    return Err(self.err(format!("bool byte 0x{b:02x} at offset {start}; expected 00 or 01")));
+                }
+            },
+            Primitive::Str => {
+                let n = self.length("string length", 1)?;
+                let s = self.take(n, "a string")?;
+                match std::str::from_utf8(s) {
+                    Ok(s) => Value::String(s.to_string()),
+                    Err(e) => {
+                        self.at = start;
+                        return Err(self.err(format!(
+                            "string is not valid UTF-8 (at byte {} of the string)",
+                            e.valid_up_to()
+                        )));
+                    }
+                }
+            }
+            Primitive::U8 => Value::from(self.fixed::<1>(name)?[0]),
+            Primitive::I8 => Value::from(i8::from_le_bytes(self.fixed::<1>(name)?)),
+            Primitive::U16 => Value::from(u16::from_le_bytes(self.fixed::<2>(name)?)),
+            Primitive::I16 => Value::from(i16::from_le_bytes(self.fixed::<2>(name)?)),
+            Primitive::U32 => Value::from(u32::from_le_bytes(self.fixed::<4>(name)?)),
+            Primitive::I32 => Value::from(i32::from_le_bytes(self.fixed::<4>(name)?)),
+            Primitive::U64 => Value::from(u64::from_le_bytes(self.fixed::<8>(name)?)),
+            Primitive::I64 => Value::from(i64::from_le_bytes(self.fixed::<8>(name)?)),
+            Primitive::F32 => float_value(f32::from_le_bytes(self.fixed::<4>(name)?)),
+            Primitive::F64 => float_value(f64::from_le_bytes(self.fixed::<8>(name)?)),
+        };
+        if self.notes.is_some() {
+            let shown = match &v {
+                Value::String(s) => preview(s),
+                other => other.to_string(),
+            };
+            self.note(start, depth, String::new(), shown);
+        }
+        Ok(v)
+    }
+}
+
+/// A float as JSON: the shortest decimal that reads back to the same value (`-0.0`
+/// keeps its sign; NaN and infinities, which JSON lacks, become strings).
+fn float_value<T: std::fmt::Display + Into<f64> + Copy>(x: T) -> Value {
+    let f: f64 = x.into();
+    if f.is_nan() {
+        return Value::String("NaN".into());
+    }
+    if f.is_infinite() {
+        return Value::String(if f > 0.0 { "Infinity" } else { "-Infinity" }.into());
+    }
+    let mut text = x.to_string();
+    if !text.contains(['.', 'e', 'E']) {
+        text.push_str(".0");
+    }
+    serde_json::from_str::<Number>(&text)
+        .map(Value::Number)
+        .unwrap_or(Value::Null)
+}
+
+fn preview(s: &str) -> String {
+    const MAX: usize = 48;
+    let shown: String = s.chars().take(MAX).collect();
+    let mut q = serde_json::to_string(&shown).unwrap_or_default();
+    if shown.len() < s.len() {
+        q.insert(q.len() - 1, '…');
+    }
+    q
+}
+
+fn render_notes(bytes: &[u8], notes: &[Note]) -> String {
+    const PER_LINE: usize = 12;
+    let mut out = String::new();
+    let _ = writeln!(out, "{:<8}  {:<36}  field = value", "offset", "bytes");
+    for n in notes {
+        let chunk = &bytes[n.offset.min(bytes.len())..(n.offset + n.len).min(bytes.len())];
+        let mut hex: Vec<String> = chunk
+            .chunks(PER_LINE)
+            .map(|c| c.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(" "))
+            .collect();
+        if hex.len() > 4 {
+            let more = chunk.len() - 3 * PER_LINE;
+            hex.truncate(3);
+            hex.push(format!("… {more} more bytes"));
+        }
+        let indent = "  ".repeat(n.depth);
+        let what = match (n.label.is_empty(), n.value.is_empty()) {
+            (false, false) if n.len == 0 => format!("{indent}{}: {}", n.label, n.value),
+            (false, false) => format!("{indent}{} = {}", n.label, n.value),
+            (false, true) => format!("{indent}{}", n.label),
+            (true, _) => format!("{indent}  ({})", n.value),
+        };
+        let first = hex.first().cloned().unwrap_or_default();
+        let _ = writeln!(out, "{:08x}  {:<36}  {}", n.offset, first, what);
+        for h in hex.iter().skip(1) {
+            let _ = writeln!(out, "{:8}  {h}", "");
+        }
+    }
+    out
+}

@@ -1,0 +1,120 @@
+//! `wirelens encode` / `wirelens decode`: JSON ↔ wire bytes through the reference codec.
+//! Input is read completely and output produced completely before anything is written;
+//! on any error stdout stays empty.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use codegen::codec::{Codec, Mode};
+use codegen::{FieldOrder, Severity};
+use codespan_reporting::files::SimpleFile;
+
+use super::check::render;
+use super::{load, Loaded};
+
+pub struct Args {
+    pub schema: PathBuf,
+    pub root: String,
+    pub mode: Mode,
+    pub order: Option<FieldOrder>,
+    pub all: bool,
+    pub input: Option<PathBuf>,
+}
+
+/// Maximum input read (bytes or JSON text): generous, but a typo'd path to a disk image
+/// should not exhaust memory.
+const MAX_INPUT: u64 = 1 << 30;
+
+fn read_input(input: Option<&Path>) -> Result<Vec<u8>, String> {
+    let mut buf = Vec::new();
+    let result = match input {
+        Some(p) => std::fs::File::open(p).and_then(|f| f.take(MAX_INPUT + 1).read_to_end(&mut buf)),
+        None => std::io::stdin().lock().take(MAX_INPUT + 1).read_to_end(&mut buf),
+    };
+    let name = input.map_or("<stdin>".to_string(), |p| p.display().to_string());
+    result.map_err(|e| format!("{name}: {e}"))?;
+    if buf.len() as u64 > MAX_INPUT {
+        return Err(format!("{name}: input larger than {MAX_INPUT} bytes"));
+    }
+    Ok(buf)
+}
+
+fn load_checked(args: &Args) -> Result<Loaded, String> {
+    let loaded = load(&args.schema, args.order).map_err(|e| e.to_string())?;
+    let errors: Vec<_> = loaded
+        .analysis
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .collect();
+    if !errors.is_empty() {
+        let file = SimpleFile::new(args.schema.display().to_string(), loaded.source.text.as_str());
+        for d in &errors {
+            eprint!("{}", render(&file, d));
+        }
+        return Err(format!(
+            "{}: the schema has {} error(s)",
+            args.schema.display(),
+            errors.len()
+        ));
+    }
+    Ok(loaded)
+}
+
+fn write_stdout(bytes: &[u8]) -> Result<ExitCode, String> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(bytes)
+        .and_then(|_| out.flush())
+        .map_err(|e| format!("<stdout>: {e}"))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn encode(args: &Args) -> Result<ExitCode, String> {
+    let loaded = load_checked(args)?;
+    let codec = Codec::new(&loaded.analysis.schema, &loaded.analysis.layout);
+    let root = codec.root(&args.root)?;
+    let text = read_input(args.input.as_deref())?;
+    let value: serde_json::Value = serde_json::from_slice(&text).map_err(|e| format!("input JSON: {e}"))?;
+    let mut out = Vec::new();
+    if args.all {
+        let serde_json::Value::Array(records) = &value else {
+            return Err("input JSON: --all expects an array of records".into());
+        };
+        for (i, record) in records.iter().enumerate() {
+            codec
+                .encode_into(root, record, args.mode, &mut out)
+                .map_err(|e| format!("record {i}: {e}"))?;
+        }
+    } else {
+        codec
+            .encode_into(root, &value, args.mode, &mut out)
+            .map_err(|e| e.to_string())?;
+    }
+    write_stdout(&out)
+}
+
+pub fn decode(args: &Args, annotate: bool) -> Result<ExitCode, String> {
+    let loaded = load_checked(args)?;
+    let codec = Codec::new(&loaded.analysis.schema, &loaded.analysis.layout);
+    let root = codec.root(&args.root)?;
+    let bytes = read_input(args.input.as_deref())?;
+    if annotate {
+        let (dump, error) = codec.annotate(root, &bytes, args.mode, args.all);
+        return match error {
+            None => write_stdout(dump.as_bytes()),
+            Some(e) => {
+                eprint!("{dump}");
+                Err(format!("at offset {}: {e}", e.offset))
+            }
+        };
+    }
+    let value = if args.all {
+        serde_json::Value::Array(codec.decode_all(root, &bytes, args.mode).map_err(|e| e.to_string())?)
+    } else {
+        codec.decode(root, &bytes, args.mode).map_err(|e| e.to_string())?
+    };
+    let mut text = serde_json::to_string_pretty(&value).map_err(|e| e.to_string())?;
+    text.push('\n');
+    write_stdout(text.as_bytes())
+}

@@ -1,0 +1,82 @@
+//! The engines the harness can drive. `cli` runs the `wirelens` binary (path from
+//! `WIRELENS_BIN`); the generated-code engines come with the code generators.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use codegen::codec::Mode;
+use codegen::FieldOrder;
+use serde_json::Value;
+
+use crate::{Case, Engine};
+
+pub fn by_name(name: &str) -> Result<Box<dyn Engine>, String> {
+    match name {
+        "cli" => Ok(Box::new(Cli {
+            bin: std::env::var("WIRELENS_BIN").unwrap_or_else(|_| "wirelens".into()),
+        })),
+        "c" | "cpp" | "rust" => Err(format!("engine `{name}`: the {name} code generator is not built yet")),
+        other => Err(format!("unknown engine `{other}` (engines: cli, c, cpp, rust)")),
+    }
+}
+
+struct Cli {
+    bin: String,
+}
+
+impl Cli {
+    fn run(&self, command: &str, case: &Case, stdin: &[u8]) -> Result<Vec<u8>, String> {
+        let mut cmd = Command::new(&self.bin);
+        cmd.arg(command)
+            .arg("--schema")
+            .arg(&case.schema)
+            .args(["--root", &case.root])
+            .args(["--mode", if case.mode == Mode::Message { "message" } else { "byte" }])
+            .args([
+                "--order",
+                if case.order == FieldOrder::Declaration {
+                    "declaration"
+                } else {
+                    "canonical"
+                },
+            ]);
+        if case.all {
+            cmd.arg("--all");
+        }
+        let mut child = cmd
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("{}: {e}", self.bin))?;
+        let mut input = child.stdin.take().ok_or("no stdin")?;
+        let data = stdin.to_vec();
+        let writer = std::thread::spawn(move || input.write_all(&data));
+        let out = child.wait_with_output().map_err(|e| e.to_string())?;
+        let _ = writer.join();
+        if !out.status.success() {
+            return Err(format!(
+                "exit {}: {}",
+                out.status.code().unwrap_or(-1),
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
+        Ok(out.stdout)
+    }
+}
+
+impl Engine for Cli {
+    fn name(&self) -> &str {
+        "cli"
+    }
+
+    fn encode(&self, case: &Case) -> Result<Vec<u8>, String> {
+        let json = serde_json::to_vec(&case.value).map_err(|e| e.to_string())?;
+        self.run("encode", case, &json)
+    }
+
+    fn decode(&self, case: &Case) -> Result<Value, String> {
+        let out = self.run("decode", case, &case.bytes)?;
+        serde_json::from_slice(&out).map_err(|e| format!("decode printed invalid JSON: {e}"))
+    }
+}

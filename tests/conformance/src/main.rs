@@ -1,0 +1,214 @@
+//! The conformance harness: every case of a vectors directory (layout of
+//! `shared/vectors/README.md`), encode value → exact bytes and decode bytes → the value,
+//! through each engine. Engines share one interface, so the generated C, C++ and Rust
+//! codecs plug in beside the CLI.
+
+mod engines;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::Parser;
+use codegen::codec::{Codec, Mode};
+use codegen::{analyze, Dialect, FieldOrder, OrderChoice};
+use serde_json::Value;
+
+#[derive(Parser)]
+#[command(about = "Run every case of a vectors directory through wirelens engines, both directions")]
+struct Args {
+    /// A directory with `sdp/` and/or `ffi/`, each holding `schemas/` and `cases/`.
+    #[arg(long)]
+    vectors: PathBuf,
+    /// Comma-separated engines: cli, c, cpp, rust.
+    #[arg(long, default_value = "cli", value_delimiter = ',')]
+    lang: Vec<String>,
+}
+
+/// One case file, resolved.
+pub struct Case {
+    pub name: String,
+    pub dialect: Dialect,
+    pub schema: PathBuf,
+    pub root: String,
+    pub mode: Mode,
+    pub order: FieldOrder,
+    /// `values` cases: several records back to back.
+    pub all: bool,
+    /// The value, or the array of records when `all`.
+    pub value: Value,
+    pub bytes: Vec<u8>,
+}
+
+/// What every engine does: encode a case's value, decode its bytes.
+pub trait Engine {
+    fn name(&self) -> &str;
+    fn encode(&self, case: &Case) -> Result<Vec<u8>, String>;
+    fn decode(&self, case: &Case) -> Result<Value, String>;
+}
+
+fn load_cases(vectors: &Path) -> Result<Vec<Case>, String> {
+    let mut cases = Vec::new();
+    for (dir, dialect) in [("sdp", Dialect::Sdp), ("ffi", Dialect::Ffi)] {
+        let case_dir = vectors.join(dir).join("cases");
+        let Ok(entries) = std::fs::read_dir(&case_dir) else {
+            continue;
+        };
+        let mut files: Vec<PathBuf> = entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|e| e == "json"))
+            .collect();
+        files.sort();
+        for json_path in files {
+            let fail = |m: String| format!("{}: {m}", json_path.display());
+            let text = std::fs::read_to_string(&json_path).map_err(|e| fail(e.to_string()))?;
+            let doc: Value = serde_json::from_str(&text).map_err(|e| fail(e.to_string()))?;
+            let field = |k: &str| doc.get(k).and_then(Value::as_str).map(str::to_string);
+            let schema = vectors
+                .join(dir)
+                .join("schemas")
+                .join(field("schema").ok_or_else(|| fail("no `schema`".into()))?);
+            let mode = match field("mode").as_deref() {
+                None | Some("byte") => Mode::Byte,
+                Some("message") => Mode::Message,
+                Some(m) => return Err(fail(format!("unknown mode `{m}`"))),
+            };
+            let order = match field("order") {
+                None => FieldOrder::Canonical,
+                Some(o) => FieldOrder::parse(&o).ok_or_else(|| fail(format!("unknown order `{o}`")))?,
+            };
+            let (all, value) = match (doc.get("value"), doc.get("values")) {
+                (Some(v), None) => (false, v.clone()),
+                (None, Some(v)) if v.is_array() => (true, v.clone()),
+                _ => return Err(fail("needs exactly one of `value` or `values` (an array)".into())),
+            };
+            let bin = json_path.with_extension("bin");
+            let bytes = std::fs::read(&bin).map_err(|e| format!("{}: {e}", bin.display()))?;
+            let name = format!(
+                "{dir}/{}",
+                json_path
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default()
+            );
+            cases.push(Case {
+                name,
+                dialect,
+                schema,
+                root: field("root").ok_or_else(|| fail("no `root`".into()))?,
+                mode,
+                order,
+                all,
+                value,
+                bytes,
+            });
+        }
+    }
+    Ok(cases)
+}
+
+/// Compares a decoded value with the case's value at the wire types' precision.
+fn same_value(case: &Case, decoded: &Value) -> Result<(), String> {
+    let text = std::fs::read_to_string(&case.schema).map_err(|e| e.to_string())?;
+    let analysis = analyze(
+        case.dialect,
+        &text,
+        None,
+        OrderChoice {
+            order: Some(case.order),
+            overrides_directive: true,
+        },
+    );
+    let codec = Codec::new(&analysis.schema, &analysis.layout);
+    let root = codec.root(&case.root)?;
+    if case.all {
+        let (Value::Array(want), Value::Array(got)) = (&case.value, decoded) else {
+            return Err("expected an array of records".into());
+        };
+        if want.len() != got.len() {
+            return Err(format!("{} records decoded, {} expected", got.len(), want.len()));
+        }
+        for (i, (w, g)) in want.iter().zip(got).enumerate() {
+            codec.same_value(root, w, g).map_err(|e| format!("record {i}: {e}"))?;
+        }
+        Ok(())
+    } else {
+        codec.same_value(root, &case.value, decoded)
+    }
+}
+
+fn first_difference(want: &[u8], got: &[u8]) -> String {
+    let at = want
+        .iter()
+        .zip(got)
+        .position(|(a, b)| a != b)
+        .unwrap_or(want.len().min(got.len()));
+    let show = |b: &[u8]| {
+        b.iter()
+            .skip(at)
+            .take(8)
+            .map(|x| format!("{x:02x}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    format!(
+        "{} bytes vs {} expected; first difference at offset {at}: [{}] vs [{}]",
+        got.len(),
+        want.len(),
+        show(got),
+        show(want)
+    )
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    let cases = match load_cases(&args.vectors) {
+        Ok(c) if c.is_empty() => {
+            eprintln!("error: no cases under {}", args.vectors.display());
+            return ExitCode::from(2);
+        }
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut selected: Vec<Box<dyn Engine>> = Vec::new();
+    for lang in &args.lang {
+        match engines::by_name(lang) {
+            Ok(engine) => selected.push(engine),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let (mut passed, mut failed) = (0usize, 0usize);
+    for engine in &selected {
+        for case in &cases {
+            let mut report = |direction: &str, result: Result<(), String>| match result {
+                Ok(()) => passed += 1,
+                Err(e) => {
+                    failed += 1;
+                    println!("FAIL {} {} {direction}: {e}", engine.name(), case.name);
+                }
+            };
+            let encoded = engine.encode(case).and_then(|b| {
+                if b == case.bytes {
+                    Ok(())
+                } else {
+                    Err(first_difference(&case.bytes, &b))
+                }
+            });
+            report("encode", encoded);
+            let decoded = engine.decode(case).and_then(|v| same_value(case, &v));
+            report("decode", decoded);
+        }
+    }
+    println!("{passed} passed, {failed} failed");
+    if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
