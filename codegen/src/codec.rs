@@ -519,6 +519,9 @@ impl<'s> Encoder<'_, 's, '_> {
                     match x {
                         Some(x) if (lo..=hi).contains(&x) => Ok(x),
                         Some(x) => Err(self.err(format!("{x} is out of range for `{name}` ({lo}…{hi})"))),
+                        None if is_integer_literal(&n.to_string()) => {
+                            Err(self.err(format!("{n} is out of range for `{name}` ({lo}…{hi})")))
+                        }
                         None => Err(self.err(format!("expected an integer for `{name}`, found {n}"))),
                     }
                 };
@@ -565,6 +568,11 @@ fn float<T: std::str::FromStr>(v: &Value, parse: impl Fn(&str) -> Option<T>) -> 
     }
 }
 
+fn is_integer_literal(s: &str) -> bool {
+    let digits = s.strip_prefix('-').unwrap_or(s);
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+}
+
 fn kind(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
@@ -609,14 +617,28 @@ impl<'s> Decoder<'_, 's, '_, '_> {
     fn take(&mut self, n: usize, what: &str) -> Result<&[u8], CodecError> {
         let left = self.end - self.at;
         if n > left {
-            return Err(self.err(format!(
-                "{what} needs {n} byte(s) but only {left} are left at offset {}",
-                self.at
-            )));
+            let message = format!(
+                "{what} needs {n} byte(s) but only {left} are left at offset {}{}",
+                self.at,
+                self.payload_hint()
+            );
+            return Err(self.err(message));
         }
         let s = &self.bytes[self.at..self.at + n];
         self.at += n;
         Ok(s)
+    }
+
+    /// When a message header limits the readable region, say so in bounds errors.
+    fn payload_hint(&self) -> String {
+        if self.end < self.bytes.len() {
+            format!(
+                " (the message header announces a payload ending at offset {})",
+                self.end
+            )
+        } else {
+            String::new()
+        }
     }
 
     fn note(&mut self, offset: usize, depth: usize, label: String, value: String) {
@@ -720,9 +742,9 @@ impl<'s> Decoder<'_, 's, '_, '_> {
             } else {
                 String::new()
             };
+            let hint = self.payload_hint();
             return Err(self.err(format!(
-                "{what} {n}{need} exceeds the {left} bytes left at offset {}",
-                start + (self.at - start)
+                "{what} {n}{need} exceeds the {left} bytes left at offset {start}{hint}"
             )));
         }
         Ok(n as usize)
