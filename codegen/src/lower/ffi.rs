@@ -172,23 +172,31 @@ fn lower_directive(
 }
 
 /// Go doc comments: the run of `//` lines ending on the line right above `anchor`.
-/// `within` limits the search to comments inside a grouped declaration.
+/// `before` holds the siblings preceding the anchor's declaration; `within` limits the
+/// search to the comments inside a grouped declaration.
 fn doc_comments(before: &[Node], anchor: Node, text: &str, within: Option<Node>) -> Vec<String> {
-    let comments: Vec<Node> = match within {
+    let group_children: Vec<Node>;
+    let preceding: &[Node] = match within {
         Some(group) => {
             let mut cursor = group.walk();
-            group
+            group_children = group
                 .children(&mut cursor)
-                .filter(|c| c.kind() == "comment" && c.end_byte() <= anchor.start_byte())
-                .collect()
+                .take_while(|c| c.end_byte() <= anchor.start_byte())
+                .collect();
+            &group_children
         }
-        None => before.iter().copied().filter(|c| c.kind() == "comment").collect(),
+        None => before,
     };
     let mut docs = Vec::new();
     let mut next_row = anchor.start_position().row;
-    for c in comments.iter().rev() {
+    // Only the comments directly preceding the anchor can be its docs.
+    for c in preceding.iter().rev() {
         let t = node_text(*c, text).trim_end();
-        if c.end_position().row + 1 != next_row || !t.starts_with("//") || t.starts_with(DIRECTIVE) {
+        if c.kind() != "comment"
+            || c.end_position().row + 1 != next_row
+            || !t.starts_with("//")
+            || t.starts_with(DIRECTIVE)
+        {
             break;
         }
         let line = &t[2..];
