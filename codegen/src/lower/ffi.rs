@@ -231,19 +231,37 @@ fn lower_type_spec(spec: Node, text: &str, docs: Vec<String>, diags: &mut Vec<Di
     })
 }
 
+/// Error recovery glues what follows a syntax error into a field (`type int32` becomes
+/// an embedded `int32`); such a field starts on the line where an `ERROR` sibling ends
+/// and gets no diagnostics of its own. (Scanning siblings here, rather than calling
+/// `Node::prev_sibling`, which walks down from the root each time.)
+fn recovery_debris(body: Node) -> std::collections::HashSet<usize> {
+    let mut debris = std::collections::HashSet::new();
+    let mut stack = vec![body];
+    while let Some(parent) = stack.pop() {
+        let mut cursor = parent.walk();
+        let mut prev: Option<Node> = None;
+        for child in parent.children(&mut cursor) {
+            if child.kind() == "field_declaration"
+                && prev.is_some_and(|p| p.is_error() && p.end_position().row == child.start_position().row)
+            {
+                debris.insert(child.id());
+            }
+            if child.is_error() {
+                stack.push(child);
+            }
+            prev = Some(child);
+        }
+    }
+    debris
+}
+
 fn lower_fields(body: Node, text: &str, diags: &mut Vec<Diagnostic>) -> Vec<Field> {
     let mut fields = Vec::new();
     let items = children_through_errors(body);
+    let debris = recovery_debris(body);
     for (i, decl) in items.iter().copied().enumerate() {
-        if decl.kind() != "field_declaration" {
-            continue;
-        }
-        // Error recovery glues what follows a syntax error into a field (`type int32`
-        // becomes an embedded `int32`); that debris gets no diagnostics of its own.
-        if decl
-            .prev_sibling()
-            .is_some_and(|p| p.is_error() && p.end_position().row == decl.start_position().row)
-        {
+        if decl.kind() != "field_declaration" || debris.contains(&decl.id()) {
             continue;
         }
         let docs = doc_comments(&items[..i], decl, text, None);
