@@ -15,10 +15,12 @@
 //!   by exactly one blank line;
 //! - a comment on the line of a field, a declaration, or an opening/closing brace stays on
 //!   that line; a comment on its own line stays on its own line, indented like the code
-//!   around it; the text of a comment is kept, minus trailing whitespace on each line;
+//!   around it; the text of a comment is kept, minus trailing whitespace on each line (the
+//!   inner lines of a multi-line `/* … */` are not re-indented);
 //! - a comment *inside* a field or declaration (`a: // c` ⏎ `u32,`, `type /* c */ T int`) is
-//!   moved onto its own line right above that field or declaration (or, in the rare case
-//!   of a comment after the closing brace of an anonymous struct type, right below it).
+//!   moved onto its own line right above that field or declaration (or right below it when
+//!   that keeps the comments in order, e.g. after the closing brace of an anonymous struct
+//!   type). In SDP such a `///` comment thereby becomes the field's doc comment.
 //!
 //! SDP (rustfmt-like): `struct Name {` on one line; each field on its own line, indented
 //! four spaces, as `name: Type,` — always with a comma, also after the last field, so a
@@ -36,8 +38,8 @@
 //! written over several lines (gofmt keeps a one-line `struct{ X int }`), blank lines
 //! before a closing brace go, and top-level declarations are always separated by one blank
 //! line. Imports, constants, variables and functions (which ffire ignores) are reproduced
-//! verbatim, only with trailing whitespace removed outside raw strings; so are array
-//! lengths, function-type parameter lists and interface bodies.
+//! verbatim, only with trailing whitespace and repeated blank lines removed outside raw
+//! strings; so are array lengths, function-type parameter lists and interface bodies.
 //!
 //! The printer walks the tree iteratively with an explicit stack, so deeply nested types
 //! cannot overflow the call stack.
@@ -156,11 +158,7 @@ fn render(lines: &[Line], indent_unit: &str) -> String {
     while i < lines.len() {
         let mut j = i + 1;
         if !lines[i].is_multiline() {
-            while j < lines.len()
-                && !lines[j - 1].ff
-                && !lines[j].blank_before
-                && !lines[j].is_multiline()
-            {
+            while j < lines.len() && !lines[j - 1].ff && !lines[j].blank_before && !lines[j].is_multiline() {
                 j += 1;
             }
         }
@@ -193,11 +191,7 @@ fn render(lines: &[Line], indent_unit: &str) -> String {
 fn column_widths(section: &[Line]) -> Vec<Vec<usize>> {
     let mut widths: Vec<Vec<usize>> = section.iter().map(|l| vec![0; l.cells.len()]).collect();
     let lo = section.iter().map(|l| l.indent).min().unwrap_or(0);
-    let hi = section
-        .iter()
-        .map(|l| l.indent + l.cells.len())
-        .max()
-        .unwrap_or(0);
+    let hi = section.iter().map(|l| l.indent + l.cells.len()).max().unwrap_or(0);
     for column in lo..hi {
         let has = |l: &Line| column < l.indent + l.cells.len();
         let mut k = 0;
@@ -302,6 +296,9 @@ struct Unit {
     named: bool,
     tag: bool,
     group: Group,
+    /// A verbatim piece with a comment in it was printed: later comments inside the
+    /// item go below it, so that comments stay in order.
+    sealed: bool,
 }
 
 impl Unit {
@@ -316,6 +313,7 @@ impl Unit {
             named: false,
             tag: false,
             group: Group::None,
+            sealed: false,
         }
     }
 }
@@ -429,9 +427,7 @@ impl<'t> Printer<'t> {
         let frame = match (self.sdp, kind) {
             (_, "source_file") => body(0, true),
             (true, "struct_item") => Frame::Unit(Unit::new(node, UnitKind::Struct)),
-            (true, "field_list") | (false, "field_declaration_list") => {
-                body(self.cur_indent() + 1, false)
-            }
+            (true, "field_list") | (false, "field_declaration_list") => body(self.cur_indent() + 1, false),
             (true, "field_declaration") => Frame::Unit(Unit::new(node, UnitKind::SdpField)),
             (false, "field_declaration") => Frame::Unit(Unit::new(node, UnitKind::Field)),
             (false, "package_clause") => Frame::Unit(Unit::new(node, UnitKind::Decl)),
@@ -440,9 +436,7 @@ impl<'t> Printer<'t> {
                 unit.group = group_state(node);
                 Frame::Unit(unit)
             }
-            (false, "type_spec" | "type_alias") if self.in_group() => {
-                Frame::Unit(Unit::new(node, UnitKind::Spec))
-            }
+            (false, "type_spec" | "type_alias") if self.in_group() => Frame::Unit(Unit::new(node, UnitKind::Spec)),
             _ => return,
         };
         self.frames.push(frame);
@@ -487,16 +481,14 @@ impl<'t> Printer<'t> {
                     self.space = true;
                 }
             }
-            ("type_alias", Some("type"))
-            | ("channel_type", Some("element"))
-            | ("function_type", Some("result")) => self.space = true,
+            ("type_alias", Some("type")) | ("channel_type", Some("element")) | ("function_type", Some("result")) => {
+                self.space = true
+            }
             _ => {}
         }
         match kind {
-            "import_declaration" | "const_declaration" | "var_declaration"
-            | "function_declaration" => {
-                self.frames
-                    .push(Frame::Unit(Unit::new(node, UnitKind::Decl)));
+            "import_declaration" | "const_declaration" | "var_declaration" | "function_declaration" => {
+                self.frames.push(Frame::Unit(Unit::new(node, UnitKind::Decl)));
                 let text = self.verbatim(node);
                 self.code(node, &text);
                 if let Some(Frame::Unit(unit)) = self.frames.pop() {
@@ -509,22 +501,19 @@ impl<'t> Printer<'t> {
                 true
             }
             "parameter_list" if parent == "function_type" => {
-                let text = self.verbatim(node);
-                self.code(node, &text);
+                self.verbatim_piece(node, "");
                 true
             }
             "block" if parent == "interface_type" => {
-                let text = if has_child(node, &["{", "}", "\n", ";"], false) {
-                    " ".to_string() + &self.verbatim(node)
+                if has_child(node, &["{", "}", "\n", ";"], false) {
+                    self.verbatim_piece(node, " ");
                 } else {
-                    "{}".to_string()
-                };
-                self.code(node, &text);
+                    self.code(node, "{}");
+                }
                 true
             }
             _ if parent == "array_type" && field == Some("length") && node.is_named() => {
-                let text = self.verbatim(node);
-                self.code(node, &text);
+                self.verbatim_piece(node, "");
                 true
             }
             _ => false,
@@ -603,6 +592,18 @@ impl<'t> Printer<'t> {
         }
     }
 
+    /// Prints a loosely parsed part of a type (parameters, an interface body, an array
+    /// length) as written.
+    fn verbatim_piece(&mut self, node: Node<'t>, prefix: &str) {
+        let text = self.verbatim(node);
+        self.code(node, &(prefix.to_string() + &text));
+        if (text.contains("//") || text.contains("/*")) && has_comment(node) {
+            if let Some(Frame::Unit(u)) = self.frames.last_mut() {
+                u.sealed = true;
+            }
+        }
+    }
+
     fn open_group(&mut self, node: Node<'t>) {
         let group = match self.frames.last() {
             Some(Frame::Unit(u)) => u.group,
@@ -645,9 +646,7 @@ impl<'t> Printer<'t> {
     }
 
     fn cur_indent(&self) -> usize {
-        self.cur
-            .as_ref()
-            .map_or_else(|| self.body_indent(), |l| l.indent)
+        self.cur.as_ref().map_or_else(|| self.body_indent(), |l| l.indent)
     }
 
     fn body_indent(&self) -> usize {
@@ -784,21 +783,24 @@ impl<'t> Printer<'t> {
         if self.lines.len() > unit.first_line {
             self.set_ff();
         }
-        for text in unit.deferred {
-            self.close_cur();
-            self.lines.push(Line {
-                indent: unit.indent,
-                text,
-                ..Line::default()
-            });
-            self.trail = None;
-        }
         let body = self.frames.iter_mut().rev().find_map(|f| match f {
             Frame::Body(b) => Some(b),
             Frame::Unit(_) => None,
         });
         if let Some(body) = body {
             body.after_unit = true;
+        }
+        for text in unit.deferred {
+            // Right below the item, as a comment of the body (a blank line at top level).
+            let blank_before = self.blank_before(self.last_row.unwrap_or(0));
+            self.close_cur();
+            self.lines.push(Line {
+                indent: unit.indent,
+                blank_before,
+                text,
+                ..Line::default()
+            });
+            self.trail = None;
         }
     }
 
@@ -811,7 +813,7 @@ impl<'t> Printer<'t> {
         if let Some(Frame::Unit(unit)) = self.frames.last_mut() {
             if unit.started {
                 match self.cur.as_mut() {
-                    Some(cur) if self.lines.len() == unit.first_line => {
+                    Some(cur) if self.lines.len() == unit.first_line && !unit.sealed => {
                         let blank_before = std::mem::take(&mut cur.blank_before);
                         self.lines.push(Line {
                             indent: cur.indent,
@@ -851,11 +853,7 @@ impl<'t> Printer<'t> {
                     }
                 }
             }
-            self.trail = single_block.then_some(if self.sdp {
-                Trail::Space
-            } else {
-                Trail::Tabs(0)
-            });
+            self.trail = single_block.then_some(if self.sdp { Trail::Space } else { Trail::Tabs(0) });
         } else {
             let blank_before = self.blank_before(row);
             let indent = self.body_indent();
@@ -866,17 +864,14 @@ impl<'t> Printer<'t> {
                 text,
                 ..Line::default()
             });
-            self.trail = single_block.then_some(if self.sdp {
-                Trail::Space
-            } else {
-                Trail::Tabs(0)
-            });
+            self.trail = single_block.then_some(if self.sdp { Trail::Space } else { Trail::Tabs(0) });
         }
         self.last_row = Some(end_row);
     }
 
-    /// The source text of `node` with LF line endings and without trailing whitespace,
-    /// except where a line ends inside a raw string literal.
+    /// The source text of `node` with LF line endings, without trailing whitespace and
+    /// with at most one blank line in a row — except where a line ends inside a raw
+    /// string literal, whose text is its value.
     fn verbatim(&self, node: Node<'t>) -> String {
         let src = self.src(node);
         if !src.contains('\n') {
@@ -886,19 +881,27 @@ impl<'t> Printer<'t> {
         let base = node.start_byte();
         let mut out = String::with_capacity(src.len());
         let mut start = 0;
+        let mut blank = false;
         for (i, _) in src.match_indices('\n') {
             let line = &src[start..i];
+            start = i + 1;
             let at = base + i;
             // `raws` is sorted and disjoint: the last one starting before `at`.
             let k = raws.partition_point(|r| r.0 < at);
             let in_raw = k > 0 && at < raws[k - 1].1;
             if in_raw {
                 out.push_str(line.strip_suffix('\r').unwrap_or(line));
+                blank = false;
             } else {
-                out.push_str(line.trim_end());
+                let line = line.trim_end();
+                // At most one blank line in a row, as everywhere else.
+                if line.is_empty() && blank {
+                    continue;
+                }
+                blank = line.is_empty();
+                out.push_str(line);
             }
             out.push('\n');
-            start = i + 1;
         }
         out.push_str(&src[start..]);
         out
@@ -934,6 +937,31 @@ fn raw_strings(node: Node) -> Vec<(usize, usize)> {
             }
             if !cursor.goto_parent() {
                 return out;
+            }
+        }
+    }
+}
+
+/// Whether a comment is under `node`.
+fn has_comment(node: Node) -> bool {
+    let mut cursor = node.walk();
+    loop {
+        let n = cursor.node();
+        if n.kind() == "comment" {
+            return true;
+        }
+        if cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.node() == node {
+                return false;
+            }
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return false;
             }
         }
     }
