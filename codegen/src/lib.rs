@@ -17,14 +17,14 @@ pub mod graph;
 pub mod layout;
 pub mod lower;
 pub mod model;
-pub mod reserved;
 pub mod report;
+pub mod reserved;
 pub mod source;
 pub mod syntax;
 
 pub use analysis::{analyze, Analysis};
-pub use lower::OrderChoice;
 pub use config::{Config, FieldOrder};
 pub use diagnostic::{Diagnostic, Severity};
 pub use dialect::Dialect;
+pub use lower::OrderChoice;
 pub use source::SourceFile;

@@ -128,8 +128,7 @@ fn parse_corpus(file: &Path, content: &str) -> Vec<Case> {
                 }
             }
         }
-        let (_, d) = divider
-            .unwrap_or_else(|| panic!("{}: case {name:?} has no `---` divider", file.display()));
+        let (_, d) = divider.unwrap_or_else(|| panic!("{}: case {name:?} has no `---` divider", file.display()));
         let mut source: Vec<u8> = body[..d].concat().into_bytes();
         if source.last() == Some(&b'\n') {
             source.pop();
@@ -167,8 +166,7 @@ fn cases(dialect: &str) -> Vec<Case> {
     corpus_files(dialect)
         .iter()
         .flat_map(|file| {
-            let content = fs::read_to_string(file)
-                .unwrap_or_else(|e| panic!("cannot read {}: {e}", file.display()));
+            let content = fs::read_to_string(file).unwrap_or_else(|e| panic!("cannot read {}: {e}", file.display()));
             parse_corpus(file, &content)
         })
         .collect()
@@ -197,8 +195,7 @@ fn sexp_tokens(s: &str) -> Vec<String> {
             i = end;
         } else {
             let mut j = i;
-            while j < chars.len() && !chars[j].is_whitespace() && chars[j] != '(' && chars[j] != ')'
-            {
+            while j < chars.len() && !chars[j].is_whitespace() && chars[j] != '(' && chars[j] != ')' {
                 j += 1;
             }
             tokens.push(chars[i..j].iter().collect());
@@ -272,9 +269,7 @@ fn run_dialect(dialect: &str) -> (usize, usize) {
             skipped += 1;
             continue;
         }
-        let tree = parser
-            .parse(&case.source, None)
-            .expect("parse returned no tree");
+        let tree = parser.parse(&case.source, None).expect("parse returned no tree");
         let root = tree.root_node();
         let actual = root.to_sexp();
         let file = case.file.file_name().unwrap().to_string_lossy();
@@ -337,10 +332,7 @@ fn corpus_is_not_empty() {
             );
         }
         // The CRLF cases must still have their carriage returns (see .gitattributes).
-        let crlf: Vec<&Case> = all
-            .iter()
-            .filter(|c| c.file.ends_with("crlf.txt"))
-            .collect();
+        let crlf: Vec<&Case> = all.iter().filter(|c| c.file.ends_with("crlf.txt")).collect();
         assert!(!crlf.is_empty(), "no CRLF corpus case for {dialect}");
         for case in crlf {
             let s = String::from_utf8_lossy(&case.source);
@@ -352,12 +344,7 @@ fn corpus_is_not_empty() {
         }
         // Every case must really be checked against a tree, not skipped or empty.
         for case in &all {
-            assert!(
-                !case.skip,
-                "{}: {:?} is skipped",
-                case.file.display(),
-                case.name
-            );
+            assert!(!case.skip, "{}: {:?} is skipped", case.file.display(), case.name);
             if !case.expect_error {
                 assert!(
                     case.expected.starts_with('('),

@@ -9,10 +9,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use tree_sitter::{
-    Language, Node, Parser, Query, QueryCursor, QueryMatch, QueryPredicateArg, StreamingIterator,
-    Tree,
-};
+use tree_sitter::{Language, Node, Parser, Query, QueryCursor, QueryMatch, QueryPredicateArg, StreamingIterator, Tree};
 use tree_sitter_wirelens as tsw;
 
 struct Dialect {
@@ -50,55 +47,47 @@ fn query(language: &Language, source: &str) -> Query {
     Query::new(language, source).unwrap_or_else(|e| panic!("query does not compile: {e}"))
 }
 
-const GENERAL_PREDICATES: [&str; 4] = [
-    "has-parent?",
-    "not-has-parent?",
-    "has-ancestor?",
-    "not-has-ancestor?",
-];
+const GENERAL_PREDICATES: [&str; 4] = ["has-parent?", "not-has-parent?", "has-ancestor?", "not-has-ancestor?"];
 
 /// Evaluates the predicates `QueryCursor` leaves to the caller for one match.
 fn general_predicates_hold(query: &Query, m: &QueryMatch<'_, '_>) -> bool {
-    query
-        .general_predicates(m.pattern_index)
-        .iter()
-        .all(|predicate| {
-            let op = predicate.operator.as_ref();
-            assert!(
-                GENERAL_PREDICATES.contains(&op),
-                "predicate #{op} is not evaluated by this test"
-            );
-            let (capture, kinds) = match predicate.args.split_first() {
-                Some((QueryPredicateArg::Capture(c), rest)) => (*c, rest),
-                _ => panic!("#{op} needs a capture as its first argument"),
-            };
-            let kinds: Vec<&str> = kinds
-                .iter()
-                .map(|a| match a {
-                    QueryPredicateArg::String(s) => s.as_ref(),
-                    QueryPredicateArg::Capture(_) => {
-                        panic!("#{op} takes node kinds after the capture")
-                    }
-                })
-                .collect();
-            let negated = op.starts_with("not-");
-            let ancestors = op.ends_with("has-ancestor?");
-            m.nodes_for_capture_index(capture).all(|node| {
-                let mut parent = node.parent();
-                let mut found = false;
-                while let Some(p) = parent {
-                    if kinds.contains(&p.kind()) {
-                        found = true;
-                        break;
-                    }
-                    if !ancestors {
-                        break;
-                    }
-                    parent = p.parent();
+    query.general_predicates(m.pattern_index).iter().all(|predicate| {
+        let op = predicate.operator.as_ref();
+        assert!(
+            GENERAL_PREDICATES.contains(&op),
+            "predicate #{op} is not evaluated by this test"
+        );
+        let (capture, kinds) = match predicate.args.split_first() {
+            Some((QueryPredicateArg::Capture(c), rest)) => (*c, rest),
+            _ => panic!("#{op} needs a capture as its first argument"),
+        };
+        let kinds: Vec<&str> = kinds
+            .iter()
+            .map(|a| match a {
+                QueryPredicateArg::String(s) => s.as_ref(),
+                QueryPredicateArg::Capture(_) => {
+                    panic!("#{op} takes node kinds after the capture")
                 }
-                found != negated
             })
+            .collect();
+        let negated = op.starts_with("not-");
+        let ancestors = op.ends_with("has-ancestor?");
+        m.nodes_for_capture_index(capture).all(|node| {
+            let mut parent = node.parent();
+            let mut found = false;
+            while let Some(p) = parent {
+                if kinds.contains(&p.kind()) {
+                    found = true;
+                    break;
+                }
+                if !ancestors {
+                    break;
+                }
+                parent = p.parent();
+            }
+            found != negated
         })
+    })
 }
 
 /// All captures of `query` on `tree`, after every predicate: (capture name, node).
@@ -132,13 +121,8 @@ fn parse(language: &Language, source: &str) -> Tree {
 /// Byte range of `target` inside the unique occurrence of `context` in `source`.
 fn locate(source: &str, context: &str, target: &str) -> (usize, usize) {
     let mut hits = source.match_indices(context);
-    let (at, _) = hits
-        .next()
-        .unwrap_or_else(|| panic!("{context:?} not in the sample"));
-    assert!(
-        hits.next().is_none(),
-        "{context:?} occurs more than once in the sample"
-    );
+    let (at, _) = hits.next().unwrap_or_else(|| panic!("{context:?} not in the sample"));
+    assert!(hits.next().is_none(), "{context:?} occurs more than once in the sample");
     let offset = context
         .find(target)
         .unwrap_or_else(|| panic!("{target:?} not in {context:?}"));
@@ -212,18 +196,11 @@ impl Highlights {
             if (leaf || node.kind() == "comment") && !except.contains(&node.kind()) {
                 let range = (node.start_byte(), node.end_byte());
                 if !self.by_range.contains_key(&range) {
-                    missing.push(format!(
-                        "{} {:?}",
-                        node.kind(),
-                        &self.source[range.0..range.1]
-                    ));
+                    missing.push(format!("{} {:?}", node.kind(), &self.source[range.0..range.1]));
                 }
             }
         }
-        assert!(
-            missing.is_empty(),
-            "tokens without a highlight: {missing:?}"
-        );
+        assert!(missing.is_empty(), "tokens without a highlight: {missing:?}");
     }
 }
 
@@ -308,11 +285,7 @@ fn every_query_compiles() {
         for (name, source) in d.queries {
             let q = Query::new(&d.language, source)
                 .unwrap_or_else(|e| panic!("{}/{name}.scm does not compile: {e}", d.name));
-            assert!(
-                q.pattern_count() > 0,
-                "{}/{name}.scm has no patterns",
-                d.name
-            );
+            assert!(q.pattern_count() > 0, "{}/{name}.scm has no patterns", d.name);
             // Only predicates this test (or the cursor itself) evaluates.
             for p in 0..q.pattern_count() {
                 for predicate in q.general_predicates(p) {
@@ -388,11 +361,7 @@ fn ffi_highlights() {
         "// Package test is a schema.",
         "comment",
     );
-    h.assert(
-        "/* Plugin is a root. */",
-        "/* Plugin is a root. */",
-        "comment",
-    );
+    h.assert("/* Plugin is a root. */", "/* Plugin is a root. */", "comment");
     h.assert("package test", "package", "keyword");
     h.assert("package test", "test", "module");
     h.assert("import \"time\"", "import", "keyword");
@@ -488,23 +457,12 @@ fn general_predicates_are_evaluated() {
         texts("((type_identifier) @t (#any-of? @t \"int32\" \"int64\"))"),
         set(&["int32"])
     );
-    assert_eq!(
-        texts("((type_identifier) @t (#not-any-of? @t \"int32\"))"),
-        set(&["A"])
-    );
+    assert_eq!(texts("((type_identifier) @t (#not-any-of? @t \"int32\"))"), set(&["A"]));
     assert_eq!(texts("((type_identifier) @t (#eq? @t \"A\"))"), set(&["A"]));
-    assert_eq!(
-        texts("((type_identifier) @t (#not-match? @t \"^i\"))"),
-        set(&["A"])
-    );
+    assert_eq!(texts("((type_identifier) @t (#not-match? @t \"^i\"))"), set(&["A"]));
 }
 
-fn capture_ranges(
-    language: &Language,
-    query_source: &str,
-    source: &str,
-    capture: &str,
-) -> BTreeSet<(usize, usize)> {
+fn capture_ranges(language: &Language, query_source: &str, source: &str, capture: &str) -> BTreeSet<(usize, usize)> {
     let q = query(language, query_source);
     let tree = parse(language, source);
     captures(&q, &tree, source)
@@ -568,9 +526,7 @@ fn indents_capture_bodies() {
     let begins = capture_ranges(&ffi, tsw::INDENTS_QUERY_FFI, FFI_SAMPLE, "indent.begin");
     assert!(node_ranges(&ffi, FFI_SAMPLE, "field_declaration_list").is_subset(&begins));
     let ends = capture_ranges(&ffi, tsw::INDENTS_QUERY_FFI, FFI_SAMPLE, "indent.end");
-    assert!(ends
-        .iter()
-        .all(|&(s, e)| matches!(&FFI_SAMPLE[s..e], "}" | ")")));
+    assert!(ends.iter().all(|&(s, e)| matches!(&FFI_SAMPLE[s..e], "}" | ")")));
 }
 
 /// (capture name → texts) of a locals query on a sample.
@@ -579,9 +535,7 @@ fn locals(language: &Language, query_source: &str, source: &str) -> BTreeMap<Str
     let tree = parse(language, source);
     let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for (name, node) in captures(&q, &tree, source) {
-        out.entry(name)
-            .or_default()
-            .push(source[node.byte_range()].to_string());
+        out.entry(name).or_default().push(source[node.byte_range()].to_string());
     }
     out
 }
@@ -597,10 +551,7 @@ fn sdp_locals() {
         ["id", "str", "name", "params", "next", "boxed", "value"]
     );
     let refs: BTreeSet<&str> = l["local.reference"].iter().map(String::as_str).collect();
-    assert!(
-        refs.contains("Param") && refs.contains("Device"),
-        "{refs:?}"
-    );
+    assert!(refs.contains("Param") && refs.contains("Device"), "{refs:?}");
     // Every reference resolves to a definition in the file-wide scope.
     for r in &refs {
         assert!(
@@ -617,10 +568,7 @@ fn ffi_locals() {
     let language: Language = tsw::LANGUAGE_FFI.into();
     let l = locals(&language, tsw::LOCALS_QUERY_FFI, FFI_SAMPLE);
     assert_eq!(l["local.scope"].len(), 1, "one file-wide scope");
-    assert_eq!(
-        l["local.definition.type"],
-        ["Id", "Name", "Plugin", "Parameter"]
-    );
+    assert_eq!(l["local.definition.type"], ["Id", "Name", "Plugin", "Parameter"]);
     assert_eq!(
         l["local.definition.field"],
         ["Title", "Key", "Params", "X", "Y", "When", "Value"]

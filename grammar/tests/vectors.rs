@@ -77,12 +77,7 @@ fn check_dialect(dialect: &str, language: Language) -> usize {
         let found = problems(root);
         // `has_error` also covers MISSING nodes; both checks must agree.
         if !found.is_empty() || root.has_error() {
-            failures.push(format!(
-                "{}: {}\n{}",
-                file.display(),
-                found.join(", "),
-                root.to_sexp()
-            ));
+            failures.push(format!("{}: {}\n{}", file.display(), found.join(", "), root.to_sexp()));
         }
         // A schema is never empty: the tree must actually contain declarations.
         assert!(
@@ -115,24 +110,15 @@ fn ffi_vectors_parse_cleanly() {
 fn the_walk_finds_missing_and_error_nodes() {
     // Guards the checker above: broken input must be reported.
     let mut parser = Parser::new();
-    parser
-        .set_language(&tree_sitter_wirelens::LANGUAGE_SDP.into())
-        .unwrap();
+    parser.set_language(&tree_sitter_wirelens::LANGUAGE_SDP.into()).unwrap();
     let tree = parser.parse("struct A { a: Option<B }", None).unwrap();
     assert_eq!(problems(tree.root_node()), ["MISSING > at 1:23"]);
     let tree = parser.parse("struct A { a: u8, ; }", None).unwrap();
     // The ERROR node and the unexpected `;` leaf inside it (itself an error node).
-    assert_eq!(
-        problems(tree.root_node()),
-        ["ERROR at 1:19", "ERROR at 1:19"]
-    );
+    assert_eq!(problems(tree.root_node()), ["ERROR at 1:19", "ERROR at 1:19"]);
 
-    parser
-        .set_language(&tree_sitter_wirelens::LANGUAGE_FFI.into())
-        .unwrap();
-    let tree = parser
-        .parse("package p\ntype A struct {\n\tX int32\n", None)
-        .unwrap();
+    parser.set_language(&tree_sitter_wirelens::LANGUAGE_FFI.into()).unwrap();
+    let tree = parser.parse("package p\ntype A struct {\n\tX int32\n", None).unwrap();
     assert_eq!(problems(tree.root_node()), ["MISSING } at 4:1"]);
     let tree = parser.parse("package p\ntype A int32\n", None).unwrap();
     assert!(problems(tree.root_node()).is_empty());

@@ -189,10 +189,13 @@ fn doc_comments(before: &[Node], anchor: Node, text: &str, within: Option<Node>)
     };
     let mut docs = Vec::new();
     let mut next_row = anchor.start_position().row;
-    // Only the comments directly preceding the anchor can be its docs.
-    for c in preceding.iter().rev() {
+    // Only the comments directly preceding the anchor can be its docs, and only those on
+    // lines of their own (a comment ending a code line belongs to that code).
+    for (i, c) in preceding.iter().enumerate().rev() {
         let t = node_text(*c, text).trim_end();
+        let trailing = i > 0 && preceding[i - 1].end_position().row == c.start_position().row;
         if c.kind() != "comment"
+            || trailing
             || c.end_position().row + 1 != next_row
             || !t.starts_with("//")
             || t.starts_with(DIRECTIVE)
