@@ -4,6 +4,7 @@ use tree_sitter::{Node, Parser, Tree};
 
 use crate::diagnostic::Diagnostic;
 use crate::dialect::Dialect;
+use crate::model::Primitive;
 
 /// Parses `text`, reusing `old` (already `Tree::edit`ed) for an incremental reparse.
 /// Returns `None` only if tree-sitter refuses the language, which would be a build bug.
@@ -21,23 +22,29 @@ pub fn syntax_errors(dialect: Dialect, tree: &Tree, text: &str) -> Vec<Diagnosti
         return out;
     }
     let mut cursor = tree.walk();
+    // Tracked here: `Node::prev_sibling` and `Node::parent` walk down from the root on
+    // every call, which is quadratic on a large file with many errors.
+    let mut prev_sibling: Option<Node> = None;
     loop {
         let node = cursor.node();
         let mut descend = node.has_error();
         if node.is_missing() {
-            out.push(missing(node));
+            out.push(missing(dialect, node));
             descend = false;
         } else if node.is_error() {
-            unexpected(dialect, node, text, &mut out);
+            unexpected(dialect, node, prev_sibling, text, &mut out);
             // MISSING nodes inside an ERROR are still worth reporting; ERRORs are not.
-            collect_missing(node, &mut out);
+            collect_missing(dialect, node, &mut out);
             descend = false;
         }
         if descend && cursor.goto_first_child() {
+            prev_sibling = None;
             continue;
         }
         loop {
+            let left = cursor.node();
             if cursor.goto_next_sibling() {
+                prev_sibling = Some(left);
                 break;
             }
             if !cursor.goto_parent() {
@@ -48,21 +55,22 @@ pub fn syntax_errors(dialect: Dialect, tree: &Tree, text: &str) -> Vec<Diagnosti
     }
 }
 
-fn collect_missing(node: Node, out: &mut Vec<Diagnostic>) {
+fn collect_missing(dialect: Dialect, node: Node, out: &mut Vec<Diagnostic>) {
     let mut cursor = node.walk();
     for child in node.children(&mut cursor) {
         if child.is_missing() {
-            out.push(missing(child));
+            out.push(missing(dialect, child));
         } else if child.has_error() {
-            collect_missing(child, out);
+            collect_missing(dialect, child, out);
         }
     }
 }
 
-fn missing(node: Node) -> Diagnostic {
+fn missing(dialect: Dialect, node: Node) -> Diagnostic {
     let what = node.kind();
     // Recovery inserts the cheapest token; a missing `u8` in `Option<>` is a missing type.
-    let what = if node.parent().is_some_and(|p| p.kind() == "primitive_type") {
+    // (SDP's grammar spells its primitives as keywords.)
+    let what = if dialect == Dialect::Sdp && !node.is_named() && Primitive::from_spelling(dialect, what).is_some() {
         "type".to_string()
     } else if node.is_named() {
         what.replace('_', " ")
@@ -81,7 +89,7 @@ fn missing(node: Node) -> Diagnostic {
 /// tokens after them (`r: u8; g: u8;`): the fields are fine, each run of other tokens
 /// between them is an error of its own, and a field followed by another field (or by
 /// whatever ended the ERROR) without a separator is a missing separator.
-fn unexpected(dialect: Dialect, node: Node, text: &str, out: &mut Vec<Diagnostic>) {
+fn unexpected(dialect: Dialect, node: Node, prev_sibling: Option<Node>, text: &str, out: &mut Vec<Diagnostic>) {
     let mut cursor = node.walk();
     let children: Vec<Node> = node.children(&mut cursor).collect();
     let complete_field = |n: &Node| n.kind() == "field_declaration" && !n.has_error();
@@ -94,7 +102,7 @@ fn unexpected(dialect: Dialect, node: Node, text: &str, out: &mut Vec<Diagnostic
     if !children.iter().any(complete_field) {
         // SDP: an ERROR that starts a new `name: type` right after a field, with no `,`
         // between them.
-        let after_field = node.prev_sibling().filter(|prev| {
+        let after_field = prev_sibling.filter(|prev| {
             dialect == Dialect::Sdp
                 && complete_field(prev)
                 && matches!(

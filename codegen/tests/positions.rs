@@ -234,6 +234,49 @@ fn a_ten_megabyte_ffi_schema_checks_clean() {
     assert_eq!(analysis.schema.types.len(), types);
 }
 
+/// Many errors in a large file: each is reported once, where it is (error reporting
+/// must not walk the tree from the root per error, which is quadratic).
+#[test]
+fn a_large_file_full_of_errors_reports_each_one() {
+    const N: usize = 20_000;
+    let mut sdp = String::new();
+    let mut ffi = String::from("package p\n");
+    for i in 0..N {
+        sdp.push_str(&format!(
+            "struct S{i} {{\n    a: u8,\n    b: Option<>,\n    z u8,\n}}\n"
+        ));
+        ffi.push_str(&format!(
+            "\ntype T{i} struct {{\n\tID int32\n\ttype int32\n\tName string\n}}\n"
+        ));
+    }
+    let source = SourceFile::new("big.sdp", sdp.as_str());
+    let analysis = run(Dialect::Sdp, &sdp);
+    assert_eq!(analysis.diagnostics.len(), 2 * N);
+    for (i, pair) in analysis.diagnostics.chunks(2).enumerate() {
+        let line = 5 * i as u32;
+        assert_eq!(pair[0].message, "syntax error: missing type");
+        assert_eq!(
+            source.position(pair[0].range.start, ColumnUnit::Utf32),
+            pos(line + 2, 14)
+        );
+        assert_eq!(pair[1].message, "syntax error: unexpected `z`");
+        assert_eq!(
+            source.position(pair[1].range.start, ColumnUnit::Utf32),
+            pos(line + 3, 4)
+        );
+    }
+    let source = SourceFile::new("big.ffi", ffi.as_str());
+    let analysis = run(Dialect::Ffi, &ffi);
+    assert_eq!(analysis.diagnostics.len(), N);
+    for (i, d) in analysis.diagnostics.iter().enumerate() {
+        assert_eq!(d.message, "syntax error: unexpected `type`");
+        assert_eq!(
+            source.position(d.range.start, ColumnUnit::Utf32),
+            pos(6 * i as u32 + 4, 1)
+        );
+    }
+}
+
 #[test]
 fn invalid_utf8_names_line_and_column() {
     // The bad byte follows `日本` (2 characters, 6 bytes) on the third line, after a CRLF.
