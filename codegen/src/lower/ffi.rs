@@ -240,6 +240,9 @@ fn lower_type_spec(spec: Node, text: &str, docs: Vec<String>, diags: &mut Vec<Di
 /// `Node::prev_sibling`, which walks down from the root each time.)
 fn recovery_debris(body: Node) -> std::collections::HashSet<usize> {
     let mut debris = std::collections::HashSet::new();
+    if !body.has_error() {
+        return debris;
+    }
     let mut stack = vec![body];
     while let Some(parent) = stack.pop() {
         let mut cursor = parent.walk();
@@ -268,10 +271,25 @@ fn lower_fields(body: Node, text: &str, diags: &mut Vec<Diagnostic>) -> Vec<Fiel
             continue;
         }
         let docs = doc_comments(&items[..i], decl, text, None);
-        let tag = decl
-            .child_by_field_name("tag")
-            .map(|t| node_text(t, text).trim_matches('`').to_string());
-        if let Some(embedded) = decl.child_by_field_name("embedded") {
+        // One walk over the declaration's children instead of a lookup per field name.
+        let (mut names, mut ty_node, mut tag_node, mut embedded) = (Vec::new(), None, None, None);
+        let mut cursor = decl.walk();
+        if cursor.goto_first_child() {
+            loop {
+                match cursor.field_name() {
+                    Some("name") => names.push(cursor.node()),
+                    Some("type") => ty_node = Some(cursor.node()),
+                    Some("tag") => tag_node = Some(cursor.node()),
+                    Some("embedded") => embedded = Some(cursor.node()),
+                    _ => {}
+                }
+                if !cursor.goto_next_sibling() {
+                    break;
+                }
+            }
+        }
+        let tag = tag_node.map(|t| node_text(t, text).trim_matches('`').to_string());
+        if let Some(embedded) = embedded {
             let name = node_text(embedded, text);
             let field_name = name.rsplit('.').next().unwrap_or(name);
             diags.push(
@@ -285,12 +303,11 @@ fn lower_fields(body: Node, text: &str, diags: &mut Vec<Diagnostic>) -> Vec<Fiel
             );
             continue;
         }
-        let Some(ty_node) = decl.child_by_field_name("type") else {
+        let Some(ty_node) = ty_node else {
             continue;
         };
         let ty = lower_type(ty_node, text, 0, diags);
-        let mut cursor = decl.walk();
-        for name_node in decl.children_by_field_name("name", &mut cursor) {
+        for name_node in names {
             if name_node.is_missing() {
                 continue;
             }
