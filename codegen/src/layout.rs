@@ -451,7 +451,7 @@ const MAX_FLATTENED_ITEMS: usize = 1 << 12;
 
 /// Nested variable-size structs are inlined into their parent's blocks down to this
 /// depth; deeper ones count as one variable-size item.
-pub const MAX_INLINE_DEPTH: usize = 16;
+pub const MAX_INLINE_DEPTH: usize = 4;
 
 /// ffire's size classes: 8-byte (int64, float64, fixed-size structs) < 4-byte <
 /// 2-byte < 1-byte < variable < optional.

@@ -214,12 +214,28 @@ const LISTS: [(&str, &[&str]); 4] = [
 
 /// The languages in which `name` is reserved (case-insensitively), in a fixed order.
 pub fn reserved_in(name: &str) -> Vec<&'static str> {
-    let lower = name.to_ascii_lowercase();
-    LISTS
-        .iter()
-        .filter(|(_, words)| words.contains(&lower.as_str()))
-        .map(|(lang, _)| *lang)
-        .collect()
+    // Every identifier of a schema is looked up: index the lists once.
+    static INDEX: std::sync::OnceLock<std::collections::HashMap<&'static str, Vec<&'static str>>> =
+        std::sync::OnceLock::new();
+    let index = INDEX.get_or_init(|| {
+        let mut map: std::collections::HashMap<&'static str, Vec<&'static str>> = std::collections::HashMap::new();
+        for (lang, words) in LISTS {
+            for word in words {
+                let langs = map.entry(*word).or_default();
+                if !langs.contains(&lang) {
+                    langs.push(lang);
+                }
+            }
+        }
+        map
+    });
+    if name.len() > 20 {
+        return Vec::new(); // longer than any reserved word
+    }
+    index
+        .get(name.to_ascii_lowercase().as_str())
+        .cloned()
+        .unwrap_or_default()
 }
 
 #[cfg(test)]
