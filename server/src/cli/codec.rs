@@ -7,11 +7,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use codegen::codec::{Codec, Mode};
-use codegen::{FieldOrder, Severity};
-use codespan_reporting::files::SimpleFile;
+use codegen::FieldOrder;
 
-use super::check::render;
-use super::{load, Loaded};
+use super::load_checked;
 
 pub struct Args {
     pub schema: PathBuf,
@@ -40,28 +38,6 @@ fn read_input(input: Option<&Path>) -> Result<Vec<u8>, String> {
     Ok(buf)
 }
 
-fn load_checked(args: &Args) -> Result<Loaded, String> {
-    let loaded = load(&args.schema, args.order).map_err(|e| e.to_string())?;
-    let errors: Vec<_> = loaded
-        .analysis
-        .diagnostics
-        .iter()
-        .filter(|d| d.severity == Severity::Error)
-        .collect();
-    if !errors.is_empty() {
-        let file = SimpleFile::new(args.schema.display().to_string(), loaded.source.text.as_str());
-        for d in &errors {
-            eprint!("{}", render(&file, d));
-        }
-        return Err(format!(
-            "{}: the schema has {} error(s)",
-            args.schema.display(),
-            errors.len()
-        ));
-    }
-    Ok(loaded)
-}
-
 fn write_stdout(bytes: &[u8]) -> Result<ExitCode, String> {
     let mut out = std::io::stdout().lock();
     out.write_all(bytes)
@@ -71,7 +47,7 @@ fn write_stdout(bytes: &[u8]) -> Result<ExitCode, String> {
 }
 
 pub fn encode(args: &Args) -> Result<ExitCode, String> {
-    let loaded = load_checked(args)?;
+    let loaded = load_checked(&args.schema, args.order)?;
     let codec = Codec::new(&loaded.analysis.schema, &loaded.analysis.layout);
     let root = codec.root(&args.root)?;
     let text = read_input(args.input.as_deref())?;
@@ -95,7 +71,7 @@ pub fn encode(args: &Args) -> Result<ExitCode, String> {
 }
 
 pub fn decode(args: &Args, annotate: bool) -> Result<ExitCode, String> {
-    let loaded = load_checked(args)?;
+    let loaded = load_checked(&args.schema, args.order)?;
     let codec = Codec::new(&loaded.analysis.schema, &loaded.analysis.layout);
     let root = codec.root(&args.root)?;
     let bytes = read_input(args.input.as_deref())?;

@@ -4,12 +4,10 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use codegen::report::{layout_json, layout_table};
-use codegen::{FieldOrder, Severity};
+use codegen::FieldOrder;
 
-use super::check::render;
-use super::load;
+use super::load_checked;
 use crate::Format;
-use codespan_reporting::files::SimpleFile;
 
 pub fn run(
     file: &Path,
@@ -17,24 +15,7 @@ pub fn run(
     format: Format,
     order: Option<FieldOrder>,
 ) -> Result<ExitCode, String> {
-    let loaded = load(file, order).map_err(|e| e.to_string())?;
-    let errors: Vec<_> = loaded
-        .analysis
-        .diagnostics
-        .iter()
-        .filter(|d| d.severity == Severity::Error)
-        .collect();
-    if !errors.is_empty() {
-        let files = SimpleFile::new(file.display().to_string(), loaded.source.text.as_str());
-        for d in &errors {
-            eprint!("{}", render(&files, d));
-        }
-        return Err(format!(
-            "{}: the schema has {} error(s); fix them to see its layout",
-            file.display(),
-            errors.len()
-        ));
-    }
+    let loaded = load_checked(file, order)?;
     let schema = &loaded.analysis.schema;
     let only = match type_name {
         Some(name) => Some(schema.type_id(name).ok_or_else(|| {

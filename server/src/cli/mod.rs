@@ -78,6 +78,30 @@ pub fn load(path: &Path, order_flag: Option<FieldOrder>) -> Result<Loaded, LoadF
     Ok(Loaded { source, analysis })
 }
 
+/// [`load`], then refuse a schema with errors, printing them rustc-style to stderr:
+/// layouts and codecs of a broken schema would be guesses.
+pub fn load_checked(path: &Path, order_flag: Option<FieldOrder>) -> Result<Loaded, String> {
+    let loaded = load(path, order_flag).map_err(|e| e.to_string())?;
+    let errors: Vec<_> = loaded
+        .analysis
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == codegen::Severity::Error)
+        .collect();
+    if !errors.is_empty() {
+        let file = codespan_reporting::files::SimpleFile::new(path.display().to_string(), loaded.source.text.as_str());
+        for d in &errors {
+            eprint!("{}", check::render(&file, d));
+        }
+        return Err(format!(
+            "{}: the schema has {} error(s); fix them first",
+            path.display(),
+            errors.len()
+        ));
+    }
+    Ok(loaded)
+}
+
 /// The schema files named by `paths`: files as given, folders searched recursively for
 /// `.sdp` and `.ffi` files (sorted, so output is stable).
 pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadFailure> {
