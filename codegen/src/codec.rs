@@ -525,31 +525,17 @@ impl<'s> Encoder<'_, 's, '_> {
                         None => Err(self.err(format!("expected an integer for `{name}`, found {n}"))),
                     }
                 };
-                match p {
-                    Primitive::U8 => self.out.push(range(0, u8::MAX.into())? as u8),
-                    Primitive::I8 => self
-                        .out
-                        .extend_from_slice(&(range(i8::MIN.into(), i8::MAX.into())? as i8).to_le_bytes()),
-                    Primitive::U16 => self
-                        .out
-                        .extend_from_slice(&(range(0, u16::MAX.into())? as u16).to_le_bytes()),
-                    Primitive::I16 => self
-                        .out
-                        .extend_from_slice(&(range(i16::MIN.into(), i16::MAX.into())? as i16).to_le_bytes()),
-                    Primitive::U32 => self
-                        .out
-                        .extend_from_slice(&(range(0, u32::MAX.into())? as u32).to_le_bytes()),
-                    Primitive::I32 => self
-                        .out
-                        .extend_from_slice(&(range(i32::MIN.into(), i32::MAX.into())? as i32).to_le_bytes()),
-                    Primitive::U64 => self
-                        .out
-                        .extend_from_slice(&(range(0, u64::MAX.into())? as u64).to_le_bytes()),
-                    Primitive::I64 => self
-                        .out
-                        .extend_from_slice(&(range(i64::MIN.into(), i64::MAX.into())? as i64).to_le_bytes()),
-                    _ => {}
-                }
+                // Every integer is little-endian two's complement: the low `size` bytes of
+                // the in-range i128 are its encoding, signed or not.
+                let size = p.fixed_size().unwrap_or(0) as usize;
+                let bits = 8 * size as u32;
+                let (lo, hi) = if matches!(p, Primitive::I8 | Primitive::I16 | Primitive::I32 | Primitive::I64) {
+                    (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+                } else {
+                    (0, (1i128 << bits) - 1)
+                };
+                let x = range(lo, hi)?;
+                self.out.extend_from_slice(&x.to_le_bytes()[..size]);
             }
         }
         Ok(())
