@@ -40,7 +40,7 @@ fn analysis(c: &mut Criterion) {
 }
 
 fn codec(c: &mut Criterion) {
-    let vectors = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/vectors/sdp");
+    let vectors = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/vectors/sdp");
     let text = std::fs::read_to_string(vectors.join("schemas/audiounit.sdp")).expect("schema");
     let bytes = std::fs::read(vectors.join("cases/audiounit_full.bin")).expect("vector");
     let a = analyze(Dialect::Sdp, &text, None, OrderChoice::default());

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use codegen::fmt::{format, FormatError};
 use codegen::Dialect;
 
-const VECTORS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/vectors");
+const VECTORS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/vectors");
 
 fn schemas(dialect: Dialect) -> Vec<PathBuf> {
     let dir = Path::new(VECTORS).join(dialect.name()).join("schemas");

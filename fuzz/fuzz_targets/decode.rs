@@ -8,13 +8,13 @@ use codegen::{analyze, Dialect, FieldOrder, OrderChoice};
 use libfuzzer_sys::fuzz_target;
 
 const SCHEMAS: &[(Dialect, &str)] = &[
-    (Dialect::Sdp, include_str!("../../../shared/vectors/sdp/schemas/audiounit.sdp")),
-    (Dialect::Sdp, include_str!("../../../shared/vectors/sdp/schemas/optional.sdp")),
-    (Dialect::Sdp, include_str!("../../../shared/vectors/sdp/schemas/arrays.sdp")),
-    (Dialect::Sdp, include_str!("../../../shared/vectors/sdp/schemas/primitives.sdp")),
-    (Dialect::Ffi, include_str!("../../../shared/vectors/ffi/schemas/complex.ffi")),
-    (Dialect::Ffi, include_str!("../../../shared/vectors/ffi/schemas/optional.ffi")),
-    (Dialect::Ffi, include_str!("../../../shared/vectors/ffi/schemas/nested.ffi")),
+    (Dialect::Sdp, include_str!("../../tests/vectors/sdp/schemas/audiounit.sdp")),
+    (Dialect::Sdp, include_str!("../../tests/vectors/sdp/schemas/optional.sdp")),
+    (Dialect::Sdp, include_str!("../../tests/vectors/sdp/schemas/arrays.sdp")),
+    (Dialect::Sdp, include_str!("../../tests/vectors/sdp/schemas/primitives.sdp")),
+    (Dialect::Ffi, include_str!("../../tests/vectors/ffi/schemas/complex.ffi")),
+    (Dialect::Ffi, include_str!("../../tests/vectors/ffi/schemas/optional.ffi")),
+    (Dialect::Ffi, include_str!("../../tests/vectors/ffi/schemas/nested.ffi")),
 ];
 
 fuzz_target!(|data: &[u8]| {

@@ -1,4 +1,4 @@
-//! Every golden schema in `../shared/vectors/{sdp,ffi}/schemas` must parse without a
+//! Every golden schema in `tests/vectors/{sdp,ffi}/schemas` (a copy of `../shared/vectors`) must parse without a
 //! single `ERROR` or `MISSING` node. The directory can be overridden with the
 //! environment variable `WIRELENS_VECTORS` (the directory that holds `sdp/` and `ffi/`).
 
@@ -9,7 +9,7 @@ use tree_sitter::{Language, Node, Parser};
 fn vectors_dir() -> PathBuf {
     match std::env::var_os("WIRELENS_VECTORS") {
         Some(dir) => PathBuf::from(dir),
-        None => PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/vectors")),
+        None => PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/vectors")),
     }
 }
 

@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 fn vectors() -> PathBuf {
     std::env::var_os("WIRELENS_VECTORS")
         .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/vectors"))
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/vectors"))
 }
 
 struct Out {
