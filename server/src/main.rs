@@ -2,6 +2,7 @@
 //! over the `codegen` crate: it reads files, calls the core, and prints.
 
 mod cli;
+mod lsp;
 
 // Schema analysis makes many small allocations; mimalloc halves the time glibc's
 // allocator takes for them on large schemas (BENCHMARKS.md).
@@ -81,6 +82,12 @@ enum Command {
         #[arg(long)]
         annotate: bool,
     },
+    /// Run the language server on stdio.
+    Lsp {
+        /// Accepted and ignored: stdio is the only transport.
+        #[arg(long)]
+        stdio: bool,
+    },
     /// Format schemas in place (or only check that they are formatted).
     Fmt {
         #[arg(required = true, value_name = "FILE")]
@@ -146,6 +153,7 @@ fn main() -> ExitCode {
             order,
         } => cli::layout::run(&file, type_name.as_deref(), format, order.map(Into::into)),
         Command::Fmt { files, check } => cli::fmt::run(&files, check),
+        Command::Lsp { .. } => lsp::run().map(|()| ExitCode::SUCCESS),
         Command::Encode { codec } => cli::codec::encode(&codec.into_args()),
         Command::Decode { codec, annotate } => cli::codec::decode(&codec.into_args(), annotate),
     };

@@ -1,0 +1,122 @@
+//! Open documents: text, version and analysis, with incremental reparsing.
+//!
+//! Ordering: tower-lsp-server runs handlers concurrently, but it creates and first polls
+//! their futures in arrival order. The server therefore applies a change synchronously,
+//! under the store's lock, before its handler first awaits — so edits land in the order
+//! the client sent them — and drops any change whose version is not newer than the
+//! document's.
+
+use codegen::source::{ColumnUnit, Position};
+use codegen::{analyze, Analysis, Dialect, OrderChoice, SourceFile};
+use tower_lsp_server::ls_types::{self as lsp, TextDocumentContentChangeEvent};
+use tree_sitter::{InputEdit, Point};
+
+pub struct Document {
+    pub dialect: Dialect,
+    pub version: i32,
+    pub source: SourceFile,
+    pub analysis: Analysis,
+}
+
+impl Document {
+    pub fn open(dialect: Dialect, version: i32, text: String, order: OrderChoice) -> Document {
+        let analysis = analyze(dialect, &text, None, order);
+        Document {
+            dialect,
+            version,
+            source: SourceFile::new("", text),
+            analysis,
+        }
+    }
+
+    /// Applies the changes of `version` and reanalyses incrementally. Returns whether
+    /// anything was applied.
+    pub fn change(
+        &mut self,
+        version: i32,
+        changes: &[TextDocumentContentChangeEvent],
+        unit: ColumnUnit,
+        order: OrderChoice,
+    ) -> bool {
+        if version <= self.version {
+            return false; // stale or duplicate
+        }
+        let mut tree = self.analysis.tree.take();
+        for change in changes {
+            self.apply(change, unit, tree.as_mut());
+        }
+        self.version = version;
+        self.analysis = analyze(self.dialect, &self.source.text, tree.as_ref(), order);
+        true
+    }
+
+    fn apply(
+        &mut self,
+        change: &TextDocumentContentChangeEvent,
+        unit: ColumnUnit,
+        tree: Option<&mut tree_sitter::Tree>,
+    ) {
+        let Some(range) = change.range else {
+            self.source = SourceFile::new("", change.text.clone());
+            if let Some(t) = tree {
+                // A full replacement: make the old tree describe nothing reusable.
+                let old_end = t.root_node().end_byte();
+                let old_end_position = t.root_node().end_position();
+                t.edit(&InputEdit {
+                    start_byte: 0,
+                    old_end_byte: old_end,
+                    new_end_byte: change.text.len(),
+                    start_position: Point::new(0, 0),
+                    old_end_position,
+                    new_end_position: point(&self.source, change.text.len()),
+                });
+            }
+            return;
+        };
+        let start = self.source.offset(from_lsp(range.start), unit);
+        let end = self.source.offset(from_lsp(range.end), unit).max(start);
+        let start_position = point(&self.source, start);
+        let old_end_position = point(&self.source, end);
+        let mut text = std::mem::take(&mut self.source.text);
+        text.replace_range(start..end, &change.text);
+        self.source = SourceFile::new("", text);
+        let new_end = start + change.text.len();
+        if let Some(t) = tree {
+            t.edit(&InputEdit {
+                start_byte: start,
+                old_end_byte: end,
+                new_end_byte: new_end,
+                start_position,
+                old_end_position,
+                new_end_position: point(&self.source, new_end),
+            });
+        }
+    }
+}
+
+fn point(source: &SourceFile, offset: usize) -> Point {
+    let p = source.position(offset, ColumnUnit::Utf8);
+    Point::new(p.line as usize, p.column as usize)
+}
+
+pub fn from_lsp(p: lsp::Position) -> Position {
+    Position {
+        line: p.line,
+        column: p.character,
+    }
+}
+
+pub fn to_lsp(p: Position) -> lsp::Position {
+    lsp::Position {
+        line: p.line,
+        character: p.column,
+    }
+}
+
+pub fn range_to_lsp(source: &SourceFile, range: &std::ops::Range<usize>, unit: ColumnUnit) -> lsp::Range {
+    let (s, e) = source.range_positions(range, unit);
+    lsp::Range {
+        start: to_lsp(s),
+        end: to_lsp(e),
+    }
+}

@@ -1,0 +1,366 @@
+//! The language server driven over stdio the way an editor drives it: framed JSON-RPC
+//! into `wirelens lsp`, requests answered, diagnostics pushed.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+struct Client {
+    child: Child,
+    stdin: ChildStdin,
+    rx: Receiver<Value>,
+    next_id: i64,
+    /// Notifications received while waiting for responses.
+    backlog: Vec<Value>,
+}
+
+impl Client {
+    fn start() -> Client {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_wirelens"))
+            .args(["lsp", "--stdio"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = channel();
+        std::thread::spawn(move || {
+            let mut reader = BufReader::new(stdout);
+            loop {
+                let mut len = 0usize;
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                        return;
+                    }
+                    let line = line.trim_end();
+                    if line.is_empty() {
+                        break;
+                    }
+                    if let Some(v) = line.strip_prefix("Content-Length: ") {
+                        len = v.parse().unwrap();
+                    }
+                }
+                let mut body = vec![0; len];
+                reader.read_exact(&mut body).unwrap();
+                if tx.send(serde_json::from_slice(&body).unwrap()).is_err() {
+                    return;
+                }
+            }
+        });
+        Client {
+            child,
+            stdin,
+            rx,
+            next_id: 1,
+            backlog: Vec::new(),
+        }
+    }
+
+    fn send(&mut self, msg: Value) {
+        let body = msg.to_string();
+        write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    fn notify(&mut self, method: &str, params: Value) {
+        self.send(json!({"jsonrpc": "2.0", "method": method, "params": params}));
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let msg = self
+                .rx
+                .recv_timeout(deadline - Instant::now())
+                .expect("response in time");
+            if msg.get("id") == Some(&json!(id)) && msg.get("method").is_none() {
+                assert!(msg.get("error").is_none(), "{method}: {msg}");
+                return msg["result"].clone();
+            }
+            self.backlog.push(msg);
+        }
+    }
+
+    /// The next `publishDiagnostics` for `uri` (from the backlog first).
+    fn diagnostics(&mut self, uri: &str) -> Value {
+        let is_it = |m: &Value| m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri;
+        if let Some(i) = self.backlog.iter().position(is_it) {
+            return self.backlog.remove(i)["params"].clone();
+        }
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            match self.rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+                Ok(m) if is_it(&m) => return m["params"].clone(),
+                Ok(m) => self.backlog.push(m),
+                Err(RecvTimeoutError::Timeout) => panic!("no diagnostics for {uri}"),
+                Err(e) => panic!("{e}"),
+            }
+        }
+    }
+
+    fn initialize(&mut self, encodings: &[&str]) -> Value {
+        let r = self.request(
+            "initialize",
+            json!({"processId": null, "rootUri": null, "capabilities": {"general": {"positionEncodings": encodings}}}),
+        );
+        self.notify("initialized", json!({}));
+        r
+    }
+
+    fn open(&mut self, uri: &str, lang: &str, text: &str) {
+        self.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri, "languageId": lang, "version": 1, "text": text}}),
+        );
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+    }
+}
+
+const AUDIO: &str = "struct Parameter {\n    address: u64,\n    display_name: str,\n    min_value: f32,\n}\n\nstruct Plugin {\n    name: str,\n    parameters: []Parameter,\n}\n";
+
+fn pos(line: u32, character: u32) -> Value {
+    json!({"line": line, "character": character})
+}
+
+#[test]
+fn negotiates_position_encoding() {
+    let mut c = Client::start();
+    assert_eq!(c.initialize(&["utf-16"])["capabilities"]["positionEncoding"], "utf-16");
+    let mut c = Client::start();
+    assert_eq!(
+        c.initialize(&["utf-8", "utf-16"])["capabilities"]["positionEncoding"],
+        "utf-8"
+    );
+    let mut c = Client::start();
+    assert_eq!(
+        c.initialize(&[])["capabilities"]["positionEncoding"],
+        "utf-16",
+        "the default"
+    );
+}
+
+#[test]
+fn diagnostics_follow_incremental_edits_and_clear_on_close() {
+    let mut c = Client::start();
+    c.initialize(&["utf-16"]);
+    let uri = "file:///tmp/wirelens-lsp-test/a.sdp";
+    c.open(uri, "sdp", "struct A {\n    x: Strng,\n}\n");
+    let d = c.diagnostics(uri);
+    assert_eq!(d["diagnostics"][0]["code"], "UNKNOWN_TYPE", "{d}");
+    assert_eq!(d["diagnostics"][0]["range"]["start"], pos(1, 7));
+    // Type "str" over "Strng" as two incremental edits, like keystrokes.
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [
+            {"range": {"start": pos(1, 7), "end": pos(1, 12)}, "text": "st"}]}),
+    );
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 3}, "contentChanges": [
+            {"range": {"start": pos(1, 9), "end": pos(1, 9)}, "text": "r"}]}),
+    );
+    let d = c.diagnostics(uri);
+    assert_eq!(d["version"], 3, "debounced: one publish for the final version: {d}");
+    assert_eq!(d["diagnostics"], json!([]), "an empty list is published: {d}");
+    c.notify("textDocument/didClose", json!({"textDocument": {"uri": uri}}));
+    assert_eq!(c.diagnostics(uri)["diagnostics"], json!([]));
+}
+
+#[test]
+fn utf16_positions_after_non_ascii_text() {
+    let mut c = Client::start();
+    c.initialize(&["utf-16"]);
+    let uri = "file:///tmp/wirelens-lsp-test/u.sdp";
+    // "𝄞" is 2 UTF-16 units, "é" one: the bad type starts at UTF-16 column 18.
+    c.open(uri, "sdp", "struct A {\n    /* */\n}\nstruct B { x: u8, y: u8 }\n");
+    c.diagnostics(uri);
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": "struct Aé𝄞 { x: Bad }\n"}]}),
+    );
+    let d = c.diagnostics(uri);
+    let unknown = d["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["code"] == "UNKNOWN_TYPE")
+        .unwrap()
+        .clone();
+    assert_eq!(unknown["range"]["start"], pos(0, 17), "{d}");
+    assert_eq!(unknown["range"]["end"], pos(0, 20));
+}
+
+#[test]
+fn layout_hover_inlay_hints_and_lenses() {
+    let mut c = Client::start();
+    c.initialize(&["utf-16"]);
+    let uri = "file:///tmp/wirelens-lsp-test/audio.sdp";
+    c.open(uri, "sdp", AUDIO);
+    c.diagnostics(uri);
+    let hover = c.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": uri}, "position": pos(0, 9)}),
+    );
+    let text = hover["contents"]["value"].as_str().unwrap();
+    assert!(text.contains("struct Parameter"), "{text}");
+    assert!(text.contains("| 0 | `address` | `u64` | 0 (0x0) | 8 |"), "{text}");
+    assert!(
+        text.contains("| 2 | `min_value` | `f32` | `12 + |display_name|` | 4 |"),
+        "{text}"
+    );
+    assert!(text.contains("message id 1"), "{text}");
+    let field = c.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": uri}, "position": pos(2, 6)}),
+    );
+    let text = field["contents"]["value"].as_str().unwrap();
+    assert!(text.contains("size = 4 + len, offset = 0x8 (8)"), "{text}");
+
+    let hints = c.request(
+        "textDocument/inlayHint",
+        json!({"textDocument": {"uri": uri}, "range": {"start": pos(0, 0), "end": pos(10, 0)}}),
+    );
+    let labels: Vec<&str> = hints
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        labels,
+        [
+            "@0 · 8 B",
+            "@8 · 4+len B",
+            "@12+|display_name| · 4 B",
+            "@0 · 4+len B",
+            "@4+|name| · 4+n × ≥16 B"
+        ]
+    );
+    assert_eq!(hints[0]["position"], pos(1, 17), "after the comma");
+
+    let lenses = c.request("textDocument/codeLens", json!({"textDocument": {"uri": uri}}));
+    assert_eq!(
+        lenses[1]["command"]["title"],
+        "fixed 0 B + 1 str + 1 arrays + 0 optional · min 8 B · id 2"
+    );
+}
+
+#[test]
+fn ffi_hints_show_the_wire_position_when_reordered() {
+    let mut c = Client::start();
+    c.initialize(&["utf-16"]);
+    let uri = "file:///tmp/wirelens-lsp-test/m.ffi";
+    c.open(
+        uri,
+        "ffi",
+        "package p\n\ntype Msg struct {\n\tName string\n\tId   int64\n}\n",
+    );
+    c.diagnostics(uri);
+    let hints = c.request(
+        "textDocument/inlayHint",
+        json!({"textDocument": {"uri": uri}, "range": {"start": pos(0, 0), "end": pos(9, 0)}}),
+    );
+    let labels: Vec<&str> = hints
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(labels, ["@8 · 2+len B · wire #1", "@0 · 8 B · wire #0"]);
+}
+
+#[test]
+fn navigation_symbols_and_formatting() {
+    let mut c = Client::start();
+    c.initialize(&["utf-16"]);
+    let uri = "file:///tmp/wirelens-lsp-test/nav.sdp";
+    c.open(uri, "sdp", AUDIO);
+    c.diagnostics(uri);
+    // `Parameter` in `parameters: []Parameter` (line 8).
+    let def = c.request(
+        "textDocument/definition",
+        json!({"textDocument": {"uri": uri}, "position": pos(8, 20)}),
+    );
+    assert_eq!(def["range"]["start"], pos(0, 7));
+    let refs = c.request(
+        "textDocument/references",
+        json!({"textDocument": {"uri": uri}, "position": pos(0, 8), "context": {"includeDeclaration": true}}),
+    );
+    assert_eq!(refs.as_array().unwrap().len(), 2);
+    let symbols = c.request("textDocument/documentSymbol", json!({"textDocument": {"uri": uri}}));
+    assert_eq!(symbols[0]["name"], "Parameter");
+    assert_eq!(symbols[0]["children"][1]["name"], "display_name");
+    let folds = c.request("textDocument/foldingRange", json!({"textDocument": {"uri": uri}}));
+    assert_eq!(folds[0]["startLine"], 0);
+    assert_eq!(folds[0]["endLine"], 4);
+
+    let messy = "file:///tmp/wirelens-lsp-test/messy.sdp";
+    c.open(messy, "sdp", "struct A{x:u32}\n");
+    let edits = c.request(
+        "textDocument/formatting",
+        json!({"textDocument": {"uri": messy}, "options": {"tabSize": 4, "insertSpaces": true}}),
+    );
+    assert_eq!(edits[0]["newText"], "struct A {\n    x: u32,\n}\n");
+    let broken = "file:///tmp/wirelens-lsp-test/broken.sdp";
+    c.open(broken, "sdp", "struct A{x u32}\n");
+    let edits = c.request(
+        "textDocument/formatting",
+        json!({"textDocument": {"uri": broken}, "options": {"tabSize": 4, "insertSpaces": true}}),
+    );
+    assert_eq!(edits, Value::Null, "never formats a file with syntax errors");
+}
+
+#[test]
+fn survives_a_burst_of_typing_and_odd_positions() {
+    let mut c = Client::start();
+    c.initialize(&["utf-16"]);
+    let uri = "file:///tmp/wirelens-lsp-test/typing.sdp";
+    c.open(uri, "sdp", "");
+    c.diagnostics(uri);
+    let text = "struct Item {\n    id: u32,\n    name: str,\n}\n";
+    let (mut line, mut col) = (0u32, 0u32);
+    for (i, ch) in text.chars().enumerate() {
+        c.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": uri, "version": i as i64 + 2}, "contentChanges": [
+                {"range": {"start": pos(line, col), "end": pos(line, col)}, "text": ch.to_string()}]}),
+        );
+        if ch == '\n' {
+            line += 1;
+            col = 0;
+        } else {
+            col += 1;
+        }
+    }
+    let last = text.chars().count() as i64 + 1;
+    let mut d = c.diagnostics(uri);
+    while d["version"] != last {
+        d = c.diagnostics(uri);
+    }
+    assert_eq!(d["diagnostics"], json!([]), "{d}");
+    // Positions past the end of lines and of the file are clamped, not fatal.
+    let h = c.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": uri}, "position": pos(99, 99)}),
+    );
+    assert_eq!(h, Value::Null);
+    let hover = c.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": uri}, "position": pos(0, 9)}),
+    );
+    assert!(hover["contents"]["value"].as_str().unwrap().contains("struct Item"));
+}
