@@ -364,3 +364,244 @@ fn survives_a_burst_of_typing_and_odd_positions() {
     );
     assert!(hover["contents"]["value"].as_str().unwrap().contains("struct Item"));
 }
+
+#[test]
+fn completion_offers_types_in_type_position_and_snippets_elsewhere() {
+    let mut c = Client::start();
+    c.initialize(&["utf-16"]);
+    let uri = "file:///tmp/wirelens-lsp-test/complete.sdp";
+    c.open(
+        uri,
+        "sdp",
+        "struct Point {\n    x: f32,\n}\nstruct Shape {\n    at: \n}\n",
+    );
+    c.diagnostics(uri);
+    let items = c.request(
+        "textDocument/completion",
+        json!({"textDocument": {"uri": uri}, "position": pos(4, 8)}),
+    );
+    let labels: Vec<&str> = items
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["label"].as_str().unwrap())
+        .collect();
+    for want in ["u32", "str", "Point", "Option<…>", "[]"] {
+        assert!(labels.contains(&want), "{want} missing from {labels:?}");
+    }
+    let point = items
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["label"] == "Point")
+        .unwrap();
+    assert_eq!(point["detail"], "4 B fixed");
+    let top = c.request(
+        "textDocument/completion",
+        json!({"textDocument": {"uri": uri}, "position": pos(3, 0)}),
+    );
+    assert!(top
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|i| i["label"] == "struct" && i["insertTextFormat"] == 2));
+}
+
+#[test]
+fn rename_with_prepare_refuses_keywords_and_collisions() {
+    let mut c = Client::start();
+    c.initialize(&["utf-16"]);
+    let uri = "file:///tmp/wirelens-lsp-test/rename.sdp";
+    c.open(uri, "sdp", AUDIO);
+    c.diagnostics(uri);
+    let prep = c.request(
+        "textDocument/prepareRename",
+        json!({"textDocument": {"uri": uri}, "position": pos(8, 20)}),
+    );
+    assert_eq!(prep["start"], pos(8, 18));
+    let edit = c.request(
+        "textDocument/rename",
+        json!({"textDocument": {"uri": uri}, "position": pos(8, 20), "newName": "Param"}),
+    );
+    let edits = edit["changes"][uri].as_array().unwrap();
+    assert_eq!(edits.len(), 2, "declaration and reference: {edit}");
+    assert!(edits.iter().all(|e| e["newText"] == "Param"));
+    for bad in ["Plugin", "type", "u8", "9lives"] {
+        let id = c.next_id;
+        c.next_id += 1;
+        c.send(json!({"jsonrpc": "2.0", "id": id, "method": "textDocument/rename",
+            "params": {"textDocument": {"uri": uri}, "position": pos(0, 9), "newName": bad}}));
+        let resp = loop {
+            let m = c.rx.recv_timeout(Duration::from_secs(20)).unwrap();
+            if m["id"] == id {
+                break m;
+            }
+        };
+        assert!(
+            resp["error"]["message"].is_string(),
+            "renaming to {bad} must be refused: {resp}"
+        );
+    }
+}
+
+#[test]
+fn semantic_tokens_classify_declarations_types_fields_and_comments() {
+    let mut c = Client::start();
+    let init = c.initialize(&["utf-16"]);
+    let legend = &init["capabilities"]["semanticTokensProvider"]["legend"]["tokenTypes"];
+    let uri = "file:///tmp/wirelens-lsp-test/tokens.sdp";
+    c.open(uri, "sdp", "/// Doc.\nstruct A {\n    b: []B,\n}\nstruct B { x: u8 }\n");
+    c.diagnostics(uri);
+    let t = c.request(
+        "textDocument/semanticTokens/full",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    let data: Vec<u64> = t["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .collect();
+    // Decode the relative encoding back to (line, col, len, type name).
+    let (mut line, mut col) = (0, 0);
+    let mut tokens = Vec::new();
+    for chunk in data.chunks(5) {
+        if chunk[0] > 0 {
+            col = 0;
+        }
+        line += chunk[0];
+        col += chunk[1];
+        tokens.push((
+            line,
+            col,
+            chunk[2],
+            legend[chunk[3] as usize].as_str().unwrap().to_string(),
+        ));
+    }
+    assert!(tokens.contains(&(0, 0, 8, "comment".into())), "{tokens:?}");
+    assert!(tokens.contains(&(1, 0, 6, "keyword".into())), "{tokens:?}");
+    assert!(tokens.contains(&(1, 7, 1, "struct".into())), "{tokens:?}");
+    assert!(tokens.contains(&(2, 4, 1, "property".into())), "{tokens:?}");
+    assert!(tokens.contains(&(2, 9, 1, "struct".into())), "{tokens:?}");
+    assert!(tokens.contains(&(4, 14, 2, "type".into())), "{tokens:?}");
+}
+
+#[test]
+fn code_actions_create_missing_struct_rename_reserved_and_switch_order() {
+    let mut c = Client::start();
+    c.initialize(&["utf-16"]);
+    let uri = "file:///tmp/wirelens-lsp-test/actions.sdp";
+    c.open(uri, "sdp", "struct A {\n    type: u8,\n    m: Missing,\n}\n");
+    c.diagnostics(uri);
+    let actions = c.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": uri}, "range": {"start": pos(1, 0), "end": pos(2, 20)}, "context": {"diagnostics": []}}),
+    );
+    let titles: Vec<&str> = actions
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["title"].as_str().unwrap())
+        .collect();
+    assert!(titles.contains(&"Create struct `Missing`"), "{titles:?}");
+    assert!(titles.contains(&"Rename `type` to `type_`"), "{titles:?}");
+    let create = actions
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["title"] == "Create struct `Missing`")
+        .unwrap();
+    assert!(create["edit"]["changes"][uri][0]["newText"]
+        .as_str()
+        .unwrap()
+        .contains("struct Missing {"));
+
+    let split = "file:///tmp/wirelens-lsp-test/split.sdp";
+    c.open(
+        split,
+        "sdp",
+        "struct P {\n    id: u32,\n    name: str,\n    x: f32,\n}\n",
+    );
+    c.diagnostics(split);
+    let actions = c.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": split}, "range": {"start": pos(3, 4), "end": pos(3, 5)}, "context": {"diagnostics": []}}),
+    );
+    let reorder = actions
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["title"].as_str().unwrap().contains("fixed-size fields first"))
+        .unwrap();
+    assert_eq!(
+        reorder["edit"]["changes"][split][0]["newText"],
+        "id: u32,\n    x: f32,\n    name: str"
+    );
+
+    let ffi = "file:///tmp/wirelens-lsp-test/order.ffi";
+    c.open(
+        ffi,
+        "ffi",
+        "package p\n\ntype Msg struct {\n\tName string\n\tId int64\n}\n",
+    );
+    c.diagnostics(ffi);
+    let actions = c.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": ffi}, "range": {"start": pos(2, 0), "end": pos(2, 0)}, "context": {"diagnostics": []}}),
+    );
+    let switch = actions
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["title"].as_str().unwrap().contains("declaration field order"))
+        .unwrap();
+    assert_eq!(
+        switch["edit"]["changes"][ffi][0]["newText"],
+        "//wirelens:order declaration\n"
+    );
+}
+
+#[test]
+fn client_settings_choose_the_ffi_order_and_workspace_symbols_cover_files_on_disk() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("other.sdp"), "struct OnDisk { x: u8 }\n").unwrap();
+    let root = format!("file://{}", dir.path().display());
+    let mut c = Client::start();
+    c.request(
+        "initialize",
+        json!({"processId": null, "rootUri": root, "capabilities": {}, "initializationOptions": {"ffi": {"order": "declaration"}}}),
+    );
+    c.notify("initialized", json!({}));
+    let uri = format!("{root}/m.ffi");
+    c.open(
+        &uri,
+        "ffi",
+        "package p\n\ntype Msg struct {\n\tName string\n\tId int64\n}\n",
+    );
+    c.diagnostics(&uri);
+    let hint = |c: &mut Client| {
+        let hints = c.request(
+            "textDocument/inlayHint",
+            json!({"textDocument": {"uri": uri}, "range": {"start": pos(0, 0), "end": pos(9, 0)}}),
+        );
+        hints[0]["label"].as_str().unwrap().to_string()
+    };
+    assert_eq!(
+        hint(&mut c),
+        "@0 · 2+len B",
+        "declaration order from initializationOptions"
+    );
+    c.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"wirelens": {"ffi": {"order": "canonical"}}}}),
+    );
+    assert_eq!(
+        hint(&mut c),
+        "@8 · 2+len B · wire #1",
+        "canonical after didChangeConfiguration"
+    );
+
+    let symbols = c.request("workspace/symbol", json!({"query": "disk"}));
+    assert_eq!(symbols[0]["name"], "OnDisk", "{symbols}");
+    assert!(symbols[0]["location"]["uri"].as_str().unwrap().ends_with("other.sdp"));
+}

@@ -14,7 +14,7 @@ use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer};
 
 use super::documents::{from_lsp, range_to_lsp, Document};
-use super::views;
+use super::{features, views};
 
 /// Diagnostics wait this long after the last edit, so a burst of keystrokes publishes once.
 const DEBOUNCE: Duration = Duration::from_millis(60);
@@ -27,6 +27,23 @@ pub struct Backend {
 struct State {
     docs: HashMap<Uri, Document>,
     unit: ColumnUnit,
+    /// ffire field order from the client (`initializationOptions` or
+    /// `workspace/didChangeConfiguration`); it overrides `wirelens.toml`.
+    client_order: Option<codegen::FieldOrder>,
+    /// The client accepts `workspace/inlayHint/refresh`.
+    inlay_refresh: bool,
+    /// Workspace folders, for workspace symbols over files not open.
+    roots: Vec<std::path::PathBuf>,
+}
+
+/// Settings the client may send: `{ "ffi": { "order": "declaration" } }`, also nested
+/// under a `wirelens` key (VS Code's `workspace/configuration` style).
+fn client_order(settings: &serde_json::Value) -> Option<codegen::FieldOrder> {
+    let s = settings.get("wirelens").unwrap_or(settings);
+    s.get("ffi")?
+        .get("order")?
+        .as_str()
+        .and_then(codegen::FieldOrder::parse)
 }
 
 /// What the cursor is on.
@@ -43,6 +60,9 @@ impl Backend {
             state: Arc::new(Mutex::new(State {
                 docs: HashMap::new(),
                 unit: ColumnUnit::Utf16,
+                client_order: None,
+                inlay_refresh: false,
+                roots: Vec::new(),
             })),
         }
     }
@@ -70,15 +90,25 @@ impl Backend {
         })
     }
 
-    fn order_for(uri: &Uri) -> OrderChoice {
-        let order = uri
-            .to_file_path()
-            .and_then(|p| Config::for_schema(&p).ok())
-            .and_then(|c| c.ffi.order);
+    /// The file's directive wins, then the client's settings, then `wirelens.toml`.
+    fn order_for(uri: &Uri, client: Option<codegen::FieldOrder>) -> OrderChoice {
+        let order = client.or_else(|| {
+            uri.to_file_path()
+                .and_then(|p| Config::for_schema(&p).ok())
+                .and_then(|c| c.ffi.order)
+        });
         OrderChoice {
             order,
             overrides_directive: false,
         }
+    }
+
+    /// Asks the client to re-request inlay hints (only when the layout changed).
+    fn refresh_hints(&self) {
+        let client = self.client.clone();
+        tokio::spawn(async move {
+            let _ = client.inlay_hint_refresh().await;
+        });
     }
 
     fn diagnostics(doc: &Document, unit: ColumnUnit) -> Vec<Diagnostic> {
@@ -198,8 +228,36 @@ fn negotiate(params: &InitializeParams) -> (ColumnUnit, PositionEncodingKind) {
 impl LanguageServer for Backend {
     async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
         let (unit, kind) = negotiate(&params);
+        let refresh = params
+            .capabilities
+            .workspace
+            .as_ref()
+            .and_then(|w| w.inlay_hint.as_ref())
+            .and_then(|i| i.refresh_support)
+            .unwrap_or(false);
+        let order = params.initialization_options.as_ref().and_then(client_order);
+        #[allow(deprecated)] // root_uri: still what many clients send
+        let mut roots: Vec<std::path::PathBuf> = params
+            .workspace_folders
+            .iter()
+            .flatten()
+            .filter_map(|f| f.uri.to_file_path().map(|p| p.into_owned()))
+            .collect();
+        #[allow(deprecated)]
+        if roots.is_empty() {
+            roots.extend(
+                params
+                    .root_uri
+                    .as_ref()
+                    .and_then(|u| u.to_file_path())
+                    .map(|p| p.into_owned()),
+            );
+        }
         self.with_state("initialize", |s| {
             s.unit = unit;
+            s.inlay_refresh = refresh;
+            s.client_order = order;
+            s.roots = roots;
             Some(())
         });
         Ok(InitializeResult {
@@ -216,6 +274,27 @@ impl LanguageServer for Backend {
                 document_symbol_provider: Some(OneOf::Left(true)),
                 folding_range_provider: Some(FoldingRangeProviderCapability::Simple(true)),
                 document_formatting_provider: Some(OneOf::Left(true)),
+                completion_provider: Some(CompletionOptions {
+                    trigger_characters: Some(vec![":".into(), "<".into(), "[".into(), " ".into()]),
+                    ..Default::default()
+                }),
+                rename_provider: Some(OneOf::Right(RenameOptions {
+                    prepare_provider: Some(true),
+                    work_done_progress_options: Default::default(),
+                })),
+                workspace_symbol_provider: Some(OneOf::Left(true)),
+                code_action_provider: Some(CodeActionProviderCapability::Simple(true)),
+                semantic_tokens_provider: Some(SemanticTokensServerCapabilities::SemanticTokensOptions(
+                    SemanticTokensOptions {
+                        legend: SemanticTokensLegend {
+                            token_types: features::TOKEN_TYPES.to_vec(),
+                            token_modifiers: features::TOKEN_MODIFIERS.to_vec(),
+                        },
+                        full: Some(SemanticTokensFullOptions::Bool(true)),
+                        range: None,
+                        work_done_progress_options: Default::default(),
+                    },
+                )),
                 ..Default::default()
             },
             server_info: Some(ServerInfo {
@@ -242,7 +321,8 @@ impl LanguageServer for Backend {
             return;
         };
         let version = params.text_document.version;
-        let order = Self::order_for(&uri);
+        let client = self.with_state("didOpen", |s| Some(s.client_order)).flatten();
+        let order = Self::order_for(&uri, client);
         let opened = self.with_state("didOpen", |s| {
             s.docs.insert(
                 uri.clone(),
@@ -259,14 +339,21 @@ impl LanguageServer for Backend {
         // Applied before the first await: see `documents` on ordering.
         let uri = params.text_document.uri;
         let version = params.text_document.version;
-        let order = Self::order_for(&uri);
         let changed = self.with_state("didChange", |s| {
             let unit = s.unit;
+            let order = Self::order_for(&uri, s.client_order);
+            let refresh = s.inlay_refresh;
             let doc = s.docs.get_mut(&uri)?;
-            doc.change(version, &params.content_changes, unit, order).then_some(())
+            let before = doc.analysis.layout.clone();
+            doc.change(version, &params.content_changes, unit, order)
+                .then_some(())?;
+            Some(refresh && doc.analysis.layout != before)
         });
-        if changed.is_some() {
+        if let Some(layout_changed) = changed {
             self.schedule_diagnostics(uri, version);
+            if layout_changed {
+                self.refresh_hints();
+            }
         }
     }
 
@@ -493,4 +580,171 @@ impl LanguageServer for Backend {
             }])
         }))
     }
+
+    async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
+        let order = client_order(&params.settings);
+        let refresh = self
+            .with_state("didChangeConfiguration", |s| Some(s.inlay_refresh))
+            .unwrap_or(false);
+        let updated = self.with_state("didChangeConfiguration", |s| {
+            s.client_order = order;
+            let uris: Vec<Uri> = s.docs.keys().cloned().collect();
+            for uri in &uris {
+                let o = Self::order_for(uri, order);
+                if let Some(doc) = s.docs.get_mut(uri) {
+                    doc.reanalyze(o);
+                }
+            }
+            Some(
+                uris.into_iter()
+                    .filter_map(|u| s.docs.get(&u).map(|d| (u.clone(), d.version)))
+                    .collect::<Vec<_>>(),
+            )
+        });
+        for (uri, version) in updated.unwrap_or_default() {
+            self.schedule_diagnostics(uri, version);
+        }
+        if refresh {
+            self.refresh_hints();
+        }
+    }
+
+    async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
+        let pos = params.text_document_position;
+        Ok(self.with_doc("completion", &pos.text_document.uri, |doc, unit| {
+            let offset = doc.source.offset(from_lsp(pos.position), unit);
+            Some(CompletionResponse::Array(features::completion(doc, offset)))
+        }))
+    }
+
+    async fn prepare_rename(&self, params: TextDocumentPositionParams) -> Result<Option<PrepareRenameResponse>> {
+        Ok(self.with_doc("prepareRename", &params.text_document.uri, |doc, unit| {
+            let offset = doc.source.offset(from_lsp(params.position), unit);
+            let (at, _, _) = features::rename_targets(&doc.analysis.schema, offset)?;
+            Some(PrepareRenameResponse::Range(range_to_lsp(&doc.source, &at, unit)))
+        }))
+    }
+
+    async fn rename(&self, params: RenameParams) -> Result<Option<WorkspaceEdit>> {
+        let pos = params.text_document_position;
+        let uri = pos.text_document.uri.clone();
+        let result = self.with_doc("rename", &uri, |doc, unit| {
+            let offset = doc.source.offset(from_lsp(pos.position), unit);
+            let (_, all, kind) = features::rename_targets(&doc.analysis.schema, offset)?;
+            if let Some(why) = features::rename_refusal(&doc.analysis.schema, kind, &params.new_name) {
+                return Some(Err(why));
+            }
+            let edits = all
+                .iter()
+                .map(|r| TextEdit {
+                    range: range_to_lsp(&doc.source, r, unit),
+                    new_text: params.new_name.clone(),
+                })
+                .collect();
+            Some(Ok(WorkspaceEdit {
+                changes: Some(HashMap::from([(uri.clone(), edits)])),
+                ..Default::default()
+            }))
+        });
+        match result {
+            None => Ok(None),
+            Some(Ok(edit)) => Ok(Some(edit)),
+            Some(Err(why)) => Err(tower_lsp_server::jsonrpc::Error::invalid_params(why)),
+        }
+    }
+
+    async fn semantic_tokens_full(&self, params: SemanticTokensParams) -> Result<Option<SemanticTokensResult>> {
+        Ok(self.with_doc("semanticTokens", &params.text_document.uri, |doc, unit| {
+            Some(SemanticTokensResult::Tokens(SemanticTokens {
+                result_id: None,
+                data: features::semantic_tokens(doc, unit),
+            }))
+        }))
+    }
+
+    async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
+        let uri = params.text_document.uri.clone();
+        Ok(self.with_doc("codeAction", &uri, |doc, unit| {
+            let range = doc.source.offset(from_lsp(params.range.start), unit)
+                ..doc.source.offset(from_lsp(params.range.end), unit);
+            Some(features::code_actions(doc, &uri, &range, unit))
+        }))
+    }
+
+    async fn symbol(&self, params: WorkspaceSymbolParams) -> Result<Option<WorkspaceSymbolResponse>> {
+        let query = params.query.to_lowercase();
+        Ok(self.with_state("workspace/symbol", |s| {
+            let unit = s.unit;
+            let mut out = Vec::new();
+            let mut push = |uri: &Uri, doc: &Document| {
+                for def in &doc.analysis.schema.types {
+                    if query.is_empty() || def.name.to_lowercase().contains(&query) {
+                        #[allow(deprecated)] // `deprecated` is a required field of the LSP type
+                        out.push(SymbolInformation {
+                            name: def.name.clone(),
+                            kind: if def.is_struct() {
+                                SymbolKind::STRUCT
+                            } else {
+                                SymbolKind::TYPE_PARAMETER
+                            },
+                            tags: None,
+                            deprecated: None,
+                            location: Location {
+                                uri: uri.clone(),
+                                range: range_to_lsp(&doc.source, &def.name_range, unit),
+                            },
+                            container_name: None,
+                        });
+                    }
+                }
+            };
+            for (uri, doc) in &s.docs {
+                push(uri, doc);
+            }
+            // Schema files of the workspace that are not open, read from disk.
+            for path in workspace_schemas(&s.roots) {
+                let Some(uri) = Uri::from_file_path(&path) else {
+                    continue;
+                };
+                if s.docs.contains_key(&uri) {
+                    continue;
+                }
+                let (Some(dialect), Ok(text)) = (Dialect::from_path(&path), std::fs::read_to_string(&path)) else {
+                    continue;
+                };
+                let doc = Document::open(dialect, 0, text, Self::order_for(&uri, s.client_order));
+                push(&uri, &doc);
+            }
+            Some(WorkspaceSymbolResponse::Flat(out))
+        }))
+    }
+}
+
+/// `.sdp` and `.ffi` files under the workspace roots (skipping hidden folders, `target`
+/// and `node_modules`), at most a few thousand.
+fn workspace_schemas(roots: &[std::path::PathBuf]) -> Vec<std::path::PathBuf> {
+    const MAX_FILES: usize = 5000;
+    let mut out = Vec::new();
+    let mut stack: Vec<std::path::PathBuf> = roots.to_vec();
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if name.starts_with('.') || name == "target" || name == "node_modules" {
+                continue;
+            }
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if Dialect::from_path(&path).is_some() {
+                out.push(path);
+                if out.len() >= MAX_FILES {
+                    return out;
+                }
+            }
+        }
+    }
+    out.sort();
+    out
 }

@@ -50,6 +50,11 @@ impl Document {
         true
     }
 
+    /// Re-runs the analysis (settings changed); the tree is reused as is.
+    pub fn reanalyze(&mut self, order: OrderChoice) {
+        self.analysis = analyze(self.dialect, &self.source.text, None, order);
+    }
+
     fn apply(
         &mut self,
         change: &TextDocumentContentChangeEvent,

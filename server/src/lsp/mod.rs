@@ -2,6 +2,7 @@
 
 mod backend;
 mod documents;
+mod features;
 mod views;
 
 use tower_lsp_server::{LspService, Server};
