@@ -1,0 +1,206 @@
+use alloc::vec::Vec;
+use core::fmt;
+
+/// One step of the value path an error occurred in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PathSeg {
+    /// A struct field (its schema name).
+    Field(&'static str),
+    /// An array element.
+    Index(usize),
+}
+
+/// Why decoding failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DecodeErrorKind {
+    /// The input ends before `needed` bytes could be read; `left` remain.
+    UnexpectedEnd {
+        /// Bytes the read needs.
+        needed: usize,
+        /// Bytes that remain.
+        left: usize,
+    },
+    /// A `bool` byte other than 0 or 1.
+    InvalidBool(u8),
+    /// A presence byte other than 0 or 1.
+    InvalidPresence(u8),
+    /// A string that is not valid UTF-8.
+    InvalidUtf8,
+    /// A length or count prefix that the remaining input cannot justify
+    /// (`count × min_encoded_size > remaining`).
+    ImplausibleCount {
+        /// The count read.
+        count: u64,
+        /// Minimum encoded size of one element.
+        min_each: usize,
+        /// Bytes that remain after the prefix.
+        left: usize,
+    },
+    /// Bytes after the value (use `decode_prefix` for back-to-back records).
+    TrailingBytes(usize),
+    /// SDP message: the magic is not `SDP`.
+    BadMagic,
+    /// SDP message: the version byte is not `'2'`.
+    BadVersion(u8),
+    /// SDP message: the type id is not the expected one (or unknown to a dispatcher).
+    WrongTypeId {
+        /// The id in the header.
+        found: u16,
+        /// The id expected (0 for a dispatcher: no struct has it).
+        expected: u16,
+    },
+    /// SDP message: the payload length in the header disagrees with the payload.
+    LengthMismatch {
+        /// Length announced by the header.
+        announced: usize,
+        /// Bytes the payload actually used (or the bytes available).
+        actual: usize,
+    },
+}
+
+/// A decoding failure: byte offset in the input, the reason, and the value path
+/// (`plugins[3].name`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecodeError {
+    /// Byte offset in the input where decoding failed.
+    pub offset: usize,
+    /// Why.
+    pub kind: DecodeErrorKind,
+    /// Innermost segment first (segments are added as the error propagates outwards);
+    /// use [`DecodeError::path`] for the readable form.
+    pub rev_path: Vec<PathSeg>,
+}
+
+impl DecodeError {
+    /// An error at `offset`.
+    #[cold]
+    pub fn new(offset: usize, kind: DecodeErrorKind) -> DecodeError {
+        DecodeError {
+            offset,
+            kind,
+            rev_path: Vec::new(),
+        }
+    }
+
+    /// Adds an enclosing struct field to the path.
+    #[cold]
+    #[must_use]
+    pub fn field(mut self, name: &'static str) -> DecodeError {
+        self.rev_path.push(PathSeg::Field(name));
+        self
+    }
+
+    /// Adds an enclosing array index to the path.
+    #[cold]
+    #[must_use]
+    pub fn index(mut self, i: usize) -> DecodeError {
+        self.rev_path.push(PathSeg::Index(i));
+        self
+    }
+
+    /// The value path, outermost first: `plugins[3].name` (empty at the root).
+    pub fn path(&self) -> alloc::string::String {
+        let mut s = alloc::string::String::new();
+        for seg in self.rev_path.iter().rev() {
+            match seg {
+                PathSeg::Field(name) => {
+                    if !s.is_empty() {
+                        s.push('.');
+                    }
+                    s.push_str(name);
+                }
+                PathSeg::Index(i) => {
+                    use core::fmt::Write as _;
+                    let _ = write!(s, "[{i}]");
+                }
+            }
+        }
+        s
+    }
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let path = self.path();
+        if !path.is_empty() {
+            write!(f, "{path}: ")?;
+        }
+        match self.kind {
+            DecodeErrorKind::UnexpectedEnd { needed, left } => {
+                write!(f, "needs {needed} byte(s) but only {left} are left")?
+            }
+            DecodeErrorKind::InvalidBool(b) => write!(f, "bool byte 0x{b:02x}; expected 00 or 01")?,
+            DecodeErrorKind::InvalidPresence(b) => write!(f, "presence byte 0x{b:02x}; expected 00 or 01")?,
+            DecodeErrorKind::InvalidUtf8 => write!(f, "string is not valid UTF-8")?,
+            DecodeErrorKind::ImplausibleCount { count, min_each, left } => {
+                write!(f, "count {count} × {min_each} byte(s) exceeds the {left} bytes left")?
+            }
+            DecodeErrorKind::TrailingBytes(n) => write!(f, "{n} trailing byte(s) after the value")?,
+            DecodeErrorKind::BadMagic => write!(f, "bad message magic; expected \"SDP\"")?,
+            DecodeErrorKind::BadVersion(v) => write!(f, "unsupported message version 0x{v:02x}; expected '2'")?,
+            DecodeErrorKind::WrongTypeId { found, expected: 0 } => write!(f, "unknown message type id {found}")?,
+            DecodeErrorKind::WrongTypeId { found, expected } => {
+                write!(f, "message type id {found}; expected {expected}")?
+            }
+            DecodeErrorKind::LengthMismatch { announced, actual } => write!(
+                f,
+                "message header announces {announced} payload bytes but found {actual}"
+            )?,
+        }
+        write!(f, " (at byte offset {})", self.offset)
+    }
+}
+
+impl core::error::Error for DecodeError {}
+
+/// Why encoding failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EncodeErrorKind {
+    /// A string or array longer than its length prefix can express (ffire: 65,535;
+    /// SDP: 4,294,967,295). Upstream silently truncates; wirelens refuses.
+    TooLong {
+        /// The string's byte length or the array's element count.
+        len: usize,
+        /// The largest allowed.
+        max: usize,
+    },
+    /// The caller's buffer is smaller than the encoding.
+    BufferTooSmall {
+        /// Bytes the encoding needs.
+        needed: usize,
+        /// Bytes the buffer has.
+        available: usize,
+    },
+}
+
+/// An encoding failure: byte offset in the output (relative to the value's start) and
+/// the reason.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EncodeError {
+    /// Output offset (relative to where this value started) at the failure.
+    pub offset: usize,
+    /// Why.
+    pub kind: EncodeErrorKind,
+}
+
+impl fmt::Display for EncodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.kind {
+            EncodeErrorKind::TooLong { len, max } => {
+                write!(
+                    f,
+                    "length {len} exceeds the maximum {max} (at output offset {})",
+                    self.offset
+                )
+            }
+            EncodeErrorKind::BufferTooSmall { needed, available } => {
+                write!(
+                    f,
+                    "buffer too small: the encoding needs {needed} bytes, the buffer has {available}"
+                )
+            }
+        }
+    }
+}
+
+impl core::error::Error for EncodeError {}

@@ -1,0 +1,197 @@
+use core::str;
+
+use crate::le::{LeSlice, Prim};
+use crate::{DecodeError, DecodeErrorKind};
+
+/// A bounds-checked cursor over the input. Offsets in errors are positions in `bytes`.
+#[derive(Debug, Clone)]
+pub struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+macro_rules! read_prim {
+    ($($name:ident: $t:ty;)*) => {$(
+        #[doc = concat!("Reads a little-endian `", stringify!($t), "`.")]
+        #[inline]
+        pub fn $name(&mut self) -> Result<$t, DecodeError> {
+            Ok(<$t>::from_le_bytes(*self.fixed()?))
+        }
+    )*};
+}
+
+impl<'a> Reader<'a> {
+    /// A reader at the start of `bytes`.
+    pub fn new(bytes: &'a [u8]) -> Reader<'a> {
+        Reader { bytes, at: 0 }
+    }
+
+    /// A reader over `bytes` starting at `at` (clamped to the end).
+    pub fn at(bytes: &'a [u8], at: usize) -> Reader<'a> {
+        Reader {
+            bytes,
+            at: at.min(bytes.len()),
+        }
+    }
+
+    /// Current offset.
+    #[inline]
+    pub fn position(&self) -> usize {
+        self.at
+    }
+
+    /// Bytes left.
+    #[inline]
+    pub fn remaining(&self) -> usize {
+        self.bytes.len() - self.at
+    }
+
+    /// Errors unless every byte was used.
+    pub fn finish(&self) -> Result<(), DecodeError> {
+        match self.remaining() {
+            0 => Ok(()),
+            n => Err(DecodeError::new(self.at, DecodeErrorKind::TrailingBytes(n))),
+        }
+    }
+
+    #[cold]
+    fn end(&self, needed: usize) -> DecodeError {
+        DecodeError::new(
+            self.at,
+            DecodeErrorKind::UnexpectedEnd {
+                needed,
+                left: self.remaining(),
+            },
+        )
+    }
+
+    /// The next `n` bytes.
+    #[inline]
+    pub fn take(&mut self, n: usize) -> Result<&'a [u8], DecodeError> {
+        match self.bytes.get(self.at..).and_then(|rest| rest.get(..n)) {
+            Some(s) => {
+                self.at += n;
+                Ok(s)
+            }
+            None => Err(self.end(n)),
+        }
+    }
+
+    /// The next `N` bytes as an array reference: one bounds check for a whole fixed
+    /// block.
+    #[inline]
+    pub fn fixed<const N: usize>(&mut self) -> Result<&'a [u8; N], DecodeError> {
+        let s = self.take(N)?;
+        s.try_into().map_err(|_| self.end(N))
+    }
+
+    read_prim! {
+        u8: u8; u16: u16; u32: u32; u64: u64;
+        i8: i8; i16: i16; i32: i32; i64: i64;
+        f32: f32; f64: f64;
+    }
+
+    /// A strict `bool`: 00 or 01.
+    #[inline]
+    pub fn bool(&mut self) -> Result<bool, DecodeError> {
+        let at = self.at;
+        match self.u8()? {
+            0 => Ok(false),
+            1 => Ok(true),
+            b => Err(DecodeError::new(at, DecodeErrorKind::InvalidBool(b))),
+        }
+    }
+
+    /// A strict presence byte: 00 (absent) or 01 (present).
+    #[inline]
+    pub fn presence(&mut self) -> Result<bool, DecodeError> {
+        let at = self.at;
+        match self.u8()? {
+            0 => Ok(false),
+            1 => Ok(true),
+            b => Err(DecodeError::new(at, DecodeErrorKind::InvalidPresence(b))),
+        }
+    }
+
+    fn plausible(&mut self, start: usize, count: u64, min_each: usize) -> Result<usize, DecodeError> {
+        let left = self.remaining();
+        let each = min_each.max(1) as u64;
+        match count.checked_mul(each) {
+            Some(total) if total <= left as u64 => Ok(count as usize),
+            _ => {
+                self.at = start;
+                Err(DecodeError::new(
+                    start,
+                    DecodeErrorKind::ImplausibleCount { count, min_each, left },
+                ))
+            }
+        }
+    }
+
+    /// An SDP count/length prefix (u32), plausible for elements of at least
+    /// `min_each` bytes (DESIGN §4.3).
+    #[inline]
+    pub fn count32(&mut self, min_each: usize) -> Result<usize, DecodeError> {
+        let start = self.at;
+        let n = self.u32()?;
+        self.plausible(start, n.into(), min_each)
+    }
+
+    /// An ffire count/length prefix (u16), plausible for elements of at least
+    /// `min_each` bytes.
+    #[inline]
+    pub fn count16(&mut self, min_each: usize) -> Result<usize, DecodeError> {
+        let start = self.at;
+        let n = self.u16()?;
+        self.plausible(start, n.into(), min_each)
+    }
+
+    fn utf8(&mut self, start: usize, n: usize) -> Result<&'a str, DecodeError> {
+        let b = self.take(n)?;
+        str::from_utf8(b).map_err(|e| DecodeError::new(start + e.valid_up_to(), DecodeErrorKind::InvalidUtf8))
+    }
+
+    /// An SDP string: u32 byte length + UTF-8.
+    #[inline]
+    pub fn str32(&mut self) -> Result<&'a str, DecodeError> {
+        let n = self.count32(1)?;
+        let start = self.at;
+        self.utf8(start, n)
+    }
+
+    /// An ffire string: u16 byte length + UTF-8.
+    #[inline]
+    pub fn str16(&mut self) -> Result<&'a str, DecodeError> {
+        let n = self.count16(1)?;
+        let start = self.at;
+        self.utf8(start, n)
+    }
+
+    fn prims<T: Prim>(&mut self, n: usize) -> Result<LeSlice<'a, T>, DecodeError> {
+        let start = self.at;
+        let b = self.take(n * T::SIZE)?;
+        LeSlice::new(b).ok_or_else(|| {
+            let bad = b.chunks_exact(T::SIZE).position(|c| !T::valid(c)).unwrap_or(0);
+            let at = start + bad * T::SIZE;
+            DecodeError::new(
+                at,
+                DecodeErrorKind::InvalidBool(b.get(bad * T::SIZE).copied().unwrap_or(0)),
+            )
+            .index(bad)
+        })
+    }
+
+    /// An SDP array of primitives (u32 count), as a zero-copy view.
+    #[inline]
+    pub fn prims32<T: Prim>(&mut self) -> Result<LeSlice<'a, T>, DecodeError> {
+        let n = self.count32(T::SIZE)?;
+        self.prims(n)
+    }
+
+    /// An ffire array of primitives (u16 count), as a zero-copy view.
+    #[inline]
+    pub fn prims16<T: Prim>(&mut self) -> Result<LeSlice<'a, T>, DecodeError> {
+        let n = self.count16(T::SIZE)?;
+        self.prims(n)
+    }
+}

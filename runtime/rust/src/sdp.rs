@@ -1,0 +1,66 @@
+//! The SDP message header: `53 44 50 32` ("SDP2") · u16 type id · u32 payload length.
+
+use crate::{DecodeError, DecodeErrorKind, EncodeError, Reader, Sink};
+
+/// Header length in bytes.
+pub const HEADER_LEN: usize = 10;
+
+/// Writes a header for a payload of `len` bytes.
+pub fn write_header<S: Sink + ?Sized>(out: &mut S, type_id: u16, len: usize) -> Result<(), EncodeError> {
+    out.put(b"SDP2");
+    out.put(&type_id.to_le_bytes());
+    out.len32(len)
+}
+
+/// A parsed header: the type id and the payload, which the header's length says ends
+/// at `end` (an offset in the input; the payload starts at [`HEADER_LEN`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Header {
+    /// The message type id.
+    pub type_id: u16,
+    /// Offset one past the payload.
+    pub end: usize,
+}
+
+/// Reads and checks a header at the start of `bytes`: magic, version `'2'`, and a
+/// payload length that fits in the input.
+pub fn read_header(bytes: &[u8]) -> Result<Header, DecodeError> {
+    let mut r = Reader::new(bytes);
+    let magic = r.fixed::<3>()?;
+    if magic != b"SDP" {
+        return Err(DecodeError::new(0, DecodeErrorKind::BadMagic));
+    }
+    let version = r.u8()?;
+    if version != b'2' {
+        return Err(DecodeError::new(3, DecodeErrorKind::BadVersion(version)));
+    }
+    let type_id = r.u16()?;
+    let len = r.u32()? as usize;
+    if len > r.remaining() {
+        return Err(DecodeError::new(
+            6,
+            DecodeErrorKind::LengthMismatch {
+                announced: len,
+                actual: r.remaining(),
+            },
+        ));
+    }
+    Ok(Header {
+        type_id,
+        end: HEADER_LEN + len,
+    })
+}
+
+/// Checks that a payload decoded from `HEADER_LEN` used exactly the announced bytes.
+pub fn check_payload(header: &Header, used_to: usize) -> Result<(), DecodeError> {
+    if used_to != header.end {
+        return Err(DecodeError::new(
+            used_to,
+            DecodeErrorKind::LengthMismatch {
+                announced: header.end - HEADER_LEN,
+                actual: used_to - HEADER_LEN,
+            },
+        ));
+    }
+    Ok(())
+}

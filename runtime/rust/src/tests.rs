@@ -1,0 +1,163 @@
+use alloc::vec;
+use alloc::vec::Vec;
+
+use crate::*;
+
+#[test]
+fn reads_little_endian_primitives() {
+    let bytes = [1, 0x34, 0x12, 0x78, 0x56, 0x34, 0x12, 0xff];
+    let mut r = Reader::new(&bytes);
+    assert_eq!(r.u8(), Ok(1));
+    assert_eq!(r.u16(), Ok(0x1234));
+    assert_eq!(r.u32(), Ok(0x1234_5678));
+    assert_eq!(r.i8(), Ok(-1));
+    assert_eq!(r.finish(), Ok(()));
+    let err = r.u8().unwrap_err();
+    assert_eq!(err.offset, 8);
+    assert_eq!(err.kind, DecodeErrorKind::UnexpectedEnd { needed: 1, left: 0 });
+}
+
+#[test]
+fn floats_keep_their_bits() {
+    let nan = f32::from_bits(0x7fc0_1234);
+    let mut out = Vec::new();
+    out.put_prim(nan);
+    out.put_prim(-0.0f64);
+    let mut r = Reader::new(&out);
+    assert_eq!(r.f32().map(f32::to_bits), Ok(0x7fc0_1234));
+    assert_eq!(r.f64().map(f64::to_bits), Ok((-0.0f64).to_bits()));
+}
+
+#[test]
+fn bool_and_presence_are_strict() {
+    let mut r = Reader::new(&[0, 1, 2]);
+    assert_eq!(r.bool(), Ok(false));
+    assert_eq!(r.bool(), Ok(true));
+    let e = r.bool().unwrap_err();
+    assert_eq!((e.offset, e.kind), (2, DecodeErrorKind::InvalidBool(2)));
+    let e = Reader::new(&[7]).presence().unwrap_err();
+    assert_eq!(e.kind, DecodeErrorKind::InvalidPresence(7));
+    assert_eq!(le::get_bool(&[0, 3], 1, 10).unwrap_err().offset, 11);
+}
+
+#[test]
+fn strings_are_validated_utf8() {
+    let mut ok = Vec::new();
+    ok.str32("héllo").unwrap();
+    assert_eq!(Reader::new(&ok).str32(), Ok("héllo"));
+    let bad = [2, 0, 0xc3, 0x28];
+    let e = Reader::new(&bad).str16().unwrap_err();
+    assert_eq!((e.offset, e.kind), (2, DecodeErrorKind::InvalidUtf8));
+}
+
+#[test]
+fn counts_must_be_plausible() {
+    // 3 u32 elements announced, 8 bytes left.
+    let bytes = [3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+    let mut r = Reader::new(&bytes);
+    let e = r.count32(4).unwrap_err();
+    assert_eq!(e.offset, 0);
+    assert_eq!(
+        e.kind,
+        DecodeErrorKind::ImplausibleCount {
+            count: 3,
+            min_each: 4,
+            left: 8
+        }
+    );
+    assert_eq!(r.position(), 0);
+    assert_eq!(Reader::new(&[2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]).count32(4), Ok(2));
+    // A huge count with min size 0 still needs one byte per element.
+    assert!(Reader::new(&[0xff, 0xff, 0xff, 0xff]).count32(0).is_err());
+    assert!(Reader::new(&[0xff, 0xff]).count16(1).is_err());
+}
+
+#[test]
+fn fixed_blocks_and_views() {
+    let mut out = Vec::new();
+    out.len16(3).unwrap();
+    out.put_prims(&[1i32, -2, 3]);
+    let mut r = Reader::new(&out);
+    let v = r.prims16::<i32>().unwrap();
+    assert_eq!(v.len(), 3);
+    assert_eq!(v.get(1), Some(-2));
+    assert_eq!(v.get(3), None);
+    assert_eq!(v.to_vec(), vec![1, -2, 3]);
+    let mut r = Reader::new(&[1, 0, 0, 0, 1]);
+    let b: &[u8; 5] = r.fixed().unwrap();
+    assert_eq!(le::get_u32(b, 0), 1);
+    assert_eq!(le::get_bool(b, 4, 0), Ok(true));
+    let mut block = [0u8; 6];
+    le::put_u16(&mut block, 0, 0xbeef);
+    le::put_f32(&mut block, 2, 1.5);
+    assert_eq!(block, [0xef, 0xbe, 0, 0, 0xc0, 0x3f]);
+    let e = Reader::new(&[2, 0, 0, 0, 1, 2]).prims32::<bool>().unwrap_err();
+    assert_eq!((e.offset, e.path().as_str()), (5, "[1]"));
+}
+
+#[test]
+fn ffire_lengths_are_limited() {
+    let mut out = Vec::new();
+    let e = out.len16(65_536).unwrap_err();
+    assert_eq!(
+        e.kind,
+        EncodeErrorKind::TooLong {
+            len: 65_536,
+            max: 65_535
+        }
+    );
+    assert!(out.len16(65_535).is_ok());
+}
+
+#[test]
+fn slice_sink_refuses_overflow() {
+    let mut buf = [0u8; 3];
+    let mut s = SliceSink::new(&mut buf);
+    s.put(&[1, 2]);
+    s.put(&[3, 4]);
+    assert!(matches!(
+        s.finish().unwrap_err().kind,
+        EncodeErrorKind::BufferTooSmall {
+            needed: 4,
+            available: 3
+        }
+    ));
+    let mut s = SliceSink::new(&mut buf);
+    s.put(&[9, 8, 7]);
+    assert_eq!(s.finish(), Ok(3));
+    assert_eq!(buf, [9, 8, 7]);
+}
+
+#[test]
+fn sdp_header() {
+    let mut out = Vec::new();
+    sdp::write_header(&mut out, 2, 3).unwrap();
+    out.extend_from_slice(&[1, 2, 3]);
+    assert_eq!(&out[..10], &[0x53, 0x44, 0x50, 0x32, 2, 0, 3, 0, 0, 0]);
+    let h = sdp::read_header(&out).unwrap();
+    assert_eq!(h, sdp::Header { type_id: 2, end: 13 });
+    assert_eq!(sdp::read_header(&out[..12]).unwrap_err().offset, 6);
+    let mut bad = out.clone();
+    bad[3] = b'1';
+    assert_eq!(
+        sdp::read_header(&bad).unwrap_err().kind,
+        DecodeErrorKind::BadVersion(b'1')
+    );
+    bad[0] = b'X';
+    assert_eq!(sdp::read_header(&bad).unwrap_err().kind, DecodeErrorKind::BadMagic);
+    assert!(sdp::check_payload(&h, 12).is_err());
+    assert!(sdp::check_payload(&h, 13).is_ok());
+}
+
+#[test]
+fn error_paths_read_outermost_first() {
+    let e = DecodeError::new(4, DecodeErrorKind::InvalidUtf8)
+        .field("name")
+        .index(3)
+        .field("plugins");
+    assert_eq!(e.path(), "plugins[3].name");
+    assert_eq!(
+        alloc::format!("{e}"),
+        "plugins[3].name: string is not valid UTF-8 (at byte offset 4)"
+    );
+}
