@@ -1,140 +1,14 @@
 //! The language server driven over stdio the way an editor drives it: framed JSON-RPC
 //! into `wirelens lsp`, requests answered, diagnostics pushed.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
-use std::time::{Duration, Instant};
+mod common;
 
+use std::time::Duration;
+
+use common::{pos, Client};
 use serde_json::{json, Value};
 
-struct Client {
-    child: Child,
-    stdin: ChildStdin,
-    rx: Receiver<Value>,
-    next_id: i64,
-    /// Notifications received while waiting for responses.
-    backlog: Vec<Value>,
-}
-
-impl Client {
-    fn start() -> Client {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_wirelens"))
-            .args(["lsp", "--stdio"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap();
-        let stdin = child.stdin.take().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, rx) = channel();
-        std::thread::spawn(move || {
-            let mut reader = BufReader::new(stdout);
-            loop {
-                let mut len = 0usize;
-                loop {
-                    let mut line = String::new();
-                    if reader.read_line(&mut line).unwrap_or(0) == 0 {
-                        return;
-                    }
-                    let line = line.trim_end();
-                    if line.is_empty() {
-                        break;
-                    }
-                    if let Some(v) = line.strip_prefix("Content-Length: ") {
-                        len = v.parse().unwrap();
-                    }
-                }
-                let mut body = vec![0; len];
-                reader.read_exact(&mut body).unwrap();
-                if tx.send(serde_json::from_slice(&body).unwrap()).is_err() {
-                    return;
-                }
-            }
-        });
-        Client {
-            child,
-            stdin,
-            rx,
-            next_id: 1,
-            backlog: Vec::new(),
-        }
-    }
-
-    fn send(&mut self, msg: Value) {
-        let body = msg.to_string();
-        write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    fn notify(&mut self, method: &str, params: Value) {
-        self.send(json!({"jsonrpc": "2.0", "method": method, "params": params}));
-    }
-
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            let msg = self
-                .rx
-                .recv_timeout(deadline - Instant::now())
-                .expect("response in time");
-            if msg.get("id") == Some(&json!(id)) && msg.get("method").is_none() {
-                assert!(msg.get("error").is_none(), "{method}: {msg}");
-                return msg["result"].clone();
-            }
-            self.backlog.push(msg);
-        }
-    }
-
-    /// The next `publishDiagnostics` for `uri` (from the backlog first).
-    fn diagnostics(&mut self, uri: &str) -> Value {
-        let is_it = |m: &Value| m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri;
-        if let Some(i) = self.backlog.iter().position(is_it) {
-            return self.backlog.remove(i)["params"].clone();
-        }
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            match self.rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
-                Ok(m) if is_it(&m) => return m["params"].clone(),
-                Ok(m) => self.backlog.push(m),
-                Err(RecvTimeoutError::Timeout) => panic!("no diagnostics for {uri}"),
-                Err(e) => panic!("{e}"),
-            }
-        }
-    }
-
-    fn initialize(&mut self, encodings: &[&str]) -> Value {
-        let r = self.request(
-            "initialize",
-            json!({"processId": null, "rootUri": null, "capabilities": {"general": {"positionEncodings": encodings}}}),
-        );
-        self.notify("initialized", json!({}));
-        r
-    }
-
-    fn open(&mut self, uri: &str, lang: &str, text: &str) {
-        self.notify(
-            "textDocument/didOpen",
-            json!({"textDocument": {"uri": uri, "languageId": lang, "version": 1, "text": text}}),
-        );
-    }
-}
-
-impl Drop for Client {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-    }
-}
-
 const AUDIO: &str = "struct Parameter {\n    address: u64,\n    display_name: str,\n    min_value: f32,\n}\n\nstruct Plugin {\n    name: str,\n    parameters: []Parameter,\n}\n";
-
-fn pos(line: u32, character: u32) -> Value {
-    json!({"line": line, "character": character})
-}
 
 #[test]
 fn negotiates_position_encoding() {
@@ -219,7 +93,7 @@ fn layout_hover_inlay_hints_and_lenses() {
     assert!(text.contains("struct Parameter"), "{text}");
     assert!(text.contains("| 0 | `address` | `u64` | 0 (0x0) | 8 |"), "{text}");
     assert!(
-        text.contains("| 2 | `min_value` | `f32` | `12 + |display_name|` | 4 |"),
+        text.contains("| 2 | `min_value` | `f32` | `12 + \\|display_name\\|` | 4 |"),
         "{text}"
     );
     assert!(text.contains("message id 1"), "{text}");
@@ -604,4 +478,44 @@ fn client_settings_choose_the_ffi_order_and_workspace_symbols_cover_files_on_dis
     let symbols = c.request("workspace/symbol", json!({"query": "disk"}));
     assert_eq!(symbols[0]["name"], "OnDisk", "{symbols}");
     assert!(symbols[0]["location"]["uri"].as_str().unwrap().ends_with("other.sdp"));
+}
+
+#[test]
+fn wirelens_toml_changes_are_picked_up() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("wirelens.toml"), "[ffi]\norder = \"declaration\"\n").unwrap();
+    let root = format!("file://{}", dir.path().display());
+    let mut c = Client::start();
+    c.request(
+        "initialize",
+        json!({"processId": null, "rootUri": root,
+               "capabilities": {"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": false}}}}),
+    );
+    c.notify("initialized", json!({}));
+    let uri = format!("{root}/m.ffi");
+    c.open(
+        &uri,
+        "ffi",
+        "package p\n\ntype Msg struct {\n\tName string\n\tId int64\n}\n",
+    );
+    c.diagnostics(&uri);
+    let hint = |c: &mut Client| {
+        let hints = c.request(
+            "textDocument/inlayHint",
+            json!({"textDocument": {"uri": uri}, "range": {"start": pos(0, 0), "end": pos(9, 0)}}),
+        );
+        hints[0]["label"].as_str().unwrap().to_string()
+    };
+    assert_eq!(hint(&mut c), "@0 · 2+len B", "declaration order from wirelens.toml");
+    std::fs::write(dir.path().join("wirelens.toml"), "[ffi]\norder = \"canonical\"\n").unwrap();
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": format!("{root}/wirelens.toml"), "type": 2}]}),
+    );
+    c.diagnostics(&uri);
+    assert_eq!(
+        hint(&mut c),
+        "@8 · 2+len B · wire #1",
+        "canonical after the file changed"
+    );
 }

@@ -34,6 +34,30 @@ struct State {
     inlay_refresh: bool,
     /// Workspace folders, for workspace symbols over files not open.
     roots: Vec<std::path::PathBuf>,
+    /// ffire order from the nearest `wirelens.toml`, per schema folder.
+    toml_orders: HashMap<std::path::PathBuf, Option<codegen::FieldOrder>>,
+    /// The client can watch files for us (`workspace/didChangeWatchedFiles`).
+    watch_files: bool,
+}
+
+impl State {
+    /// The file's directive wins, then the client's settings, then the nearest
+    /// `wirelens.toml` (cached per folder; the cache is dropped when a `wirelens.toml`
+    /// changes).
+    fn order_for(&mut self, uri: &Uri) -> OrderChoice {
+        let order = self.client_order.or_else(|| {
+            let path = uri.to_file_path()?;
+            let dir = path.parent()?.to_path_buf();
+            *self
+                .toml_orders
+                .entry(dir)
+                .or_insert_with(|| Config::for_schema(&path).ok().and_then(|c| c.ffi.order))
+        });
+        OrderChoice {
+            order,
+            overrides_directive: false,
+        }
+    }
 }
 
 /// Settings the client may send: `{ "ffi": { "order": "declaration" } }`, also nested
@@ -63,6 +87,8 @@ impl Backend {
                 client_order: None,
                 inlay_refresh: false,
                 roots: Vec::new(),
+                toml_orders: HashMap::new(),
+                watch_files: false,
             })),
         }
     }
@@ -88,19 +114,6 @@ impl Backend {
             let unit = s.unit;
             s.docs.get(uri).and_then(|d| f(d, unit))
         })
-    }
-
-    /// The file's directive wins, then the client's settings, then `wirelens.toml`.
-    fn order_for(uri: &Uri, client: Option<codegen::FieldOrder>) -> OrderChoice {
-        let order = client.or_else(|| {
-            uri.to_file_path()
-                .and_then(|p| Config::for_schema(&p).ok())
-                .and_then(|c| c.ffi.order)
-        });
-        OrderChoice {
-            order,
-            overrides_directive: false,
-        }
     }
 
     /// Asks the client to re-request inlay hints (only when the layout changed).
@@ -236,6 +249,13 @@ impl LanguageServer for Backend {
             .and_then(|i| i.refresh_support)
             .unwrap_or(false);
         let order = params.initialization_options.as_ref().and_then(client_order);
+        let watch = params
+            .capabilities
+            .workspace
+            .as_ref()
+            .and_then(|w| w.did_change_watched_files.as_ref())
+            .and_then(|d| d.dynamic_registration)
+            .unwrap_or(false);
         #[allow(deprecated)] // root_uri: still what many clients send
         let mut roots: Vec<std::path::PathBuf> = params
             .workspace_folders
@@ -258,6 +278,7 @@ impl LanguageServer for Backend {
             s.inlay_refresh = refresh;
             s.client_order = order;
             s.roots = roots;
+            s.watch_files = watch;
             Some(())
         });
         Ok(InitializeResult {
@@ -305,6 +326,47 @@ impl LanguageServer for Backend {
         })
     }
 
+    async fn initialized(&self, _: InitializedParams) {
+        if self.with_state("initialized", |s| Some(s.watch_files)).unwrap_or(false) {
+            let watchers = vec![FileSystemWatcher {
+                glob_pattern: GlobPattern::String("**/wirelens.toml".into()),
+                kind: None,
+            }];
+            let options = DidChangeWatchedFilesRegistrationOptions { watchers };
+            let registration = Registration {
+                id: "wirelens-toml".into(),
+                method: "workspace/didChangeWatchedFiles".into(),
+                register_options: serde_json::to_value(options).ok(),
+            };
+            let _ = self.client.register_capability(vec![registration]).await;
+        }
+    }
+
+    async fn did_change_watched_files(&self, _: DidChangeWatchedFilesParams) {
+        // A wirelens.toml changed: forget cached settings and re-check every open file.
+        let updated = self.with_state("didChangeWatchedFiles", |s| {
+            s.toml_orders.clear();
+            let uris: Vec<Uri> = s.docs.keys().cloned().collect();
+            let mut out = Vec::new();
+            for uri in uris {
+                let order = s.order_for(&uri);
+                if let Some(doc) = s.docs.get_mut(&uri) {
+                    doc.reanalyze(order);
+                    out.push((uri, doc.version));
+                }
+            }
+            Some((out, s.inlay_refresh))
+        });
+        if let Some((docs, refresh)) = updated {
+            for (uri, version) in docs {
+                self.schedule_diagnostics(uri, version);
+            }
+            if refresh {
+                self.refresh_hints();
+            }
+        }
+    }
+
     async fn shutdown(&self) -> Result<()> {
         Ok(())
     }
@@ -321,9 +383,8 @@ impl LanguageServer for Backend {
             return;
         };
         let version = params.text_document.version;
-        let client = self.with_state("didOpen", |s| Some(s.client_order)).flatten();
-        let order = Self::order_for(&uri, client);
         let opened = self.with_state("didOpen", |s| {
+            let order = s.order_for(&uri);
             s.docs.insert(
                 uri.clone(),
                 Document::open(dialect, version, params.text_document.text, order),
@@ -341,7 +402,7 @@ impl LanguageServer for Backend {
         let version = params.text_document.version;
         let changed = self.with_state("didChange", |s| {
             let unit = s.unit;
-            let order = Self::order_for(&uri, s.client_order);
+            let order = s.order_for(&uri);
             let refresh = s.inlay_refresh;
             let doc = s.docs.get_mut(&uri)?;
             let before = doc.analysis.layout.clone();
@@ -590,7 +651,7 @@ impl LanguageServer for Backend {
             s.client_order = order;
             let uris: Vec<Uri> = s.docs.keys().cloned().collect();
             for uri in &uris {
-                let o = Self::order_for(uri, order);
+                let o = s.order_for(uri);
                 if let Some(doc) = s.docs.get_mut(uri) {
                     doc.reanalyze(o);
                 }
@@ -712,7 +773,7 @@ impl LanguageServer for Backend {
                 let (Some(dialect), Ok(text)) = (Dialect::from_path(&path), std::fs::read_to_string(&path)) else {
                     continue;
                 };
-                let doc = Document::open(dialect, 0, text, Self::order_for(&uri, s.client_order));
+                let doc = Document::open(dialect, 0, text, OrderChoice::default());
                 push(&uri, &doc);
             }
             Some(WorkspaceSymbolResponse::Flat(out))

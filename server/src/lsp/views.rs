@@ -71,16 +71,20 @@ pub fn type_hover(schema: &Schema, layout: &Layout, id: TypeId) -> Option<String
         } else {
             String::new()
         };
+        // GitHub-flavoured tables split cells at `|`, even inside code spans.
+        let cell = |t: String| t.replace('|', "\\|");
+        let offset = f
+            .offset
+            .constant()
+            .map_or_else(|| format!("`{}`", f.offset.expr()), |n| format!("{n} ({n:#x})"));
         let _ = writeln!(
             s,
             "| {} |{written} `{}` | `{}` | {} | {} |",
             f.wire_index,
             decl.name,
             decl.ty.display(d),
-            f.offset
-                .constant()
-                .map_or_else(|| format!("`{}`", f.offset.expr()), |n| format!("{n} ({n:#x})")),
-            size_expr(layout, &f.wire)
+            cell(offset),
+            cell(size_expr(layout, &f.wire))
         );
     }
     if reordered {
