@@ -519,3 +519,138 @@ fn wirelens_toml_changes_are_picked_up() {
         "canonical after the file changed"
     );
 }
+
+#[test]
+fn a_thousand_rapid_changes_end_in_the_right_state() {
+    let mut c = Client::start();
+    c.initialize(&["utf-16"]);
+    let uri = "file:///tmp/wirelens-lsp-test/thousand.sdp";
+    c.open(uri, "sdp", "");
+    c.diagnostics(uri);
+    // 250 structs' worth of typing: insert each line, then retype its last character
+    // (delete + insert), so edits both insert and replace, 1,000 changes in all.
+    let mut version = 1;
+    let mut expected = String::new();
+    let mut line = 0u32;
+    for i in 0..250 {
+        let text = format!("struct S{i:03} {{ a: u32, b: S{:03} }}\n", (i + 1) % 250);
+        let text = if i == 249 {
+            format!("struct S{i:03} {{ a: u32 }}\n")
+        } else {
+            text
+        };
+        for change in [
+            json!({"range": {"start": pos(line, 0), "end": pos(line, 0)}, "text": text}),
+            json!({"range": {"start": pos(line, 0), "end": pos(line, 6)}, "text": ""}),
+            json!({"range": {"start": pos(line, 0), "end": pos(line, 0)}, "text": "struct"}),
+            json!({"range": {"start": pos(line, 7), "end": pos(line, 8)}, "text": "S"}),
+        ] {
+            version += 1;
+            c.notify(
+                "textDocument/didChange",
+                json!({"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]}),
+            );
+        }
+        expected.push_str(&text);
+        line += 1;
+    }
+    assert_eq!(version, 1001);
+    let mut d = c.diagnostics(uri);
+    while d["version"] != version {
+        d = c.diagnostics(uri);
+    }
+    assert_eq!(d["diagnostics"], json!([]), "{d}");
+    let symbols = c.request("textDocument/documentSymbol", json!({"textDocument": {"uri": uri}}));
+    let names: Vec<&str> = symbols
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names.len(), 250);
+    assert_eq!(names[0], "S000");
+    assert_eq!(names[249], "S249");
+    // The server's text is exactly what was typed: formatting it equals formatting ours.
+    let edits = c.request(
+        "textDocument/formatting",
+        json!({"textDocument": {"uri": uri}, "options": {"tabSize": 4, "insertSpaces": true}}),
+    );
+    let ours = std::process::Command::new(env!("CARGO_BIN_EXE_wirelens"))
+        .args(["fmt", "--check"])
+        .arg({
+            let p = std::env::temp_dir().join(format!("wirelens-thousand-{}.sdp", std::process::id()));
+            std::fs::write(&p, &expected).unwrap();
+            p
+        })
+        .output()
+        .unwrap();
+    assert_eq!(
+        ours.status.code(),
+        Some(1),
+        "the typed text is not in canonical style, so formatting must change it"
+    );
+    assert_eq!(
+        edits[0]["range"]["end"],
+        pos(250, 0),
+        "the server's text has exactly 250 lines"
+    );
+}
+
+#[test]
+fn positions_after_non_ascii_in_every_encoding_and_both_dialects() {
+    // The bad type name starts after `é` (2 UTF-8 bytes, 1 UTF-16 unit) and `𝒜`
+    // (a letter outside the BMP: 4 bytes, 2 units, 1 char).
+    let cases = [
+        ("sdp", "struct Aé𝒜 { x: Bad }\n", "UNKNOWN_TYPE"),
+        ("ffi", "package p\ntype Aé𝒜 struct { X /* ä */ Bad }\n", "E005"),
+    ];
+    for (ext, text, code) in cases {
+        let line = text.lines().position(|l| l.contains("Bad")).unwrap();
+        let before = &text.lines().nth(line).unwrap()[..text.lines().nth(line).unwrap().find("Bad").unwrap()];
+        for (encoding, col) in [
+            ("utf-8", before.len()),
+            ("utf-16", before.encode_utf16().count()),
+            ("utf-32", before.chars().count()),
+        ] {
+            let mut c = Client::start();
+            let init = c.initialize(&[encoding]);
+            assert_eq!(init["capabilities"]["positionEncoding"], encoding);
+            let uri = format!("file:///tmp/wirelens-lsp-test/pos-{encoding}.{ext}");
+            c.open(&uri, ext, text);
+            let d = c.diagnostics(&uri);
+            let diag = d["diagnostics"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|x| x["code"] == code)
+                .unwrap()
+                .clone();
+            assert_eq!(
+                diag["range"]["start"],
+                pos(line as u32, col as u32),
+                "{ext} {encoding}: {d}"
+            );
+            assert_eq!(
+                diag["range"]["end"],
+                pos(line as u32, col as u32 + 3),
+                "{ext} {encoding}"
+            );
+            // And the other way: a hover requested at that position finds the reference.
+            let def = c.request(
+                "textDocument/definition",
+                json!({"textDocument": {"uri": uri}, "position": pos(line as u32, col as u32 + 1)}),
+            );
+            assert_eq!(def, Value::Null, "an unknown type has no definition");
+            // Hovering the struct name (after the keyword) works in every encoding.
+            let name_col = if ext == "sdp" { 8 } else { 6 };
+            let h = c.request(
+                "textDocument/hover",
+                json!({"textDocument": {"uri": uri}, "position": pos(line as u32, name_col)}),
+            );
+            assert!(
+                h["contents"]["value"].as_str().unwrap_or("").contains("Aé𝒜"),
+                "{ext} {encoding}: {h}"
+            );
+        }
+    }
+}

@@ -35,10 +35,16 @@ fn totals(t: &TypeLayout) -> String {
 /// blocks and a byte diagram of the fixed prefix.
 pub fn type_hover(schema: &Schema, layout: &Layout, id: TypeId) -> Option<String> {
     let def = schema.types.get(id)?;
-    let t = layout.get(id)?;
     let d = schema.dialect;
-    let mut s = String::new();
     let kind = if def.is_struct() { "struct" } else { "type" };
+    let Some(t) = layout.get(id) else {
+        return Some(format!(
+            "```{}\n{kind} {}\n```\n\n*No wire layout: the type uses an unknown type, a cycle or an unsupported construct (see the diagnostics).*\n",
+            d.name(),
+            def.name
+        ));
+    };
+    let mut s = String::new();
     let _ = write!(s, "```{}\n{kind} {}\n```\n\n{}", d.name(), def.name, totals(t));
     if let Some(mid) = t.message_id {
         let _ = write!(s, " · message id {mid}");
