@@ -531,8 +531,8 @@ fn a_thousand_rapid_changes_end_in_the_right_state() {
     // (delete + insert), so edits both insert and replace, 1,000 changes in all.
     let mut version = 1;
     let mut expected = String::new();
-    let mut line = 0u32;
-    for i in 0..250 {
+    for i in 0..250u32 {
+        let line = i;
         let text = format!("struct S{i:03} {{ a: u32, b: S{:03} }}\n", (i + 1) % 250);
         let text = if i == 249 {
             format!("struct S{i:03} {{ a: u32 }}\n")
@@ -552,7 +552,6 @@ fn a_thousand_rapid_changes_end_in_the_right_state() {
             );
         }
         expected.push_str(&text);
-        line += 1;
     }
     assert_eq!(version, 1001);
     let mut d = c.diagnostics(uri);
