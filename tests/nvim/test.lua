@@ -1,0 +1,458 @@
+-- End-to-end test of editors/nvim against the real `wirelens lsp` (run by tests/nvim/run).
+local root = vim.env.WIRELENS_ROOT
+local work = vim.env.WIRELENS_TEST_DIR
+local TIMEOUT = 15000
+
+local passed, failed = 0, 0
+
+local function out(s)
+  io.stdout:write(s .. '\n')
+  io.stdout:flush()
+end
+
+local function check(name, ok, detail)
+  if ok then
+    passed = passed + 1
+    out('ok   ' .. name)
+  else
+    failed = failed + 1
+    out('FAIL ' .. name .. (detail and ('\n     ' .. tostring(detail):gsub('\n', '\n     ')) or ''))
+  end
+  return ok
+end
+
+-- Runs a test body; an error counts as one failure and the other tests still run.
+local function test(name, body)
+  local ok, err = xpcall(body, debug.traceback)
+  if not ok then
+    check(name .. ' (raised an error)', false, err)
+  end
+end
+
+local function wait(pred, ms)
+  return vim.wait(ms or TIMEOUT, pred, 20)
+end
+
+local function write(path, text)
+  local f = assert(io.open(path, 'w'))
+  f:write(text)
+  f:close()
+end
+
+local function read(path)
+  local f = assert(io.open(path, 'r'))
+  local s = f:read('*a')
+  f:close()
+  return s
+end
+
+local function lines(buf)
+  return vim.api.nvim_buf_get_lines(buf or 0, 0, -1, false)
+end
+
+local function find_line(buf, pattern)
+  for i, l in ipairs(lines(buf)) do
+    if l:find(pattern, 1, true) then
+      return i
+    end
+  end
+end
+
+--- Opens `path` and waits until the wirelens client is attached.
+local function open(path)
+  if vim.fs.normalize(vim.api.nvim_buf_get_name(0)) ~= vim.fs.normalize(path) then
+    vim.cmd.edit(vim.fn.fnameescape(path))
+  end
+  local buf = vim.api.nvim_get_current_buf()
+  local attached = wait(function()
+    return require('wirelens').client(buf) ~= nil
+  end)
+  return buf, attached
+end
+
+--- Waits until the server published diagnostics for `buf` (the plugin's namespace
+--- has been set at least once), then returns them.
+local function published(buf)
+  local client = require('wirelens').client(buf)
+  local ns = client and vim.lsp.diagnostic.get_namespace(client.id)
+  wait(function()
+    return ns and #vim.diagnostic.get(buf, { namespace = ns }) > 0
+  end, 3000)
+  return vim.diagnostic.get(buf, { namespace = ns })
+end
+
+-- Fixtures: copies of real schemas in a workspace with a wirelens.toml (a root marker).
+write(work .. '/wirelens.toml', '[ffi]\norder = "canonical"\n')
+write(work .. '/audiounit.sdp', read(root .. '/tests/vectors/sdp/schemas/audiounit.sdp'))
+write(work .. '/broken.sdp', 'struct Record {\n    id: u32,\n    payload: Strng,\n}\n')
+write(work .. '/missing.sdp', 'struct Record {\n    id: u32,\n    extra: Missing,\n}\n')
+write(work .. '/messy.sdp', 'struct A{x:u32,   y :str}\n')
+write(work .. '/msg.ffi', 'package p\n\ntype Msg struct {\n\tName string\n\tId   int64\n}\n')
+
+local notes = {}
+local orig_notify = vim.notify
+-- Messages are recorded (and printed with the test output, not as editor errors).
+vim.notify = function(msg)
+  table.insert(notes, msg)
+  out('     (message) ' .. tostring(msg):gsub('\n', ' '))
+end
+
+test('filetypes and attach', function()
+  local buf, attached = open(work .. '/audiounit.sdp')
+  check('.sdp has filetype sdp', vim.bo[buf].filetype == 'sdp', vim.bo[buf].filetype)
+  check('the wirelens client attaches to an .sdp buffer', attached)
+  local client = require('wirelens').client(buf)
+  check(
+    'root_dir is the folder with wirelens.toml',
+    client and vim.fs.normalize(client.root_dir or '') == vim.fs.normalize(work),
+    client and client.root_dir
+  )
+  check(
+    'settings are sent as initializationOptions',
+    client and vim.tbl_get(client.config, 'init_options', 'ffi', 'order') == 'canonical',
+    client and vim.inspect(client.config.init_options)
+  )
+  check(
+    'cmd is the configured server',
+    client and client.config.cmd[1] == vim.env.WIRELENS_SERVER and client.config.cmd[2] == 'lsp',
+    client and vim.inspect(client.config.cmd)
+  )
+  local fbuf = open(work .. '/msg.ffi')
+  check('.ffi has filetype ffi', vim.bo[fbuf].filetype == 'ffi', vim.bo[fbuf].filetype)
+  check('one client serves both dialects', require('wirelens').client(fbuf) == client)
+end)
+
+test('diagnostics', function()
+  local buf = open(work .. '/broken.sdp')
+  local diags = published(buf)
+  local d = diags[1] or {}
+  check('a broken file gets a diagnostic', #diags > 0, vim.inspect(diags))
+  check('its code is UNKNOWN_TYPE', d.code == 'UNKNOWN_TYPE', d.code)
+  check('on the line of `payload: Strng` (line 3)', d.lnum == 2, d.lnum)
+  check('at the column of `Strng`', d.col == 13, d.col)
+  check('severity error', d.severity == vim.diagnostic.severity.ERROR, d.severity)
+  -- Fix it: the diagnostic goes away (an empty list is published).
+  vim.api.nvim_buf_set_text(buf, 2, 13, 2, 18, { 'str' })
+  local cleared = wait(function()
+    return #vim.diagnostic.get(buf, { severity = vim.diagnostic.severity.ERROR }) == 0
+  end)
+  check('fixing the type clears the error', cleared, vim.inspect(vim.diagnostic.get(buf)))
+
+  local abuf = open(work .. '/audiounit.sdp')
+  vim.wait(500)
+  local errors = vim.diagnostic.get(abuf, { severity = vim.diagnostic.severity.ERROR })
+  check('audiounit.sdp has no errors', #errors == 0, vim.inspect(errors))
+end)
+
+test('layout hover (:WirelensLayout)', function()
+  local buf = open(work .. '/audiounit.sdp')
+  local line = find_line(buf, 'address: u64')
+  vim.api.nvim_win_set_cursor(0, { line, 6 }) -- on a field of Parameter
+  local text, err
+  require('wirelens').layout(function(t, e)
+    text, err = t or '', e
+  end)
+  wait(function()
+    return text ~= nil
+  end)
+  text = text or ''
+  check('the layout arrives', text ~= '', err or 'timeout')
+  check('it is the enclosing struct', text:find('struct Parameter', 1, true) ~= nil, text)
+  check('it has the field table', text:find('| 0 | `address` | `u64` | 0 (0x0) | 8 |', 1, true) ~= nil, text)
+  check(
+    'with symbolic offsets',
+    text:find('| 4 | `min_value` | `f32` | `20 + \\|display_name\\| + \\|identifier\\| + \\|unit\\|` | 4 |', 1, true)
+      ~= nil,
+    text
+  )
+  local floats = vim.tbl_filter(function(w)
+    return vim.api.nvim_win_get_config(w).relative ~= ''
+  end, vim.api.nvim_list_wins())
+  check('it opens a floating window', #floats > 0)
+  for _, w in ipairs(floats) do
+    vim.api.nvim_win_close(w, true)
+  end
+
+  -- On a reference: the referenced struct.
+  local pline = find_line(buf, 'parameters: []Parameter')
+  vim.api.nvim_win_set_cursor(0, { pline, 20 })
+  text = nil
+  require('wirelens').layout(function(t)
+    text = t or ''
+  end)
+  wait(function()
+    return text ~= nil
+  end)
+  check('on `[]Parameter` it shows Parameter', (text or ''):find('struct Parameter', 1, true) ~= nil, text)
+
+  -- layout.open = 'split': a markdown scratch window.
+  local wirelens = require('wirelens')
+  for _, w in ipairs(vim.api.nvim_list_wins()) do
+    if vim.api.nvim_win_get_config(w).relative ~= '' then
+      vim.api.nvim_win_close(w, true)
+    end
+  end
+  wirelens.config.layout.open = 'split'
+  vim.api.nvim_win_set_cursor(0, { line, 6 })
+  local src_win, wins_before = vim.api.nvim_get_current_win(), #vim.api.nvim_list_wins()
+  text = nil
+  wirelens.layout(function(t)
+    text = t or ''
+  end)
+  wait(function()
+    return text ~= nil
+  end)
+  local sbuf = vim.api.nvim_get_current_buf()
+  check(
+    "layout.open = 'split' shows the table in a markdown split",
+    #vim.api.nvim_list_wins() == wins_before + 1
+      and vim.bo[sbuf].filetype == 'markdown'
+      and find_line(sbuf, '| 0 | `address`') ~= nil,
+    ('%d windows (before: %d), filetype %s:\n%s'):format(
+      #vim.api.nvim_list_wins(),
+      wins_before,
+      vim.bo[sbuf].filetype,
+      table.concat(lines(sbuf), '\n')
+    )
+  )
+  vim.cmd('close')
+  vim.api.nvim_set_current_win(src_win)
+  wirelens.config.layout.open = 'float'
+
+  -- The user command runs without error.
+  local ok, cerr = pcall(vim.cmd, 'WirelensLayout')
+  check(':WirelensLayout runs', ok, cerr)
+  vim.wait(300)
+  for _, w in ipairs(vim.api.nvim_list_wins()) do
+    if vim.api.nvim_win_get_config(w).relative ~= '' then
+      vim.api.nvim_win_close(w, true)
+    end
+  end
+end)
+
+test('inlay hints and code lens', function()
+  local buf = open(work .. '/audiounit.sdp')
+  check('inlay hints are enabled by default', vim.lsp.inlay_hint.is_enabled({ bufnr = buf }))
+  local labels = {}
+  wait(function()
+    labels = {}
+    for _, h in ipairs(vim.lsp.inlay_hint.get({ bufnr = buf })) do
+      local label = h.inlay_hint.label
+      if type(label) == 'table' then
+        label = table.concat(vim.tbl_map(function(p)
+          return p.value
+        end, label))
+      end
+      table.insert(labels, label)
+    end
+    return vim.tbl_contains(labels, '@0 · 8 B')
+  end)
+  check('inlay hints contain `@0 · 8 B`', vim.tbl_contains(labels, '@0 · 8 B'), vim.inspect(labels))
+  local hint = vim.lsp.inlay_hint.get({ bufnr = buf })[1]
+  local aline = find_line(buf, 'address: u64')
+  check(
+    'the first hint is after `address: u64,`',
+    hint and hint.inlay_hint.position.line == aline - 1,
+    hint and vim.inspect(hint.inlay_hint.position)
+  )
+
+  local lenses = {}
+  wait(function()
+    lenses = vim.lsp.codelens.get(buf)
+    return #lenses >= 3
+  end)
+  local titles = vim.tbl_map(function(l)
+    return l.command and l.command.title or ''
+  end, lenses)
+  check('a code lens per struct', #lenses == 3, vim.inspect(titles))
+  check(
+    'lens titles give sizes',
+    (titles[1] or ''):find('min', 1, true) ~= nil and (titles[1] or ''):find('id 1', 1, true) ~= nil,
+    vim.inspect(titles)
+  )
+
+  -- ffire: the wire position of reordered fields.
+  local fbuf = open(work .. '/msg.ffi')
+  local flabels = {}
+  wait(function()
+    flabels = vim.tbl_map(function(h)
+      return h.inlay_hint.label
+    end, vim.lsp.inlay_hint.get({ bufnr = fbuf }))
+    return #flabels >= 2
+  end)
+  check(
+    'ffire hints show the wire order',
+    vim.tbl_contains(flabels, '@0 · 8 B · wire #0'),
+    vim.inspect(flabels)
+  )
+end)
+
+test('semantic tokens', function()
+  local buf = open(work .. '/audiounit.sdp')
+  local line = find_line(buf, 'parameters: []Parameter')
+  local col = lines(buf)[line]:find('Parameter', 1, true) - 1
+  local types = {}
+  wait(function()
+    types = vim.tbl_map(function(t)
+      return t.type
+    end, vim.lsp.semantic_tokens.get_at_pos(buf, line - 1, col) or {})
+    return #types > 0
+  end)
+  check('a struct reference gets a semantic token', #types > 0, vim.inspect(types))
+end)
+
+test('go to definition', function()
+  local buf = open(work .. '/audiounit.sdp')
+  local line = find_line(buf, 'parameters: []Parameter')
+  local col = lines(buf)[line]:find('Parameter', 1, true) - 1
+  vim.api.nvim_win_set_cursor(0, { line, col + 2 })
+  vim.lsp.buf.definition()
+  local decl = find_line(buf, 'struct Parameter')
+  local jumped = wait(function()
+    return vim.api.nvim_win_get_cursor(0)[1] == decl
+  end)
+  local cur = vim.api.nvim_win_get_cursor(0)
+  check('definition jumps to `struct Parameter`', jumped and cur[2] == 7, vim.inspect(cur))
+end)
+
+test('rename', function()
+  local buf = open(work .. '/audiounit.sdp')
+  local decl = find_line(buf, 'struct Parameter')
+  vim.api.nvim_win_set_cursor(0, { decl, 9 })
+  vim.lsp.buf.rename('Param')
+  local done = wait(function()
+    return find_line(buf, 'struct Param {') ~= nil
+  end)
+  check('rename changes the declaration', done, table.concat(lines(buf), '\n'))
+  check(
+    'and the reference',
+    find_line(buf, 'parameters: []Param') ~= nil and find_line(buf, '[]Parameter') == nil,
+    table.concat(lines(buf), '\n')
+  )
+  -- Refused: a keyword.
+  vim.api.nvim_win_set_cursor(0, { decl, 9 })
+  local before = lines(buf)
+  notes = {}
+  vim.lsp.buf.rename('struct')
+  local refused = wait(function()
+    return #notes > 0
+  end, 3000)
+  check('renaming to a keyword is refused with a message', refused and notes[1]:find('struct', 1, true), vim.inspect(notes))
+  check('and changes nothing', vim.deep_equal(before, lines(buf)))
+  vim.cmd('silent edit!') -- back to the file on disk
+end)
+
+test('formatting', function()
+  local buf = open(work .. '/messy.sdp')
+  vim.lsp.buf.format({ bufnr = buf, timeout_ms = 5000 })
+  local want = { 'struct A {', '    x: u32,', '    y: str,', '}' }
+  check('formatting rewrites a messy file', vim.deep_equal(lines(buf), want), table.concat(lines(buf), '\n'))
+end)
+
+test('code action', function()
+  local buf = open(work .. '/missing.sdp')
+  published(buf)
+  local line = find_line(buf, 'extra: Missing')
+  vim.api.nvim_win_set_cursor(0, { line, 12 })
+  vim.lsp.buf.code_action({
+    apply = true,
+    filter = function(a)
+      return a.title == 'Create struct `Missing`'
+    end,
+  })
+  local done = wait(function()
+    return find_line(buf, 'struct Missing {') ~= nil
+  end)
+  check('"Create struct `Missing`" edits the buffer', done, table.concat(lines(buf), '\n'))
+  vim.cmd('silent write')
+  check('and the edit is written', read(work .. '/missing.sdp'):find('struct Missing {', 1, true) ~= nil)
+  local cleared = wait(function()
+    return #vim.diagnostic.get(buf, { severity = vim.diagnostic.severity.ERROR }) == 0
+  end)
+  check('the UNKNOWN_TYPE error is gone', cleared, vim.inspect(vim.diagnostic.get(buf)))
+end)
+
+test(':WirelensGenerate', function()
+  open(work .. '/audiounit.sdp')
+  local client = require('wirelens').client()
+  local provider = client.server_capabilities.executeCommandProvider
+  local offered = provider and vim.tbl_contains(provider.commands or {}, 'wirelens.generate')
+  notes = {}
+  vim.cmd('WirelensGenerate')
+  if offered then
+    local done = wait(function()
+      return #notes > 0
+    end)
+    check(':WirelensGenerate runs wirelens.generate', done and notes[1]:find('generated', 1, true), vim.inspect(notes))
+  else
+    check(
+      ':WirelensGenerate explains that generation is not available yet',
+      notes[1] and notes[1]:find('generation arrives with the code generators', 1, true),
+      vim.inspect(notes)
+    )
+  end
+end)
+
+test('tree-sitter parsers and queries', function()
+  local parsers = require('wirelens.parsers')
+  local result
+  vim.cmd('WirelensInstallParsers')
+  wait(function()
+    return parsers.is_installed('sdp') and parsers.is_installed('ffi') and parsers.register('sdp') and parsers.register('ffi')
+  end, 120000)
+  check(':WirelensInstallParsers compiles sdp', parsers.is_installed('sdp'), vim.inspect(notes))
+  check(':WirelensInstallParsers compiles ffi', parsers.is_installed('ffi'), vim.inspect(notes))
+  result = pcall(vim.treesitter.language.inspect, 'sdp')
+  check('the sdp parser is registered', result)
+
+  for _, lang in ipairs({ 'sdp', 'ffi' }) do
+    for _, q in ipairs({ 'highlights', 'folds', 'indents', 'locals' }) do
+      local ok, query = pcall(vim.treesitter.query.get, lang, q)
+      check(('queries/%s/%s.scm loads'):format(lang, q), ok and query ~= nil, query)
+    end
+  end
+
+  local buf = open(work .. '/audiounit.sdp')
+  wait(function()
+    return vim.treesitter.highlighter.active[buf] ~= nil
+  end, 3000)
+  check('highlighting is on for the sdp buffer', vim.treesitter.highlighter.active[buf] ~= nil)
+
+  local function captures(b, row, col)
+    -- Headless Neovim never redraws, so parse explicitly (a UI parses on redraw).
+    vim.treesitter.get_parser(b):parse(true)
+    return vim.tbl_map(function(c)
+      return c.capture
+    end, vim.treesitter.get_captures_at_pos(b, row, col))
+  end
+  local sline = find_line(buf, 'struct Parameter') - 1
+  local c = captures(buf, sline, 0)
+  check('`struct` is @keyword.type', vim.tbl_contains(c, 'keyword.type'), vim.inspect(c))
+  c = captures(buf, sline, 8)
+  check('the struct name is @type.definition', vim.tbl_contains(c, 'type.definition'), vim.inspect(c))
+  local uline = find_line(buf, 'raw_flags: u32')
+  local ucol = lines(buf)[uline]:find('u32', 1, true) - 1
+  c = captures(buf, uline - 1, ucol)
+  check('`u32` is @type.builtin', vim.tbl_contains(c, 'type.builtin'), vim.inspect(c))
+  c = captures(buf, 0, 0)
+  check('a comment is @comment', vim.tbl_contains(c, 'comment'), vim.inspect(c))
+
+  local fbuf = open(work .. '/msg.ffi')
+  wait(function()
+    return vim.treesitter.highlighter.active[fbuf] ~= nil
+  end, 3000)
+  local tline = find_line(fbuf, 'type Msg struct') - 1
+  c = captures(fbuf, tline, 0)
+  check('ffire `type` is @keyword.type', vim.tbl_contains(c, 'keyword.type'), vim.inspect(c))
+  local iline = find_line(fbuf, 'int64')
+  c = captures(fbuf, iline - 1, lines(fbuf)[iline]:find('int64', 1, true) - 1)
+  check('ffire `int64` is @type.builtin', vim.tbl_contains(c, 'type.builtin'), vim.inspect(c))
+end)
+
+vim.notify = orig_notify
+out(('%d passed, %d failed'):format(passed, failed))
+if failed > 0 or passed == 0 then
+  vim.cmd('cquit 1')
+else
+  vim.cmd('qall!')
+end
