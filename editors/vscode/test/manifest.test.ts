@@ -1,0 +1,92 @@
+// package.json contributes both languages, grammars, settings and commands consistently.
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { test } from 'node:test';
+
+const root = path.resolve(__dirname, '..');
+const read = (p: string) => fs.readFileSync(path.join(root, p), 'utf8');
+const pkg = JSON.parse(read('package.json'));
+const c = pkg.contributes;
+
+test('both languages, each with its extension and a language configuration', () => {
+  const langs = Object.fromEntries(c.languages.map((l: { id: string }) => [l.id, l]));
+  assert.deepEqual(Object.keys(langs).sort(), ['ffi', 'sdp']);
+  for (const id of ['sdp', 'ffi']) {
+    assert.deepEqual(langs[id].extensions, [`.${id}`]);
+    const conf = JSON.parse(read(langs[id].configuration));
+    assert.equal(conf.comments.lineComment, '//');
+    assert.ok(conf.brackets.length >= 2);
+    assert.ok(conf.autoClosingPairs.length >= 2);
+    new RegExp(conf.indentationRules.increaseIndentPattern);
+    new RegExp(conf.indentationRules.decreaseIndentPattern);
+  }
+  assert.deepEqual(JSON.parse(read(langs.ffi.configuration)).comments.blockComment, ['/*', '*/']);
+  assert.equal(JSON.parse(read(langs.sdp.configuration)).comments.blockComment, undefined);
+});
+
+test('each language has a TextMate grammar: valid JSON with the right scopeName', () => {
+  assert.equal(c.grammars.length, 2);
+  for (const g of c.grammars) {
+    assert.equal(g.scopeName, `source.${g.language}`);
+    assert.equal(g.path, `./syntaxes/${g.language}.tmLanguage.json`);
+    const grammar = JSON.parse(read(g.path));
+    assert.equal(grammar.scopeName, g.scopeName);
+    assert.ok(Array.isArray(grammar.patterns) && grammar.patterns.length > 0);
+    // every #include names a repository entry
+    const text = read(g.path);
+    for (const m of text.matchAll(/"include": "#([^"]+)"/g)) assert.ok(grammar.repository[m[1]!], `${g.path}: #${m[1]}`);
+  }
+});
+
+test('settings: exactly the documented ones, with defaults', () => {
+  const props = c.configuration.properties;
+  assert.deepEqual(Object.keys(props).sort(), [
+    'wirelens.ffi.order',
+    'wirelens.generate.languages',
+    'wirelens.generate.onSave',
+    'wirelens.generate.outDir',
+    'wirelens.inlayHints.enabled',
+    'wirelens.server.path',
+    'wirelens.trace.server',
+  ]);
+  for (const [key, p] of Object.entries<{ default?: unknown }>(props)) assert.ok('default' in p, key);
+  assert.deepEqual(props['wirelens.ffi.order'].enum, ['default', 'canonical', 'declaration']);
+  assert.deepEqual(props['wirelens.trace.server'].enum, ['off', 'messages', 'verbose']);
+  // the settings module reads every server-facing key
+  const settingsSrc = read('src/settings.ts');
+  for (const key of Object.keys(props)) {
+    if (key === 'wirelens.server.path' || key === 'wirelens.trace.server') continue;
+    assert.ok(settingsSrc.includes(`'${key.slice('wirelens.'.length)}'`), key);
+  }
+  // the client id is "wirelens", so vscode-languageclient honours wirelens.trace.server
+  assert.match(read('src/extension.ts'), /new LanguageClient\('wirelens'/);
+});
+
+test('commands: every contributed command is registered, and the other way round', () => {
+  const contributed = c.commands.map((x: { command: string }) => x.command).sort();
+  assert.deepEqual(contributed, ['wirelens.decode', 'wirelens.generateFile', 'wirelens.restart', 'wirelens.showLayout']);
+  const registered = [...read('src/extension.ts').matchAll(/registerCommand\('([^']+)'/g)].map((m) => m[1]).sort();
+  assert.deepEqual(registered, contributed);
+  for (const x of c.commands) assert.equal(x.category, 'wirelens');
+  // not "wirelens.generate": vscode-languageclient registers server commands under their own name
+  assert.ok(!contributed.includes('wirelens.generate'));
+  for (const m of c.menus.commandPalette) assert.ok(contributed.includes(m.command));
+});
+
+test('engine, entry point, pinned dependencies', () => {
+  assert.equal(pkg.engines.vscode, '^1.91.0');
+  assert.equal(pkg.main, './dist/extension.js');
+  assert.match(pkg.dependencies['vscode-languageclient'], /^11\.\d+\.\d+$/);
+  for (const [name, v] of Object.entries<string>({ ...pkg.dependencies, ...pkg.devDependencies })) {
+    assert.match(v, /^\d+\.\d+\.\d+$/, `${name} is not pinned exactly`);
+  }
+  assert.equal(pkg.devDependencies['@types/vscode'], '1.91.0');
+  for (const e of pkg.activationEvents) assert.match(e, /^workspaceContains:\*\*\/\*\.(sdp|ffi)$/);
+});
+
+test('.vscodeignore keeps sources out and the bundled server in', () => {
+  const ignore = read('.vscodeignore').split('\n');
+  for (const p of ['src/**', 'test/**', 'out-test/**', 'node_modules/**']) assert.ok(ignore.includes(p), p);
+  assert.ok(!ignore.some((l) => l.startsWith('server')));
+});
