@@ -35,6 +35,35 @@ fn analysis(c: &mut Criterion) {
         g.bench_function("analyze (parse, model, checks, layout)", |b| {
             b.iter(|| analyze(dialect, std::hint::black_box(&text), None, OrderChoice::default()))
         });
+        // What the language server does per keystroke: one-byte edit in the middle,
+        // incremental reparse with the edited old tree, then model, checks and layout.
+        let old = analyze(dialect, &text, None, OrderChoice::default())
+            .tree
+            .expect("tree");
+        let at = text.len() / 2;
+        let at = (at..text.len()).find(|&i| text.as_bytes()[i] == b'\n').unwrap_or(at);
+        let mut edited = text.clone();
+        edited.insert(at, ' ');
+        g.bench_function("re-analyze after a one-byte edit (incremental parse)", |b| {
+            b.iter(|| {
+                let mut tree = old.clone();
+                let p = tree_sitter::Point::new(text[..at].matches('\n').count(), 0);
+                tree.edit(&tree_sitter::InputEdit {
+                    start_byte: at,
+                    old_end_byte: at,
+                    new_end_byte: at + 1,
+                    start_position: p,
+                    old_end_position: p,
+                    new_end_position: tree_sitter::Point::new(p.row, 1),
+                });
+                analyze(
+                    dialect,
+                    std::hint::black_box(&edited),
+                    Some(&tree),
+                    OrderChoice::default(),
+                )
+            })
+        });
         g.finish();
     }
 }
