@@ -12,6 +12,7 @@ pub mod codec;
 pub mod config;
 pub mod diagnostic;
 pub mod dialect;
+pub mod emit;
 pub mod fmt;
 pub mod graph;
 pub mod layout;

@@ -173,14 +173,25 @@ pub enum EncodeErrorKind {
     },
 }
 
-/// An encoding failure: byte offset in the output (relative to the value's start) and
-/// the reason.
+/// An encoding failure: the byte offset in the output buffer at the failure, and the
+/// reason.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EncodeError {
-    /// Output offset (relative to where this value started) at the failure.
+    /// Offset in the output buffer at the failure.
     pub offset: usize,
     /// Why.
     pub kind: EncodeErrorKind,
+}
+
+impl EncodeError {
+    /// The caller's buffer holds `available` bytes; the encoding needs `needed`.
+    #[cold]
+    pub fn buffer_too_small(needed: usize, available: usize) -> EncodeError {
+        EncodeError {
+            offset: 0,
+            kind: EncodeErrorKind::BufferTooSmall { needed, available },
+        }
+    }
 }
 
 impl fmt::Display for EncodeError {

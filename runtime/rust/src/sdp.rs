@@ -64,3 +64,35 @@ pub fn check_payload(header: &Header, used_to: usize) -> Result<(), DecodeError>
     }
     Ok(())
 }
+
+/// Opens a message: reads the header, checks the type id when `expected` is given, and
+/// returns a reader positioned at the payload and limited to it.
+pub fn open(bytes: &[u8], expected: Option<u16>) -> Result<(Header, Reader<'_>), DecodeError> {
+    let header = read_header(bytes)?;
+    if let Some(expected) = expected {
+        if header.type_id != expected {
+            return Err(DecodeError::new(
+                4,
+                DecodeErrorKind::WrongTypeId {
+                    found: header.type_id,
+                    expected,
+                },
+            ));
+        }
+    }
+    let payload = bytes.get(..header.end).unwrap_or(bytes);
+    Ok((header, Reader::at(payload, HEADER_LEN)))
+}
+
+/// The error for a type id no struct of the schema has (dispatchers).
+#[cold]
+pub fn unknown_type_id(found: u16) -> DecodeError {
+    DecodeError::new(4, DecodeErrorKind::WrongTypeId { found, expected: 0 })
+}
+
+/// Finishes a message decode: the payload used exactly the announced bytes. Returns the
+/// bytes the whole message used.
+pub fn close(header: &Header, reader: &Reader<'_>) -> Result<usize, DecodeError> {
+    check_payload(header, reader.position())?;
+    Ok(header.end)
+}

@@ -1,0 +1,1130 @@
+//! The Rust emitter: one module per schema (Rust 2021), depending only on the
+//! `wirelens-runtime` crate (`runtime/rust`).
+//!
+//! Per value type `T` (every struct; for ffire also array and named-primitive roots,
+//! which become tuple structs) the module has:
+//! - `T` (owned: `String`, `Vec<_>`, `Option<_>`) and, when `T` contains strings or
+//!   arrays, `TView<'a>` (zero-copy: `&'a str`, `LeSlice<'a, _>` for primitive arrays);
+//! - `encoded_size`, `encode` (appends to a reusable `Vec<u8>`), `encode_into` (caller
+//!   buffer), `to_bytes`, `decode` (rejects trailing bytes), `decode_prefix`,
+//!   `decode_view`, `decode_view_prefix`;
+//! - SDP: `MESSAGE_ID`, `encode_message`, `decode_message(_prefix)`, and one
+//!   `AnyMessage` enum dispatching over every struct.
+//!
+//! Fields are read and written in the order [`crate::layout`] gives; consecutive
+//! fixed-size fields (nested fixed structs included) are one fixed block: one bounds
+//! check and one copy.
+
+use std::fmt::Write as _;
+
+use super::{pascal_case, snake_case, EmitError, GENERATED_HEADER};
+use crate::dialect::Dialect;
+use crate::layout::{size_expr, Layout, SizeInfo, TypeLayout, Wire};
+use crate::model::{Primitive, Schema, TypeId, TypeKind};
+
+/// Rust keywords (strict, reserved and 2018+), escaped as raw identifiers.
+const KEYWORDS: &[&str] = &[
+    "as", "break", "const", "continue", "else", "enum", "extern", "false", "fn", "for", "if", "impl", "in", "let",
+    "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "static", "struct", "trait", "true", "type",
+    "unsafe", "use", "where", "while", "async", "await", "dyn", "abstract", "become", "box", "do", "final", "macro",
+    "override", "priv", "typeof", "unsized", "virtual", "yield", "try", "gen",
+];
+
+/// Keywords that cannot be raw identifiers: suffixed with `_` instead.
+const NOT_RAW: &[&str] = &["self", "Self", "super", "crate", "_"];
+
+/// Type names the generated code itself relies on; a schema type with one of these
+/// names gets the suffix `Type`.
+const TAKEN_TYPES: &[&str] = &[
+    "String",
+    "Vec",
+    "Option",
+    "Some",
+    "None",
+    "Result",
+    "Ok",
+    "Err",
+    "Box",
+    "Self",
+    "AnyMessage",
+    "Default",
+    "Clone",
+    "Debug",
+    "PartialEq",
+];
+
+/// A Rust identifier for `name`, keywords escaped (`r#type`, `self_`).
+pub fn ident(name: &str) -> String {
+    if NOT_RAW.contains(&name) {
+        format!("{name}_")
+    } else if KEYWORDS.contains(&name) {
+        format!("r#{name}")
+    } else {
+        name.to_string()
+    }
+}
+
+/// The Rust name of a schema type: SDP names as written (PascalCase), ffire names in
+/// PascalCase with `Message` appended for roots.
+pub fn type_name(schema: &Schema, layout: &Layout, id: TypeId) -> String {
+    let Some(def) = schema.types.get(id) else {
+        return "Unknown".into();
+    };
+    let mut name = pascal_case(&def.name);
+    if layout.get(id).is_some_and(|t| t.root) {
+        name.push_str("Message");
+    }
+    if TAKEN_TYPES.contains(&name.as_str()) {
+        name.push_str("Type");
+    }
+    name
+}
+
+/// Generates the module for one schema. `source` names the schema file in the header.
+pub fn generate(schema: &Schema, layout: &Layout, source: &str) -> Result<String, EmitError> {
+    let missing: Vec<&str> = schema
+        .types
+        .iter()
+        .enumerate()
+        .filter(|(id, _)| layout.get(*id).is_none())
+        .map(|(_, t)| t.name.as_str())
+        .collect();
+    if !missing.is_empty() {
+        return Err(EmitError(format!(
+            "{source}: no layout for {} (fix the schema's errors first)",
+            missing.join(", ")
+        )));
+    }
+    if schema.types.is_empty() {
+        return Err(EmitError(format!("{source}: the schema declares no types")));
+    }
+    let g = Gen {
+        schema,
+        layout,
+        prefix: layout.dialect.length_prefix(),
+    };
+    let mut c = Code::default();
+    g.header(&mut c, source);
+    for (id, def) in schema.types.iter().enumerate() {
+        let Some(t) = layout.get(id) else { continue };
+        match &def.kind {
+            TypeKind::Struct { .. } => g.value_type(&mut c, id, t),
+            TypeKind::Alias { .. } if t.root => g.value_type(&mut c, id, t),
+            TypeKind::Alias { .. } => {
+                c.blank();
+                g.docs(&mut c, &def.docs);
+                let ty = g.owned_ty(&t.wire);
+                c.line(&format!("pub type {} = {ty};", type_name(schema, layout, id)));
+            }
+        }
+    }
+    if schema.dialect == Dialect::Sdp {
+        g.dispatcher(&mut c);
+    }
+    Ok(c.out)
+}
+
+/// An indenting line writer.
+#[derive(Default)]
+struct Code {
+    out: String,
+    depth: usize,
+}
+
+impl Code {
+    fn line(&mut self, s: &str) {
+        if s.is_empty() {
+            self.out.push('\n');
+            return;
+        }
+        for _ in 0..self.depth {
+            self.out.push_str("    ");
+        }
+        self.out.push_str(s);
+        self.out.push('\n');
+    }
+
+    fn open(&mut self, s: &str) {
+        self.line(s);
+        self.depth += 1;
+    }
+
+    fn close(&mut self, s: &str) {
+        self.depth = self.depth.saturating_sub(1);
+        self.line(s);
+    }
+
+    fn blank(&mut self) {
+        if !self.out.ends_with("\n\n") && !self.out.ends_with("{\n") {
+            self.out.push('\n');
+        }
+    }
+}
+
+/// One member of a value type: a struct field, or the single `0` of a tuple root.
+struct Member {
+    /// `self.{access}` (`name`, `r#type`, `0`).
+    access: String,
+    /// Local variable while decoding.
+    local: String,
+    /// The schema name, for error paths; `None` for a tuple root.
+    path: Option<String>,
+    wire: Wire,
+    size: SizeInfo,
+}
+
+struct Gen<'s> {
+    schema: &'s Schema,
+    layout: &'s Layout,
+    prefix: u64,
+}
+
+impl Gen<'_> {
+    fn sdp(&self) -> bool {
+        self.schema.dialect == Dialect::Sdp
+    }
+
+    fn header(&self, c: &mut Code, source: &str) {
+        c.line(GENERATED_HEADER);
+        let order = match self.schema.dialect {
+            Dialect::Sdp => "SDP, declaration order".to_string(),
+            Dialect::Ffi => format!("ffire, {} field order", self.layout.order.as_str()),
+        };
+        c.line(&format!(
+            "// Source: {source} ({order}). Runtime: the `wirelens-runtime` crate."
+        ));
+        c.line(&format!("//! Encoders and decoders for `{source}` ({order})."));
+        c.line("//!");
+        c.line("//! Every type has `encoded_size`, `encode` (appends to a reusable `Vec<u8>`), `encode_into`");
+        c.line("//! (a caller buffer), `decode` (rejects trailing bytes), `decode_prefix` (back-to-back records)");
+        c.line("//! and `decode_view` (zero-copy: strings and primitive arrays borrow the input).");
+        if self.sdp() {
+            c.line("//! Every struct is also a message (`encode_message`, `decode_message`); `AnyMessage`");
+            c.line("//! decodes any of them by type id. `Box<T>` has no effect on the wire and is generated as `T`.");
+        } else {
+            c.line(&format!(
+                "//! Strings and arrays are limited to {} bytes / elements: encoders refuse longer ones.",
+                "65,535"
+            ));
+        }
+        c.blank();
+        c.line("use wirelens_runtime as rt;");
+    }
+
+    fn docs(&self, c: &mut Code, docs: &[String]) {
+        for d in docs {
+            let d = d.trim();
+            if d.is_empty() {
+                c.line("///");
+            } else {
+                c.line(&format!("/// {d}"));
+            }
+        }
+    }
+
+    fn name(&self, id: TypeId) -> String {
+        type_name(self.schema, self.layout, id)
+    }
+
+    fn view_name(&self, id: TypeId) -> String {
+        let n = self.name(id);
+        format!("{n}View")
+    }
+
+    fn size_of(&self, w: &Wire) -> SizeInfo {
+        match w {
+            Wire::Prim(p) => p.fixed_size().map_or(
+                SizeInfo {
+                    fixed: None,
+                    min: self.prefix,
+                    max: None,
+                },
+                SizeInfo::fixed,
+            ),
+            Wire::Struct(id) => self.layout.get(*id).map_or(SizeInfo::fixed(0), |t| t.size),
+            Wire::Array(_) => SizeInfo {
+                fixed: None,
+                min: self.prefix,
+                max: None,
+            },
+            Wire::Optional(_) => SizeInfo {
+                fixed: None,
+                min: 1,
+                max: None,
+            },
+        }
+    }
+
+    /// Whether values of this wire contain strings or arrays (so their view borrows).
+    fn borrows(&self, w: &Wire) -> bool {
+        match w {
+            Wire::Prim(p) => *p == Primitive::Str,
+            Wire::Array(_) => true,
+            Wire::Optional(e) => self.borrows(e),
+            Wire::Struct(id) => self
+                .layout
+                .get(*id)
+                .is_some_and(|t| t.fields.iter().any(|f| self.borrows(&f.wire))),
+        }
+    }
+
+    fn prim_ty(p: Primitive) -> &'static str {
+        match p {
+            Primitive::U8 => "u8",
+            Primitive::U16 => "u16",
+            Primitive::U32 => "u32",
+            Primitive::U64 => "u64",
+            Primitive::I8 => "i8",
+            Primitive::I16 => "i16",
+            Primitive::I32 => "i32",
+            Primitive::I64 => "i64",
+            Primitive::F32 => "f32",
+            Primitive::F64 => "f64",
+            Primitive::Bool => "bool",
+            Primitive::Str => "String",
+        }
+    }
+
+    fn owned_ty(&self, w: &Wire) -> String {
+        match w {
+            Wire::Prim(p) => Self::prim_ty(*p).into(),
+            Wire::Array(e) => format!("Vec<{}>", self.owned_ty(e)),
+            Wire::Optional(e) => format!("Option<{}>", self.owned_ty(e)),
+            Wire::Struct(id) => self.name(*id),
+        }
+    }
+
+    fn view_ty(&self, w: &Wire) -> String {
+        if !self.borrows(w) {
+            return self.owned_ty(w);
+        }
+        match w {
+            Wire::Prim(_) => "&'a str".into(),
+            Wire::Array(e) => match &**e {
+                Wire::Prim(p) if *p != Primitive::Str => format!("rt::LeSlice<'a, {}>", Self::prim_ty(*p)),
+                e => format!("Vec<{}>", self.view_ty(e)),
+            },
+            Wire::Optional(e) => format!("Option<{}>", self.view_ty(e)),
+            Wire::Struct(id) => format!("{}<'a>", self.view_name(*id)),
+        }
+    }
+
+    fn wire_display(&self, w: &Wire) -> String {
+        match w {
+            Wire::Prim(p) => p.spelling(self.schema.dialect).unwrap_or("?").into(),
+            Wire::Array(e) => format!("[]{}", self.wire_display(e)),
+            Wire::Optional(e) => match self.schema.dialect {
+                Dialect::Sdp => format!("Option<{}>", self.wire_display(e)),
+                Dialect::Ffi => format!("*{}", self.wire_display(e)),
+            },
+            Wire::Struct(id) => self.schema.types.get(*id).map_or("?".into(), |t| t.name.clone()),
+        }
+    }
+
+    fn members(&self, id: TypeId, t: &TypeLayout) -> Vec<Member> {
+        let def = &self.schema.types[id];
+        if !def.is_struct() {
+            return vec![Member {
+                access: "0".into(),
+                local: "f_0".into(),
+                path: None,
+                wire: t.wire.clone(),
+                size: t.size,
+            }];
+        }
+        let names = self.field_names(id);
+        t.fields
+            .iter()
+            .map(|f| {
+                let base = &names[f.decl_index];
+                Member {
+                    access: ident(base),
+                    local: format!("f_{base}"),
+                    path: Some(def.fields()[f.decl_index].name.clone()),
+                    wire: f.wire.clone(),
+                    size: f.size,
+                }
+            })
+            .collect()
+    }
+
+    /// snake_case field names in declaration order, made unique, not yet escaped.
+    fn field_names(&self, id: TypeId) -> Vec<String> {
+        let mut seen: Vec<String> = Vec::new();
+        for f in self.schema.types[id].fields() {
+            let base = snake_case(&f.name);
+            let mut name = base.clone();
+            let mut n = 2;
+            while seen.contains(&name) {
+                name = format!("{base}_{n}");
+                n += 1;
+            }
+            seen.push(name);
+        }
+        seen
+    }
+
+    // ------------------------------------------------------------------ types
+
+    fn layout_doc(&self, c: &mut Code, id: TypeId, t: &TypeLayout) {
+        let def = &self.schema.types[id];
+        let size = match t.size.fixed {
+            Some(n) => format!("fixed {n} B"),
+            None => format!("min {} B", t.size.min),
+        };
+        let order = match self.schema.dialect {
+            Dialect::Sdp => "declaration order".to_string(),
+            Dialect::Ffi => format!("{} order", self.layout.order.as_str()),
+        };
+        let mut what = String::new();
+        if let Some(mid) = t.message_id {
+            let _ = write!(what, ", message type id {mid}");
+        }
+        if t.root {
+            what.push_str(", ffire root");
+        }
+        c.line(&format!("/// Wire layout ({order}{what}): {size}."));
+        if def.is_struct() {
+            let mut rows = vec![[
+                "#".to_string(),
+                "field".into(),
+                "type".into(),
+                "offset".into(),
+                "size".into(),
+            ]];
+            for f in &t.fields {
+                rows.push([
+                    f.wire_index.to_string(),
+                    def.fields()[f.decl_index].name.clone(),
+                    self.wire_display(&f.wire),
+                    f.offset.expr(),
+                    size_expr(self.layout, &f.wire),
+                ]);
+            }
+            let mut widths = [0usize; 5];
+            for r in &rows {
+                for (w, cell) in widths.iter_mut().zip(r) {
+                    *w = (*w).max(cell.chars().count());
+                }
+            }
+            c.line("///");
+            c.line("/// ```text");
+            for r in &rows {
+                let mut line = String::from("///");
+                for (i, (w, cell)) in widths.iter().zip(r).enumerate() {
+                    let pad = w - cell.chars().count();
+                    line.push_str(if i == 0 { " " } else { "  " });
+                    line.push_str(cell);
+                    if i + 1 < r.len() {
+                        line.push_str(&" ".repeat(pad));
+                    }
+                }
+                c.line(line.trim_end());
+            }
+            c.line("/// ```");
+            if !t.blocks.is_empty() {
+                c.line("///");
+                let blocks: Vec<String> = t
+                    .blocks
+                    .iter()
+                    .map(|b| format!("{} B at {}", b.size, b.offset.expr()))
+                    .collect();
+                c.line(&format!("/// Fixed blocks: {}.", blocks.join(", ")));
+            }
+        } else {
+            c.line("///");
+            c.line(&format!(
+                "/// Wire type `{}`, size {}.",
+                self.wire_display(&t.wire),
+                size_expr(self.layout, &t.wire)
+            ));
+        }
+    }
+
+    fn value_type(&self, c: &mut Code, id: TypeId, t: &TypeLayout) {
+        let def = &self.schema.types[id];
+        let name = self.name(id);
+        let members = self.members(id, t);
+        let borrows = self.borrows(&t.wire);
+        c.blank();
+        self.docs(c, &def.docs);
+        if !def.docs.is_empty() {
+            c.line("///");
+        }
+        self.layout_doc(c, id, t);
+        c.line("#[derive(Debug, Clone, PartialEq, Default)]");
+        if def.is_struct() {
+            c.open(&format!("pub struct {name} {{"));
+            let names = self.field_names(id);
+            for (i, f) in def.fields().iter().enumerate() {
+                let Some(fl) = t.field_by_decl(i) else { continue };
+                self.docs(c, &f.docs);
+                c.line(&format!("pub {}: {},", ident(&names[i]), self.owned_ty(&fl.wire)));
+            }
+            c.close("}");
+        } else {
+            c.line(&format!("pub struct {name}(pub {});", self.owned_ty(&t.wire)));
+        }
+        if borrows {
+            let view = self.view_name(id);
+            c.blank();
+            c.line(&format!(
+                "/// Zero-copy view of [`{name}`]: strings and primitive arrays borrow the input."
+            ));
+            c.line("#[derive(Debug, Clone, PartialEq)]");
+            if def.is_struct() {
+                c.open(&format!("pub struct {view}<'a> {{"));
+                let names = self.field_names(id);
+                for (i, f) in def.fields().iter().enumerate() {
+                    let Some(fl) = t.field_by_decl(i) else { continue };
+                    self.docs(c, &f.docs);
+                    c.line(&format!("pub {}: {},", ident(&names[i]), self.view_ty(&fl.wire)));
+                }
+                c.close("}");
+            } else {
+                c.line(&format!("pub struct {view}<'a>(pub {});", self.view_ty(&t.wire)));
+            }
+        }
+        c.blank();
+        c.open(&format!("impl {name} {{"));
+        if let Some(n) = t.size.fixed {
+            c.line("/// The encoded size (every value has it).");
+            c.line(&format!("pub const SIZE: usize = {n};"));
+            c.blank();
+        }
+        if let Some(mid) = t.message_id {
+            c.line("/// SDP message type id (1-based position in the schema).");
+            c.line(&format!("pub const MESSAGE_ID: u16 = {mid};"));
+            c.blank();
+        }
+        self.api(c, t, borrows);
+        self.encoded_size(c, t, &members);
+        self.write_to(c, &members);
+        if t.size.fixed.is_some() && def.is_struct() {
+            self.block_fns(c, &members);
+        }
+        self.read_from(c, def.is_struct(), &members, false);
+        if !borrows {
+            c.blank();
+            c.line("/// Views of types without strings or arrays are the owned values.");
+            c.open("pub fn to_owned_value(&self) -> Self {");
+            c.line("self.clone()");
+            c.close("}");
+        }
+        c.close("}");
+        if borrows {
+            let view = self.view_name(id);
+            c.blank();
+            c.open(&format!("impl<'a> {view}<'a> {{"));
+            self.read_from(c, def.is_struct(), &members, true);
+            c.blank();
+            c.line("/// Copies the view into an owned value.");
+            c.open(&format!("pub fn to_owned_value(&self) -> {name} {{"));
+            if def.is_struct() {
+                c.open(&format!("{name} {{"));
+                for m in &members {
+                    let conv = self.conv(&format!("self.{}", m.access), false, &m.wire, 0);
+                    c.line(&format!("{}: {conv},", m.access));
+                }
+                c.close("}");
+            } else {
+                c.line(&format!("{name}({})", self.conv("self.0", false, &t.wire, 0)));
+            }
+            c.close("}");
+            c.close("}");
+        }
+    }
+
+    /// The public entry points, in terms of `write_to` / `read_from`.
+    fn api(&self, c: &mut Code, t: &TypeLayout, borrows: bool) {
+        let view = if borrows {
+            format!("{}<'_>", self.view_name(t.id))
+        } else {
+            "Self".into()
+        };
+        let view_path = if borrows { self.view_name(t.id) } else { "Self".into() };
+        c.line("/// Appends the encoding to `out` (reuse one buffer: no allocation once it is large enough).");
+        c.line("/// On error `out` is left as it was.");
+        c.open("pub fn encode(&self, out: &mut Vec<u8>) -> Result<(), rt::EncodeError> {");
+        c.line("let start = out.len();");
+        c.line("out.reserve(self.encoded_size());");
+        c.line("let result = self.write_to(out);");
+        c.open("if result.is_err() {");
+        c.line("out.truncate(start);");
+        c.close("}");
+        c.line("result");
+        c.close("}");
+        c.blank();
+        c.line("/// Encodes into the start of `buf`; returns the bytes written. Refuses a buffer smaller");
+        c.line("/// than [`Self::encoded_size`].");
+        c.open("pub fn encode_into(&self, buf: &mut [u8]) -> Result<usize, rt::EncodeError> {");
+        c.line("let needed = self.encoded_size();");
+        c.open("if buf.len() < needed {");
+        c.line("return Err(rt::EncodeError::buffer_too_small(needed, buf.len()));");
+        c.close("}");
+        c.line("let mut sink = rt::SliceSink::new(buf);");
+        c.line("self.write_to(&mut sink)?;");
+        c.line("sink.finish()");
+        c.close("}");
+        c.blank();
+        c.line("/// The encoding in a new, exactly sized `Vec`.");
+        c.open("pub fn to_bytes(&self) -> Result<Vec<u8>, rt::EncodeError> {");
+        c.line("let mut out = Vec::with_capacity(self.encoded_size());");
+        c.line("self.write_to(&mut out)?;");
+        c.line("Ok(out)");
+        c.close("}");
+        c.blank();
+        c.line("/// Decodes exactly one value; trailing bytes are an error.");
+        c.open("pub fn decode(bytes: &[u8]) -> Result<Self, rt::DecodeError> {");
+        c.line("let mut rd = rt::Reader::new(bytes);");
+        c.line("let value = Self::read_from(&mut rd)?;");
+        c.line("rd.finish()?;");
+        c.line("Ok(value)");
+        c.close("}");
+        c.blank();
+        c.line("/// Decodes one value from the start of `bytes`; returns it and the bytes used.");
+        c.open("pub fn decode_prefix(bytes: &[u8]) -> Result<(Self, usize), rt::DecodeError> {");
+        c.line("let mut rd = rt::Reader::new(bytes);");
+        c.line("let value = Self::read_from(&mut rd)?;");
+        c.line("Ok((value, rd.position()))");
+        c.close("}");
+        c.blank();
+        c.line("/// Zero-copy decode of exactly one value; trailing bytes are an error.");
+        c.open(&format!(
+            "pub fn decode_view(bytes: &[u8]) -> Result<{view}, rt::DecodeError> {{"
+        ));
+        c.line("let mut rd = rt::Reader::new(bytes);");
+        c.line(&format!("let value = {view_path}::read_from(&mut rd)?;"));
+        c.line("rd.finish()?;");
+        c.line("Ok(value)");
+        c.close("}");
+        c.blank();
+        c.line("/// Zero-copy decode of one value from the start of `bytes`, and the bytes used.");
+        c.open(&format!(
+            "pub fn decode_view_prefix(bytes: &[u8]) -> Result<({view}, usize), rt::DecodeError> {{"
+        ));
+        c.line("let mut rd = rt::Reader::new(bytes);");
+        c.line(&format!("let value = {view_path}::read_from(&mut rd)?;"));
+        c.line("Ok((value, rd.position()))");
+        c.close("}");
+        c.blank();
+        if t.message_id.is_some() {
+            c.line("/// Appends an SDP message: the 10-byte header (`SDP2`, type id, payload length), then");
+            c.line("/// the encoding. On error `out` is left as it was.");
+            c.open("pub fn encode_message(&self, out: &mut Vec<u8>) -> Result<(), rt::EncodeError> {");
+            c.line("let start = out.len();");
+            c.line("let size = self.encoded_size();");
+            c.line("out.reserve(rt::sdp::HEADER_LEN + size);");
+            c.line(
+                "let result = rt::sdp::write_header(out, Self::MESSAGE_ID, size).and_then(|()| self.write_to(out));",
+            );
+            c.open("if result.is_err() {");
+            c.line("out.truncate(start);");
+            c.close("}");
+            c.line("result");
+            c.close("}");
+            c.blank();
+            c.line("/// Decodes exactly one SDP message of this type (header checked; no trailing bytes).");
+            c.open("pub fn decode_message(bytes: &[u8]) -> Result<Self, rt::DecodeError> {");
+            c.line("let (value, used) = Self::decode_message_prefix(bytes)?;");
+            c.line("rt::Reader::at(bytes, used).finish()?;");
+            c.line("Ok(value)");
+            c.close("}");
+            c.blank();
+            c.line("/// Decodes one SDP message of this type from the start of `bytes`, and the bytes used.");
+            c.open("pub fn decode_message_prefix(bytes: &[u8]) -> Result<(Self, usize), rt::DecodeError> {");
+            c.line("let (header, mut rd) = rt::sdp::open(bytes, Some(Self::MESSAGE_ID))?;");
+            c.line("let value = Self::read_from(&mut rd)?;");
+            c.line("Ok((value, rt::sdp::close(&header, &rd)?))");
+            c.close("}");
+            c.blank();
+            c.line("/// Zero-copy decode of exactly one SDP message of this type.");
+            c.open(&format!(
+                "pub fn decode_message_view(bytes: &[u8]) -> Result<{view}, rt::DecodeError> {{"
+            ));
+            c.line("let (header, mut rd) = rt::sdp::open(bytes, Some(Self::MESSAGE_ID))?;");
+            c.line(&format!("let value = {view_path}::read_from(&mut rd)?;"));
+            c.line("let used = rt::sdp::close(&header, &rd)?;");
+            c.line("rt::Reader::at(bytes, used).finish()?;");
+            c.line("Ok(value)");
+            c.close("}");
+            c.blank();
+        }
+    }
+
+    // ------------------------------------------------------------------ size
+
+    fn encoded_size(&self, c: &mut Code, t: &TypeLayout, members: &[Member]) {
+        c.line("/// The exact encoded size in bytes.");
+        if let Some(n) = t.size.fixed {
+            c.open("pub fn encoded_size(&self) -> usize {");
+            c.line(&n.to_string());
+            c.close("}");
+            c.blank();
+            return;
+        }
+        let mut constant = 0u64;
+        let mut terms = Vec::new();
+        for m in members {
+            match m.size.fixed {
+                Some(n) => constant += n,
+                None => {
+                    let (k, term) = self.size_term(&format!("self.{}", m.access), &m.wire, 0);
+                    constant += k;
+                    terms.push(term);
+                }
+            }
+        }
+        let mut parts = Vec::new();
+        if constant > 0 || terms.is_empty() {
+            parts.push(constant.to_string());
+        }
+        parts.extend(terms);
+        c.open("pub fn encoded_size(&self) -> usize {");
+        c.line(&parts.join(" + "));
+        c.close("}");
+        c.blank();
+    }
+
+    /// A variable-size value's size as (constant part, expression for the rest).
+    fn size_term(&self, place: &str, w: &Wire, d: usize) -> (u64, String) {
+        match w {
+            Wire::Prim(_) => (self.prefix, format!("{place}.len()")),
+            Wire::Array(e) => match self.size_of(e).fixed {
+                Some(1) => (self.prefix, format!("{place}.len()")),
+                Some(k) => (self.prefix, format!("{k} * {place}.len()")),
+                None => {
+                    let x = format!("x{d}");
+                    let inner = self.full_size(&x, e, d + 1);
+                    (self.prefix, format!("{place}.iter().map(|{x}| {inner}).sum::<usize>()"))
+                }
+            },
+            Wire::Optional(e) => match self.size_of(e).fixed {
+                Some(1) => (1, format!("usize::from({place}.is_some())")),
+                Some(k) => (1, format!("{k} * usize::from({place}.is_some())")),
+                None => {
+                    let x = format!("x{d}");
+                    let inner = self.full_size(&x, e, d + 1);
+                    (1, format!("{place}.as_ref().map_or(0, |{x}| {inner})"))
+                }
+            },
+            Wire::Struct(_) => (0, format!("{place}.encoded_size()")),
+        }
+    }
+
+    fn full_size(&self, place: &str, w: &Wire, d: usize) -> String {
+        if let Some(n) = self.size_of(w).fixed {
+            return n.to_string();
+        }
+        match self.size_term(place, w, d) {
+            (0, t) => t,
+            (k, t) => format!("{k} + {t}"),
+        }
+    }
+
+    // ------------------------------------------------------------------ encode
+
+    fn len_fn(&self) -> &'static str {
+        if self.sdp() {
+            "len32"
+        } else {
+            "len16"
+        }
+    }
+
+    fn write_to(&self, c: &mut Code, members: &[Member]) {
+        c.line("/// Writes the encoding to any sink (the building block of the `encode*` methods).");
+        c.open("pub fn write_to<S: rt::Sink>(&self, w: &mut S) -> Result<(), rt::EncodeError> {");
+        let mut i = 0;
+        let mut block = 0;
+        while i < members.len() {
+            let run = members[i..].iter().take_while(|m| m.size.fixed.is_some()).count();
+            if run > 0 {
+                let run_members = &members[i..i + run];
+                let total: u64 = run_members.iter().filter_map(|m| m.size.fixed).sum();
+                if run == 1 && matches!(run_members[0].wire, Wire::Prim(_)) {
+                    let m = &run_members[0];
+                    c.line(&format!("w.put_prim(self.{});", m.access));
+                } else {
+                    let b = format!("b{block}");
+                    block += 1;
+                    c.line(&format!("let mut {b} = [0u8; {total}];"));
+                    let mut at = 0u64;
+                    for m in run_members {
+                        self.put_block(c, &b, at, &format!("self.{}", m.access), &m.wire);
+                        at += m.size.fixed.unwrap_or(0);
+                    }
+                    c.line(&format!("w.put(&{b});"));
+                }
+                i += run;
+                continue;
+            }
+            let m = &members[i];
+            self.write_value(c, &format!("self.{}", m.access), false, &m.wire, 0);
+            i += 1;
+        }
+        c.line("Ok(())");
+        c.close("}");
+        c.blank();
+    }
+
+    /// Stores a fixed-size value at `at` in block `b`.
+    fn put_block(&self, c: &mut Code, b: &str, at: u64, place: &str, w: &Wire) {
+        match w {
+            Wire::Prim(p) => {
+                let f = Self::prim_ty(*p);
+                c.line(&format!("rt::le::put_{f}(&mut {b}, {at}, {place});"));
+            }
+            Wire::Struct(_) => c.line(&format!("{place}.write_block(&mut {b}, {at});")),
+            _ => {}
+        }
+    }
+
+    fn write_value(&self, c: &mut Code, place: &str, is_ref: bool, w: &Wire, d: usize) {
+        let by_ref = if is_ref { place.to_string() } else { format!("&{place}") };
+        let by_val = if is_ref { format!("*{place}") } else { place.to_string() };
+        let str_fn = if self.sdp() { "str32" } else { "str16" };
+        match w {
+            Wire::Prim(Primitive::Str) => c.line(&format!("w.{str_fn}({by_ref})?;")),
+            Wire::Prim(_) => c.line(&format!("w.put_prim({by_val});")),
+            Wire::Array(e) => {
+                c.line(&format!("w.{}({place}.len())?;", self.len_fn()));
+                match &**e {
+                    Wire::Prim(p) if *p != Primitive::Str => c.line(&format!("w.put_prims({place}.as_slice());")),
+                    e => {
+                        let x = format!("x{d}");
+                        c.open(&format!("for {x} in {by_ref} {{"));
+                        self.write_value(c, &x, true, e, d + 1);
+                        c.close("}");
+                    }
+                }
+            }
+            Wire::Optional(e) => {
+                let x = format!("x{d}");
+                let inner_copy = matches!(&**e, Wire::Prim(p) if *p != Primitive::Str);
+                if inner_copy {
+                    c.open(&format!("if let Some({x}) = {by_val} {{"));
+                    c.line("w.put_u8(1);");
+                    self.write_value(c, &x, false, e, d + 1);
+                } else {
+                    c.open(&format!("if let Some({x}) = {by_ref} {{"));
+                    c.line("w.put_u8(1);");
+                    self.write_value(c, &x, true, e, d + 1);
+                }
+                c.close("} else {");
+                c.depth += 1;
+                c.line("w.put_u8(0);");
+                c.close("}");
+            }
+            Wire::Struct(_) => c.line(&format!("{place}.write_to(w)?;")),
+        }
+    }
+
+    /// Fixed-size structs: read/write the whole value inside a parent's fixed block.
+    fn block_fns(&self, c: &mut Code, members: &[Member]) {
+        c.line("/// Writes this fixed-size value at `at` inside a fixed block.");
+        c.line("#[inline]");
+        c.open("pub fn write_block(&self, b: &mut [u8], at: usize) {");
+        let mut at = 0u64;
+        for m in members {
+            let off = if at == 0 {
+                "at".to_string()
+            } else {
+                format!("at + {at}")
+            };
+            match &m.wire {
+                Wire::Prim(p) => c.line(&format!(
+                    "rt::le::put_{}(b, {off}, self.{});",
+                    Self::prim_ty(*p),
+                    m.access
+                )),
+                Wire::Struct(_) => c.line(&format!("self.{}.write_block(b, {off});", m.access)),
+                _ => {}
+            }
+            at += m.size.fixed.unwrap_or(0);
+        }
+        c.close("}");
+        c.blank();
+        c.line("/// Reads this fixed-size value at `at` inside a fixed block that starts at input offset `base`.");
+        c.line("#[inline]");
+        let base = if members
+            .iter()
+            .any(|m| matches!(m.wire, Wire::Prim(Primitive::Bool) | Wire::Struct(_)))
+        {
+            "base"
+        } else {
+            "_base"
+        };
+        c.open(&format!(
+            "pub fn read_block(b: &[u8], at: usize, {base}: usize) -> Result<Self, rt::DecodeError> {{"
+        ));
+        let mut at = 0u64;
+        let mut inits = Vec::new();
+        for m in members {
+            let off = if at == 0 {
+                "at".to_string()
+            } else {
+                format!("at + {at}")
+            };
+            let ctx = m
+                .path
+                .as_deref()
+                .map(|p| format!(".map_err(|e| e.field({p:?}))"))
+                .unwrap_or_default();
+            let expr = match &m.wire {
+                Wire::Prim(Primitive::Bool) => format!("rt::le::get_bool(b, {off}, base){ctx}?"),
+                Wire::Prim(p) => format!("rt::le::get_{}(b, {off})", Self::prim_ty(*p)),
+                Wire::Struct(id) => format!("{}::read_block(b, {off}, base){ctx}?", self.name(*id)),
+                _ => "Default::default()".into(),
+            };
+            inits.push(format!("{}: {expr},", m.access));
+            at += m.size.fixed.unwrap_or(0);
+        }
+        c.open("Ok(Self {");
+        for i in inits {
+            c.line(&i);
+        }
+        c.close("})");
+        c.close("}");
+        c.blank();
+    }
+
+    // ------------------------------------------------------------------ decode
+
+    fn ctx(path: &Option<String>) -> String {
+        path.as_deref().map(|p| format!(".field({p:?})")).unwrap_or_default()
+    }
+
+    fn map_err(ctx: &str) -> String {
+        if ctx.is_empty() {
+            String::new()
+        } else {
+            format!(".map_err(|e| e{ctx})")
+        }
+    }
+
+    fn read_from(&self, c: &mut Code, is_struct: bool, members: &[Member], view: bool) {
+        let (sig, ret) = if view {
+            ("rd: &mut rt::Reader<'a>", "Self")
+        } else {
+            ("rd: &mut rt::Reader<'_>", "Self")
+        };
+        c.line("/// Reads one value at the reader's position (the building block of the `decode*` methods).");
+        c.open(&format!("pub fn read_from({sig}) -> Result<{ret}, rt::DecodeError> {{"));
+        let mut i = 0;
+        let mut block = 0;
+        while i < members.len() {
+            let run = members[i..].iter().take_while(|m| m.size.fixed.is_some()).count();
+            if run > 1 || (run == 1 && matches!(members[i].wire, Wire::Struct(_))) {
+                let run_members = &members[i..i + run];
+                let total: u64 = run_members.iter().filter_map(|m| m.size.fixed).sum();
+                let b = format!("b{block}");
+                let base = format!("base{block}");
+                block += 1;
+                let needs_base = run_members
+                    .iter()
+                    .any(|m| matches!(m.wire, Wire::Prim(Primitive::Bool) | Wire::Struct(_)));
+                if needs_base {
+                    c.line(&format!("let {base} = rd.position();"));
+                }
+                let first = Self::map_err(&Self::ctx(&run_members[0].path));
+                c.line(&format!("let {b} = rd.fixed::<{total}>(){first}?;"));
+                let mut at = 0u64;
+                for m in run_members {
+                    let me = Self::map_err(&Self::ctx(&m.path));
+                    let expr = match &m.wire {
+                        Wire::Prim(Primitive::Bool) => format!("rt::le::get_bool({b}, {at}, {base}){me}?"),
+                        Wire::Prim(p) => format!("rt::le::get_{}({b}, {at})", Self::prim_ty(*p)),
+                        Wire::Struct(id) => format!("{}::read_block({b}, {at}, {base}){me}?", self.name(*id)),
+                        _ => "Default::default()".into(),
+                    };
+                    c.line(&format!("let {} = {expr};", m.local));
+                    at += m.size.fixed.unwrap_or(0);
+                }
+                i += run;
+                continue;
+            }
+            let m = &members[i];
+            self.read_value(c, &m.local, &m.wire, &Self::ctx(&m.path), 0, view);
+            i += 1;
+        }
+        if is_struct {
+            let inits: Vec<String> = members.iter().map(|m| format!("{}: {}", m.access, m.local)).collect();
+            c.line(&format!("Ok(Self {{ {} }})", inits.join(", ")));
+        } else {
+            c.line("Ok(Self(f_0))");
+        }
+        c.close("}");
+    }
+
+    /// A single-expression read, when there is one.
+    fn simple_read(&self, w: &Wire, ctx: &str, view: bool) -> Option<String> {
+        let me = Self::map_err(ctx);
+        let n = if self.sdp() { "32" } else { "16" };
+        Some(match w {
+            Wire::Prim(Primitive::Str) if view => format!("rd.str{n}(){me}?"),
+            Wire::Prim(Primitive::Str) => format!("String::from(rd.str{n}(){me}?)"),
+            Wire::Prim(p) => format!("rd.{}(){me}?", Self::prim_ty(*p)),
+            Wire::Array(e) => match &**e {
+                Wire::Prim(p) if *p != Primitive::Str => {
+                    let t = Self::prim_ty(*p);
+                    if view {
+                        format!("rd.prims{n}::<{t}>(){me}?")
+                    } else {
+                        format!("rd.prims{n}::<{t}>(){me}?.to_vec()")
+                    }
+                }
+                _ => return None,
+            },
+            Wire::Struct(id) => {
+                if view && self.borrows(w) {
+                    format!("{}::read_from(rd){me}?", self.view_name(*id))
+                } else {
+                    format!("{}::read_from(rd){me}?", self.name(*id))
+                }
+            }
+            Wire::Optional(_) => return None,
+        })
+    }
+
+    fn read_value(&self, c: &mut Code, var: &str, w: &Wire, ctx: &str, d: usize, view: bool) {
+        if let Some(e) = self.simple_read(w, ctx, view) {
+            c.line(&format!("let {var} = {e};"));
+            return;
+        }
+        let me = Self::map_err(ctx);
+        let n = if self.sdp() { "32" } else { "16" };
+        match w {
+            Wire::Array(e) => {
+                let min = self.size_of(e).min.max(1);
+                c.line(&format!("let n{d} = rd.count{n}({min}){me}?;"));
+                c.line(&format!("let mut {var} = Vec::with_capacity(n{d});"));
+                c.open(&format!("for i{d} in 0..n{d} {{"));
+                let inner_ctx = format!(".index(i{d}){ctx}");
+                match self.simple_read(e, &inner_ctx, view) {
+                    Some(expr) => c.line(&format!("{var}.push({expr});")),
+                    None => {
+                        let x = format!("x{d}");
+                        self.read_value(c, &x, e, &inner_ctx, d + 1, view);
+                        c.line(&format!("{var}.push({x});"));
+                    }
+                }
+                c.close("}");
+            }
+            Wire::Optional(e) => {
+                c.open(&format!("let {var} = if rd.presence(){me}? {{"));
+                match self.simple_read(e, ctx, view) {
+                    Some(expr) => c.line(&format!("Some({expr})")),
+                    None => {
+                        let x = format!("x{d}");
+                        self.read_value(c, &x, e, ctx, d + 1, view);
+                        c.line(&format!("Some({x})"));
+                    }
+                }
+                c.close("} else {");
+                c.depth += 1;
+                c.line("None");
+                c.close("};");
+            }
+            _ => {}
+        }
+    }
+
+    /// View → owned conversion of one value.
+    fn conv(&self, place: &str, is_ref: bool, w: &Wire, d: usize) -> String {
+        let by_val = if is_ref { format!("*{place}") } else { place.to_string() };
+        if !self.borrows(w) {
+            let copy = match w {
+                Wire::Prim(_) => true,
+                Wire::Optional(e) => matches!(&**e, Wire::Prim(_)),
+                _ => false,
+            };
+            return if copy { by_val } else { format!("{place}.clone()") };
+        }
+        match w {
+            Wire::Prim(_) => format!("String::from({by_val})"),
+            Wire::Array(e) => match &**e {
+                Wire::Prim(p) if *p != Primitive::Str => format!("{place}.to_vec()"),
+                e => {
+                    let x = format!("x{d}");
+                    format!("{place}.iter().map(|{x}| {}).collect()", self.conv(&x, true, e, d + 1))
+                }
+            },
+            Wire::Optional(e) => match &**e {
+                Wire::Prim(_) => format!("{by_val}.map(String::from)"),
+                e => {
+                    let x = format!("x{d}");
+                    format!("{place}.as_ref().map(|{x}| {})", self.conv(&x, true, e, d + 1))
+                }
+            },
+            Wire::Struct(_) => format!("{place}.to_owned_value()"),
+        }
+    }
+
+    // ------------------------------------------------------------------ SDP dispatcher
+
+    fn dispatcher(&self, c: &mut Code) {
+        let structs: Vec<(TypeId, String, u16)> = self
+            .schema
+            .types
+            .iter()
+            .enumerate()
+            .filter_map(|(id, _)| {
+                let t = self.layout.get(id)?;
+                Some((id, self.name(id), t.message_id?))
+            })
+            .collect();
+        if structs.is_empty() {
+            return;
+        }
+        c.blank();
+        c.line("/// Any message of this schema, by SDP type id.");
+        c.line("#[derive(Debug, Clone, PartialEq)]");
+        c.line("#[allow(clippy::large_enum_variant)] // values are built once and matched, not stored in bulk");
+        c.open("pub enum AnyMessage {");
+        for (_, name, id) in &structs {
+            c.line(&format!("/// Type id {id}."));
+            c.line(&format!("{}({name}),", name));
+        }
+        c.close("}");
+        c.blank();
+        c.open("impl AnyMessage {");
+        c.line("/// The SDP type id of this message.");
+        c.open("pub fn message_id(&self) -> u16 {");
+        c.open("match self {");
+        for (_, name, _) in &structs {
+            c.line(&format!("Self::{}(_) => {name}::MESSAGE_ID,", name));
+        }
+        c.close("}");
+        c.close("}");
+        c.blank();
+        c.line("/// Appends the message (header and payload) to `out`.");
+        c.open("pub fn encode(&self, out: &mut Vec<u8>) -> Result<(), rt::EncodeError> {");
+        c.open("match self {");
+        for (_, name, _) in &structs {
+            c.line(&format!("Self::{}(m) => m.encode_message(out),", name));
+        }
+        c.close("}");
+        c.close("}");
+        c.blank();
+        c.line("/// Decodes exactly one message of any type of this schema; trailing bytes are an error.");
+        c.open("pub fn decode(bytes: &[u8]) -> Result<Self, rt::DecodeError> {");
+        c.line("let (value, used) = Self::decode_prefix(bytes)?;");
+        c.line("rt::Reader::at(bytes, used).finish()?;");
+        c.line("Ok(value)");
+        c.close("}");
+        c.blank();
+        c.line("/// Decodes one message from the start of `bytes`; returns it and the bytes used.");
+        c.open("pub fn decode_prefix(bytes: &[u8]) -> Result<(Self, usize), rt::DecodeError> {");
+        c.line("let (header, mut rd) = rt::sdp::open(bytes, None)?;");
+        c.open("let value = match header.type_id {");
+        for (_, name, id) in &structs {
+            c.line(&format!("{id} => Self::{}({name}::read_from(&mut rd)?),", name));
+        }
+        c.line("other => return Err(rt::sdp::unknown_type_id(other)),");
+        c.close("};");
+        c.line("Ok((value, rt::sdp::close(&header, &rd)?))");
+        c.close("}");
+        c.close("}");
+    }
+}
