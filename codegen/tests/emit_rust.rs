@@ -21,6 +21,104 @@ fn workspace() -> PathBuf {
         .to_path_buf()
 }
 
+/// Constructs the golden schemas do not cover (nested arrays, arrays of options, `Box`,
+/// every ffire optional kind, keyword field names, array and named-primitive roots).
+/// Their cases are encoded by the reference codec (`codegen::codec`).
+const EXTRA_SDP: &str = "/// A fixed-size struct.
+struct Inner {
+    v: u32,
+    ok: bool,
+}
+
+/// Every SDP construct.
+struct Holder {
+    grid: [][]u32,
+    names: [][]str,
+    maybe: []Option<Inner>,
+    boxed: Box<Inner>,
+    opt_boxed: Option<Box<Inner>>,
+    flags: []bool,
+    inners: [][]Inner,
+    tail: i8,
+}
+";
+
+const EXTRA_FFI: &str = "package extra
+
+type Id int64
+
+type Matrix [][]float64
+
+// Inner has keyword-named fields.
+type Inner struct {
+\tType string
+\tSelf int32
+\tFlag bool
+}
+
+type Point struct {
+\tX float32
+\tY float32
+}
+
+// Everything is a root with every optional kind.
+type Everything struct {
+\tPtr      *int32
+\tPtrStr   *string
+\tPtrArr   *[]int16
+\tPtrInner *Inner
+\tPtrPtr   **bool
+\tArrPtr   []*Inner
+\tNested   [][]string
+\tFixed    Point
+\tFn       []int8
+\tMatch    Matrix
+\tCount    Id
+}
+
+type Stamp int64
+
+type Grid [][]int32
+";
+
+/// (schema file, root, message mode, JSON value) for the extra schemas.
+fn extra_values() -> Vec<(&'static str, &'static str, bool, serde_json::Value)> {
+    use serde_json::json;
+    let holder = json!({
+        "grid": [[1, 2, 3], [], [4294967295u32]],
+        "names": [["a", "héllo"], [], ["\u{0}"]],
+        "maybe": [{"v": 1, "ok": true}, null, {"v": 2, "ok": false}],
+        "boxed": {"v": 7, "ok": true},
+        "opt_boxed": {"v": 8, "ok": false},
+        "flags": [true, false, true],
+        "inners": [[{"v": 3, "ok": true}], []],
+        "tail": -5
+    });
+    let holder_empty = json!({
+        "grid": [], "names": [], "maybe": [], "boxed": {"v": 0, "ok": false},
+        "opt_boxed": null, "flags": [], "inners": [], "tail": 0
+    });
+    let everything = json!({
+        "Ptr": -3, "PtrStr": "s", "PtrArr": [1, -2, 32767], "PtrInner": {"Type": "t", "Self": 5, "Flag": true},
+        "PtrPtr": false, "ArrPtr": [null, {"Type": "", "Self": -1, "Flag": false}],
+        "Nested": [["x", "y"], []], "Fixed": {"X": 1.5, "Y": -0.0}, "Fn": [-128, 127],
+        "Match": [[1.25, -2.5], []], "Count": 9007199254740993i64
+    });
+    let nothing = json!({
+        "ArrPtr": [], "Nested": [], "Fixed": {"X": 0.0, "Y": 0.0}, "Fn": [], "Match": [], "Count": 0
+    });
+    vec![
+        ("extra.sdp", "Holder", false, holder.clone()),
+        ("extra.sdp", "Holder", false, holder_empty),
+        ("extra.sdp", "Holder", true, holder),
+        ("extra.sdp", "Inner", true, json!({"v": 1, "ok": true})),
+        ("extra.ffi", "Everything", false, everything),
+        ("extra.ffi", "Everything", false, nothing),
+        ("extra.ffi", "Stamp", false, json!(-42)),
+        ("extra.ffi", "Grid", false, json!([[1, 2], [], [-3]])),
+    ]
+}
+
 struct Module {
     name: String,
     dialect: Dialect,
@@ -29,20 +127,46 @@ struct Module {
     code: String,
     /// Schema type name → generated Rust type name.
     names: Vec<(String, String)>,
+    /// Extra cases: (root, message mode, bytes from the reference codec).
+    bins: Vec<(String, bool, Vec<u8>)>,
+}
+
+fn extra_bins(a: &codegen::Analysis, file: &str, order: FieldOrder) -> Vec<(String, bool, Vec<u8>)> {
+    let codec = codegen::codec::Codec::new(&a.schema, &a.layout);
+    extra_values()
+        .into_iter()
+        .filter(|(f, ..)| *f == file)
+        .map(|(_, root, message, value)| {
+            let id = codec.root(root).expect("root");
+            let mode = if message {
+                codegen::codec::Mode::Message
+            } else {
+                codegen::codec::Mode::Byte
+            };
+            let bytes = codec
+                .encode(id, &value, mode)
+                .unwrap_or_else(|e| panic!("{file} {root} ({order:?}): {e}"));
+            (root.to_string(), message, bytes)
+        })
+        .collect()
 }
 
 fn modules(vectors: &Path) -> Vec<Module> {
     let mut out = Vec::new();
     for (dialect, dir) in [(Dialect::Sdp, "sdp"), (Dialect::Ffi, "ffi")] {
-        let mut files: Vec<PathBuf> = std::fs::read_dir(vectors.join(dir).join("schemas"))
+        let mut files: Vec<(String, String, String)> = std::fs::read_dir(vectors.join(dir).join("schemas"))
             .expect("schemas dir")
-            .map(|e| e.expect("entry").path())
+            .map(|e| {
+                let path = e.expect("entry").path();
+                let stem = path.file_stem().and_then(|s| s.to_str()).expect("stem").to_string();
+                let file = path.file_name().and_then(|s| s.to_str()).expect("name").to_string();
+                (stem, file, std::fs::read_to_string(&path).expect("read schema"))
+            })
             .collect();
         files.sort();
-        for path in files {
-            let stem = path.file_stem().and_then(|s| s.to_str()).expect("stem").to_string();
-            let file = path.file_name().and_then(|s| s.to_str()).expect("name").to_string();
-            let text = std::fs::read_to_string(&path).expect("read schema");
+        let extra = if dialect == Dialect::Sdp { EXTRA_SDP } else { EXTRA_FFI };
+        files.push(("extra".into(), format!("extra.{dir}"), extra.into()));
+        for (stem, file, text) in files {
             let orders: &[(FieldOrder, &str)] = match dialect {
                 Dialect::Sdp => &[(FieldOrder::Declaration, "")],
                 Dialect::Ffi => &[(FieldOrder::Canonical, "_canon"), (FieldOrder::Declaration, "_decla")],
@@ -55,6 +179,7 @@ fn modules(vectors: &Path) -> Vec<Module> {
                 let a = analyze(dialect, &text, None, choice);
                 assert!(!a.has_errors(), "{file}: {:?}", a.diagnostics);
                 let code = generate(&a.schema, &a.layout, &file).unwrap_or_else(|e| panic!("{file}: {e}"));
+                let bins = extra_bins(&a, &file, order);
                 assert!(code.starts_with(codegen::emit::GENERATED_HEADER));
                 let names = (0..a.schema.types.len())
                     .map(|id| (a.schema.types[id].name.clone(), type_name(&a.schema, &a.layout, id)))
@@ -66,6 +191,7 @@ fn modules(vectors: &Path) -> Vec<Module> {
                     order,
                     code,
                     names,
+                    bins,
                 });
             }
         }
@@ -81,8 +207,27 @@ struct Case {
     bin: PathBuf,
 }
 
-fn cases(vectors: &Path, modules: &[Module]) -> Vec<Case> {
+fn cases(vectors: &Path, modules: &[Module], scratch: &Path) -> Vec<Case> {
     let mut out = Vec::new();
+    for m in modules {
+        for (i, (root, message, bytes)) in m.bins.iter().enumerate() {
+            let bin = scratch.join(format!("{}_{i}.bin", m.name));
+            std::fs::write(&bin, bytes).expect("write extra case");
+            let ty = m
+                .names
+                .iter()
+                .find(|(n, _)| n == root)
+                .map(|(_, r)| r.clone())
+                .expect("root type");
+            out.push(Case {
+                name: format!("{}/{i}-{root}", m.name),
+                module: m.name.clone(),
+                ty,
+                message: *message,
+                bin,
+            });
+        }
+    }
     for dir in ["sdp", "ffi"] {
         let mut files: Vec<PathBuf> = std::fs::read_dir(vectors.join(dir).join("cases"))
             .expect("cases dir")
@@ -225,9 +370,108 @@ macro_rules! message_case {
 }
 "#;
 
+const SPECIAL_CHECKS: &str = r##"
+/// Limits and hostile input (DESIGN §4.2, §4.3), on a few generated types.
+fn special_checks() -> Result<(), String> {
+    use emitted::ffi_array_int_canon::IntListMessage;
+    use emitted::ffi_array_string_canon::StringListMessage;
+    use emitted::sdp_arrays::{AnyMessage, ArraysOfPrimitives, Item};
+    use emitted::sdp_optional::Request;
+    use wirelens_runtime::{DecodeErrorKind as K, EncodeErrorKind};
+
+    // ffire: 65,535 is the limit for strings and arrays; encoders refuse more.
+    let mut out = vec![7u8];
+    let long = StringListMessage(vec!["x".repeat(65_536)]);
+    match long.encode(&mut out) {
+        Err(e) if e.kind == (EncodeErrorKind::TooLong { len: 65_536, max: 65_535 }) => {}
+        other => return Err(format!("a 65,536-byte ffire string: {other:?}")),
+    }
+    if out != [7] {
+        return Err("a failed encode left bytes in the buffer".into());
+    }
+    StringListMessage(vec!["x".repeat(65_535)]).to_bytes().map_err(|e| e.to_string())?;
+    if IntListMessage(vec![0; 65_536]).to_bytes().is_ok() {
+        return Err("a 65,536-element ffire array was encoded".into());
+    }
+    let ok = IntListMessage(vec![0; 65_535]);
+    let mut buf = vec![0u8; ok.encoded_size()];
+    if ok.encode_into(&mut buf).map_err(|e| e.to_string())? != 2 + 4 * 65_535 {
+        return Err("encode_into size".into());
+    }
+    if IntListMessage(vec![0; 65_536]).encode_into(&mut vec![0u8; 1 << 20]).is_ok() {
+        return Err("encode_into wrote a 65,536-element ffire array".into());
+    }
+
+    // A count the input cannot justify.
+    let e = ArraysOfPrimitives::decode(&[0xff, 0xff, 0xff, 0xff]).err().ok_or("huge count accepted")?;
+    if !matches!(e.kind, K::ImplausibleCount { count: 4294967295, .. }) || e.offset != 0 || e.path() != "u8_array" {
+        return Err(format!("huge count: {e:?}"));
+    }
+    // bool bytes other than 0/1.
+    let v = ArraysOfPrimitives { bool_array: vec![true], ..Default::default() };
+    let mut bytes = v.to_bytes().map_err(|e| e.to_string())?;
+    let last = bytes.len() - 1;
+    bytes[last] = 2;
+    let e = ArraysOfPrimitives::decode(&bytes).err().ok_or("bool 2 accepted")?;
+    if e.kind != K::InvalidBool(2) || e.offset != last || e.path() != "bool_array[0]" {
+        return Err(format!("bad bool: {e:?} {}", e.path()));
+    }
+    if ArraysOfPrimitives::decode_view(&bytes).is_ok() {
+        return Err("the view accepted bool 2".into());
+    }
+    // Invalid UTF-8.
+    let mut bytes = Item { id: 1, name: "ab".into() }.to_bytes().map_err(|e| e.to_string())?;
+    bytes[9] = 0xff;
+    let e = Item::decode(&bytes).err().ok_or("bad UTF-8 accepted")?;
+    if e.kind != K::InvalidUtf8 || e.offset != 9 || e.path() != "name" {
+        return Err(format!("bad UTF-8: {e:?}"));
+    }
+    // Presence bytes other than 0/1.
+    let mut bytes = Request { id: 1, metadata: None }.to_bytes().map_err(|e| e.to_string())?;
+    bytes[4] = 2;
+    let e = Request::decode(&bytes).err().ok_or("presence 2 accepted")?;
+    if e.kind != K::InvalidPresence(2) || e.offset != 4 || e.path() != "metadata" {
+        return Err(format!("bad presence: {e:?}"));
+    }
+    // Message headers: magic, version, type id, length.
+    let mut msg = Vec::new();
+    Item { id: 5, name: "five".into() }.encode_message(&mut msg).map_err(|e| e.to_string())?;
+    let bad = |at: usize, byte: u8| {
+        let mut m = msg.clone();
+        m[at] = byte;
+        (Item::decode_message(&m).err(), AnyMessage::decode(&m).err())
+    };
+    for (at, byte, kind) in [
+        (0, b'X', K::BadMagic),
+        (3, b'1', K::BadVersion(b'1')),
+        (4, 99, K::WrongTypeId { found: 99, expected: 2 }),
+    ] {
+        let (a, b) = bad(at, byte);
+        let a = a.ok_or("a bad header was accepted")?;
+        let b = b.ok_or("a bad header was accepted by AnyMessage")?;
+        if a.kind != kind || (kind != (K::WrongTypeId { found: 99, expected: 2 }) && b.kind != kind) {
+            return Err(format!("bad header byte {at}: {a:?} / {b:?}"));
+        }
+    }
+    let (a, b) = bad(6, msg[6] + 1);
+    if a.is_none() || b.is_none() {
+        return Err("a too-long payload length was accepted".into());
+    }
+    let (a, b) = bad(6, msg[6] - 1);
+    if a.is_none() || b.is_none() {
+        return Err("a too-short payload length was accepted".into());
+    }
+    Ok(())
+}
+"##;
+
 fn driver(cases: &[Case]) -> String {
     let mut s = String::from(DRIVER_PRELUDE);
+    s.push_str(SPECIAL_CHECKS);
     s.push_str("\nfn main() -> ExitCode {\n    let mut passed = 0;\n    let mut failed = 0;\n");
+    s.push_str(
+        "    match special_checks() {\n        Ok(()) => { passed += 1; println!(\"ok special/limits-and-hostile-input\"); }\n        Err(e) => { failed += 1; println!(\"FAIL special/limits-and-hostile-input: {e}\"); }\n    }\n",
+    );
     for c in cases {
         let bin = c.bin.display();
         let body = if c.message {
@@ -271,13 +515,13 @@ fn generated_rust_round_trips_every_golden_case() {
     let root = workspace();
     let vectors = root.join("tests/vectors");
     let modules = modules(&vectors);
-    let cases = cases(&vectors, &modules);
-    assert!(cases.len() >= 40, "only {} cases", cases.len());
-
     let dir = std::env::temp_dir().join(format!("wirelens-emit-rust-{}", std::process::id()));
     let src = dir.join("src");
     let emitted = src.join("emitted");
     std::fs::create_dir_all(&emitted).expect("mkdir");
+    let cases = cases(&vectors, &modules, &dir);
+    let golden = cases.iter().filter(|c| !c.name.contains("extra")).count();
+    assert_eq!(golden, 41, "golden cases found");
     let runtime = root.join("runtime/rust");
     std::fs::write(
         dir.join("Cargo.toml"),
@@ -323,12 +567,20 @@ fn generated_rust_round_trips_every_golden_case() {
         "the driver (generated crate)",
     );
     print!("{stdout}");
+    // Every case, plus the limits-and-hostile-input checks.
     let ok = stdout.lines().filter(|l| l.starts_with("ok ")).count();
-    assert_eq!(ok, cases.len(), "{stdout}");
-    assert!(stdout.contains(&format!("passed {} failed 0", cases.len())), "{stdout}");
+    assert_eq!(ok, cases.len() + 1, "{stdout}");
+    assert!(
+        stdout.contains(&format!("passed {} failed 0", cases.len() + 1)),
+        "{stdout}"
+    );
     run(
         &mut cargo_cmd(&["clippy", "--quiet", "--offline", "--lib", "--", "-D", "warnings"]),
         "cargo clippy -D warnings (generated crate)",
     );
-    let _ = std::fs::remove_dir_all(&dir);
+    if std::env::var_os("WIRELENS_KEEP_EMIT").is_none() {
+        let _ = std::fs::remove_dir_all(&dir);
+    } else {
+        eprintln!("kept {}", dir.display());
+    }
 }

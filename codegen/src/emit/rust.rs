@@ -681,7 +681,17 @@ impl Gen<'_> {
         }
         parts.extend(terms);
         c.open("pub fn encoded_size(&self) -> usize {");
-        c.line(&parts.join(" + "));
+        let one_line = parts.join(" + ");
+        if one_line.len() + 4 * c.depth <= 100 {
+            c.line(&one_line);
+        } else {
+            c.line(&parts[0]);
+            c.depth += 1;
+            for p in &parts[1..] {
+                c.line(&format!("+ {p}"));
+            }
+            c.depth -= 1;
+        }
         c.close("}");
         c.blank();
     }
@@ -950,7 +960,16 @@ impl Gen<'_> {
         }
         if is_struct {
             let inits: Vec<String> = members.iter().map(|m| format!("{}: {}", m.access, m.local)).collect();
-            c.line(&format!("Ok(Self {{ {} }})", inits.join(", ")));
+            let one_line = inits.join(", ");
+            if one_line.len() <= 18 {
+                c.line(&format!("Ok(Self {{ {one_line} }})"));
+            } else {
+                c.open("Ok(Self {");
+                for i in &inits {
+                    c.line(&format!("{i},"));
+                }
+                c.close("})");
+            }
         } else {
             c.line("Ok(Self(f_0))");
         }
@@ -1033,7 +1052,7 @@ impl Gen<'_> {
     /// View → owned conversion of one value.
     fn conv(&self, place: &str, is_ref: bool, w: &Wire, d: usize) -> String {
         let by_val = if is_ref { format!("*{place}") } else { place.to_string() };
-        if !self.borrows(w) {
+        if !self.borrows(w) || self.view_ty(w) == self.owned_ty(w) {
             let copy = match w {
                 Wire::Prim(_) => true,
                 Wire::Optional(e) => matches!(&**e, Wire::Prim(_)),
