@@ -132,6 +132,22 @@ struct Code {
 }
 
 impl Code {
+    /// Opens `fn name(params) -> ret {`, one parameter per line when the signature is
+    /// longer than 100 columns (as rustfmt lays it out).
+    fn open_fn(&mut self, head: &str, params: &[&str], ret: &str) {
+        let one = format!("{head}({}) -> {ret} {{", params.join(", "));
+        if one.len() + 4 * self.depth <= 100 {
+            self.open(&one);
+            return;
+        }
+        self.open(&format!("{head}("));
+        for p in params {
+            self.line(&format!("{p},"));
+        }
+        self.depth -= 1;
+        self.open(&format!(") -> {ret} {{"));
+    }
+
     fn line(&mut self, s: &str) {
         if s.is_empty() {
             self.out.push('\n');
@@ -340,7 +356,7 @@ impl Gen<'_> {
                 Member {
                     access: ident(base),
                     local: format!("f_{base}"),
-                    path: Some(def.fields()[f.decl_index].name.clone()),
+                    path: Some(def.fields()[f.decl_index].json_name.clone()),
                     wire: f.wire.clone(),
                     size: f.size,
                 }
@@ -590,9 +606,11 @@ impl Gen<'_> {
         c.close("}");
         c.blank();
         c.line("/// Zero-copy decode of exactly one value; trailing bytes are an error.");
-        c.open(&format!(
-            "pub fn decode_view(bytes: &[u8]) -> Result<{view}, rt::DecodeError> {{"
-        ));
+        c.open_fn(
+            "pub fn decode_view",
+            &["bytes: &[u8]"],
+            &format!("Result<{view}, rt::DecodeError>"),
+        );
         c.line("let mut rd = rt::Reader::new(bytes);");
         c.line(&format!("let value = {view_path}::read_from(&mut rd)?;"));
         c.line("rd.finish()?;");
@@ -600,9 +618,11 @@ impl Gen<'_> {
         c.close("}");
         c.blank();
         c.line("/// Zero-copy decode of one value from the start of `bytes`, and the bytes used.");
-        c.open(&format!(
-            "pub fn decode_view_prefix(bytes: &[u8]) -> Result<({view}, usize), rt::DecodeError> {{"
-        ));
+        c.open_fn(
+            "pub fn decode_view_prefix",
+            &["bytes: &[u8]"],
+            &format!("Result<({view}, usize), rt::DecodeError>"),
+        );
         c.line("let mut rd = rt::Reader::new(bytes);");
         c.line(&format!("let value = {view_path}::read_from(&mut rd)?;"));
         c.line("Ok((value, rd.position()))");
@@ -615,9 +635,10 @@ impl Gen<'_> {
             c.line("let start = out.len();");
             c.line("let size = self.encoded_size();");
             c.line("out.reserve(rt::sdp::HEADER_LEN + size);");
-            c.line(
-                "let result = rt::sdp::write_header(out, Self::MESSAGE_ID, size).and_then(|()| self.write_to(out));",
-            );
+            c.line("let mut result = rt::sdp::write_header(out, Self::MESSAGE_ID, size);");
+            c.open("if result.is_ok() {");
+            c.line("result = self.write_to(out);");
+            c.close("}");
             c.open("if result.is_err() {");
             c.line("out.truncate(start);");
             c.close("}");
@@ -639,9 +660,11 @@ impl Gen<'_> {
             c.close("}");
             c.blank();
             c.line("/// Zero-copy decode of exactly one SDP message of this type.");
-            c.open(&format!(
-                "pub fn decode_message_view(bytes: &[u8]) -> Result<{view}, rt::DecodeError> {{"
-            ));
+            c.open_fn(
+                "pub fn decode_message_view",
+                &["bytes: &[u8]"],
+                &format!("Result<{view}, rt::DecodeError>"),
+            );
             c.line("let (header, mut rd) = rt::sdp::open(bytes, Some(Self::MESSAGE_ID))?;");
             c.line(&format!("let value = {view_path}::read_from(&mut rd)?;"));
             c.line("let used = rt::sdp::close(&header, &rd)?;");
@@ -1145,5 +1168,65 @@ impl Gen<'_> {
         c.line("Ok((value, rt::sdp::close(&header, &rd)?))");
         c.close("}");
         c.close("}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{analyze, OrderChoice};
+
+    fn gen(dialect: Dialect, text: &str) -> Result<String, EmitError> {
+        let a = analyze(dialect, text, None, OrderChoice::default());
+        generate(&a.schema, &a.layout, "test")
+    }
+
+    #[test]
+    fn keywords_are_escaped_never_rejected() {
+        assert_eq!(ident("type"), "r#type");
+        assert_eq!(ident("self"), "self_");
+        assert_eq!(ident("Self"), "Self_");
+        assert_eq!(ident("name"), "name");
+        let code = gen(
+            Dialect::Ffi,
+            "package p\ntype Thing struct {\n\tType string\n\tSelf int32\n\tMatch bool\n}\n",
+        )
+        .expect("generates");
+        assert!(code.starts_with(GENERATED_HEADER));
+        assert!(code.contains("pub r#type: String,"), "{code}");
+        assert!(code.contains("pub self_: i32,"), "{code}");
+        assert!(code.contains("pub r#match: bool,"), "{code}");
+        assert!(code.contains("pub struct ThingMessage {"), "{code}");
+    }
+
+    #[test]
+    fn wire_order_and_layout_comment_come_from_the_layout() {
+        let code = gen(
+            Dialect::Ffi,
+            "package p\ntype Rec struct {\n\tName string\n\tFlag bool\n\tId int64\n}\n",
+        )
+        .expect("generates");
+        // canonical: Id (8-byte), Flag (1-byte), Name (variable)
+        let id = code.find("let f_id = ").expect("id");
+        let flag = code.find("let f_flag = ").expect("flag");
+        let name = code.find("let f_name = ").expect("name");
+        assert!(id < flag && flag < name, "{code}");
+        assert!(code.contains("Fixed blocks: 9 B at 0."), "{code}");
+        assert!(code.contains("let b0 = rd.fixed::<9>()"), "{code}");
+    }
+
+    #[test]
+    fn schemas_with_errors_are_refused() {
+        let err = gen(Dialect::Sdp, "struct A { b: Missing }").expect_err("refused");
+        assert!(err.0.contains("no layout for A"), "{err}");
+    }
+
+    #[test]
+    fn sdp_structs_are_messages_with_a_dispatcher() {
+        let code = gen(Dialect::Sdp, "struct AnyMessage { x: u8 }\nstruct B { s: str }").expect("generates");
+        assert!(code.contains("pub struct AnyMessageType {"), "{code}");
+        assert!(code.contains("pub const MESSAGE_ID: u16 = 2;"), "{code}");
+        assert!(code.contains("pub enum AnyMessage {"), "{code}");
+        assert!(code.contains("2 => Self::B(B::read_from(&mut rd)?),"), "{code}");
     }
 }
