@@ -131,6 +131,17 @@ fn layout_hover_inlay_hints_and_lenses() {
         lenses[1]["command"]["title"],
         "fixed 0 B + 1 str + 1 arrays + 0 optional · min 8 B · id 2"
     );
+    // The lens runs a real command: the struct's layout as Markdown.
+    let cmd = &lenses[1]["command"];
+    assert_eq!(cmd["command"], "wirelens.showLayout");
+    let shown = c.request(
+        "workspace/executeCommand",
+        json!({"command": cmd["command"], "arguments": cmd["arguments"]}),
+    );
+    assert!(
+        shown.as_str().unwrap().contains("| 1 | `parameters` | `[]Parameter`"),
+        "{shown}"
+    );
 }
 
 #[test]

@@ -16,6 +16,10 @@ use tower_lsp_server::{Client, LanguageServer};
 use super::documents::{from_lsp, range_to_lsp, Document};
 use super::{features, views};
 
+/// `wirelens.showLayout [uri, typeName]`: the layout of one type as Markdown (the code
+/// lens runs it; editors may show the result).
+const SHOW_LAYOUT: &str = "wirelens.showLayout";
+
 /// Diagnostics wait this long after the last edit, so a burst of keystrokes publishes once.
 const DEBOUNCE: Duration = Duration::from_millis(60);
 
@@ -304,6 +308,10 @@ impl LanguageServer for Backend {
                     work_done_progress_options: Default::default(),
                 })),
                 workspace_symbol_provider: Some(OneOf::Left(true)),
+                execute_command_provider: Some(ExecuteCommandOptions {
+                    commands: vec![SHOW_LAYOUT.into()],
+                    work_done_progress_options: Default::default(),
+                }),
                 code_action_provider: Some(CodeActionProviderCapability::Simple(true)),
                 semantic_tokens_provider: Some(SemanticTokensServerCapabilities::SemanticTokensOptions(
                     SemanticTokensOptions {
@@ -496,8 +504,11 @@ impl LanguageServer for Backend {
                         range: range_to_lsp(&doc.source, &a.schema.types[id].name_range, unit),
                         command: Some(Command {
                             title,
-                            command: String::new(),
-                            arguments: None,
+                            command: SHOW_LAYOUT.into(),
+                            arguments: Some(vec![
+                                serde_json::json!(params.text_document.uri.as_str()),
+                                serde_json::json!(a.schema.types[id].name),
+                            ]),
                         }),
                         data: None,
                     })
@@ -639,6 +650,32 @@ impl LanguageServer for Backend {
                 range: whole,
                 new_text: formatted,
             }])
+        }))
+    }
+
+    async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<LSPAny>> {
+        if params.command != SHOW_LAYOUT {
+            return Err(tower_lsp_server::jsonrpc::Error::invalid_params(format!(
+                "unknown command `{}`",
+                params.command
+            )));
+        }
+        let (Some(uri), Some(name)) = (
+            params
+                .arguments
+                .first()
+                .and_then(|v| v.as_str())
+                .and_then(|u| u.parse::<Uri>().ok()),
+            params.arguments.get(1).and_then(|v| v.as_str()),
+        ) else {
+            return Err(tower_lsp_server::jsonrpc::Error::invalid_params(
+                "expected [uri, typeName]",
+            ));
+        };
+        Ok(self.with_doc("executeCommand", &uri, |doc, _| {
+            let a = &doc.analysis;
+            let id = a.schema.type_id(name)?;
+            views::type_hover(&a.schema, &a.layout, id).map(serde_json::Value::String)
         }))
     }
 
