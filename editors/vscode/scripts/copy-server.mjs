@@ -1,4 +1,5 @@
 // prepackage: copies the release `wirelens` binary (Linux x64) into server/ so the .vsix bundles it.
+import { execFileSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,4 +18,10 @@ mkdirSync(join(here, 'server'), { recursive: true });
 const target = join(here, 'server', 'wirelens');
 copyFileSync(source, target);
 chmodSync(target, 0o755);
+// Debug symbols are most of the size; strip them when binutils is there (best effort).
+try {
+  execFileSync('strip', ['--strip-debug', target], { stdio: 'ignore' });
+} catch {
+  console.warn('copy-server: strip not available; bundling the binary as built');
+}
 console.log(`copy-server: ${source} -> ${target}`);

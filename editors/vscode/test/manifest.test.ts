@@ -85,8 +85,13 @@ test('engine, entry point, pinned dependencies', () => {
   for (const e of pkg.activationEvents) assert.match(e, /^workspaceContains:\*\*\/\*\.(sdp|ffi)$/);
 });
 
-test('.vscodeignore keeps sources out and the bundled server in', () => {
-  const ignore = read('.vscodeignore').split('\n');
-  for (const p of ['src/**', 'test/**', 'out-test/**', 'node_modules/**']) assert.ok(ignore.includes(p), p);
-  assert.ok(!ignore.some((l) => l.startsWith('server')));
+test('.vscodeignore is an allowlist: the bundle, the server, grammars and configurations', () => {
+  const lines = read('.vscodeignore')
+    .split('\n')
+    .filter((l) => l && !l.startsWith('#'));
+  assert.equal(lines[0], '**');
+  const kept = lines.slice(1);
+  for (const p of ['!package.json', '!dist/extension.js', '!server/wirelens', '!syntaxes/*.tmLanguage.json', '!language-configuration/*.json'])
+    assert.ok(kept.includes(p), p);
+  assert.ok(kept.includes(`!${pkg.main.replace(/^\.\//, '')}`));
 });
