@@ -1,5 +1,6 @@
 //! The engines the harness can drive. `cli` runs the `wirelens` binary (path from
-//! `WIRELENS_BIN`); the generated-code engines come with the code generators.
+//! `WIRELENS_BIN`); `rust` compiles the Rust emitter's output (see `rust_engine`); the
+//! C and C++ engines come with their code generators.
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -15,7 +16,8 @@ pub fn by_name(name: &str) -> Result<Box<dyn Engine>, String> {
         "cli" => Ok(Box::new(Cli {
             bin: std::env::var("WIRELENS_BIN").unwrap_or_else(|_| "wirelens".into()),
         })),
-        "c" | "cpp" | "rust" => Err(format!("engine `{name}`: the {name} code generator is not built yet")),
+        "rust" => Ok(Box::new(crate::rust_engine::RustEngine::new())),
+        "c" | "cpp" => Err(format!("engine `{name}`: the {name} code generator is not built yet")),
         other => Err(format!("unknown engine `{other}` (engines: cli, c, cpp, rust)")),
     }
 }

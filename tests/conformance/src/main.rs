@@ -4,6 +4,7 @@
 //! codecs plug in beside the CLI.
 
 mod engines;
+mod rust_engine;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
