@@ -279,7 +279,7 @@ fn driver(schema: &Schema, layout: &Layout) -> String {
         let message = schema.dialect == Dialect::Sdp;
         let _ = writeln!(
             dispatch,
-            "        {:?} => {{\n            if cmd == \"encode\" {{\n                let mut out = Vec::new();\n                for v in &records {{\n                    let value = from_{name}(v)?;\n                    {}\n                }}\n                return Ok(out);\n            }}\n            let mut at = 0;\n            let mut text = String::from(\"[\");\n            while at < input.len() || at == 0 {{\n                let (value, used) = {};\n                if used == 0 {{ return Err(\"no progress\".into()); }}\n                if at > 0 {{ text.push(','); }}\n                to_{name}(&value, &mut text);\n                at += used;\n                if !all {{ break; }}\n            }}\n            if at != input.len() {{ return Err(format!(\"{{}} trailing bytes\", input.len() - at)); }}\n            text.push(']');\n            return Ok(if all {{ text.into_bytes() }} else {{ text[1..text.len() - 1].as_bytes().to_vec() }});\n        }}",
+            "        {:?} => {{\n            if cmd == \"encode\" {{\n                let mut out = Vec::new();\n                for v in &records {{\n                    let value = from_{name}(v)?;\n                    {}\n                }}\n                return Ok(out);\n            }}\n            let mut at = 0;\n            let mut text = String::from(\"[\");\n            while at < input.len() || at == 0 {{\n                let (value, used) = {};\n                if used == 0 {{ return Err(\"no progress\".into()); }}\n                let record = &input[at..at + used];\n                let viewed = {};\n                if viewed.to_bytes().map_err(|e| e.to_string())? != value.to_bytes().map_err(|e| e.to_string())? {{ return Err(\"the view decoder disagrees with the owned decoder\".into()); }}\n                if at > 0 {{ text.push(','); }}\n                to_{name}(&value, &mut text);\n                at += used;\n                if !all {{ break; }}\n            }}\n            if at != input.len() {{ return Err(format!(\"{{}} trailing bytes\", input.len() - at)); }}\n            text.push(']');\n            return Ok(if all {{ text.into_bytes() }} else {{ text[1..text.len() - 1].as_bytes().to_vec() }});\n        }}",
             def.name,
             if message {
                 "if message { value.encode_message(&mut out) } else { value.encode(&mut out) }.map_err(|e| e.to_string())?;"
@@ -290,6 +290,11 @@ fn driver(schema: &Schema, layout: &Layout) -> String {
                 format!("if message {{ {name}::decode_message_prefix(&input[at..]) }} else {{ {name}::decode_prefix(&input[at..]) }}.map_err(|e| e.to_string())?")
             } else {
                 format!("{name}::decode_prefix(&input[at..]).map_err(|e| e.to_string())?")
+            },
+            if message {
+                format!("if message {{ {name}::decode_message_view(record).map(|v| v.to_owned_value()) }} else {{ {name}::decode_view(record).map(|v| v.to_owned_value()) }}.map_err(|e| e.to_string())?")
+            } else {
+                format!("{name}::decode_view(record).map(|v| v.to_owned_value()).map_err(|e| e.to_string())?")
             }
         );
     }
