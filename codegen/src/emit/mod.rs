@@ -2,7 +2,93 @@
 //! names and docs and the [`crate::layout::Layout`] for everything about the wire:
 //! field order, sizes, fixed blocks. Nothing here computes a size or an order.
 
+pub mod c;
+pub mod cpp;
 pub mod rust;
+
+use crate::layout::Layout;
+use crate::model::Schema;
+
+/// A target language of `wirelens gen`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Lang {
+    C,
+    Cpp,
+    Rust,
+}
+
+impl Lang {
+    pub const ALL: [Lang; 3] = [Lang::C, Lang::Cpp, Lang::Rust];
+
+    /// The name used on the command line and in settings: `c`, `cpp`, `rust`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Lang::C => "c",
+            Lang::Cpp => "cpp",
+            Lang::Rust => "rust",
+        }
+    }
+
+    /// Parses `c`, `cpp` (also `c++`), `rust` (also `rs`).
+    pub fn parse(s: &str) -> Option<Lang> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "c" => Some(Lang::C),
+            "cpp" | "c++" | "cxx" => Some(Lang::Cpp),
+            "rust" | "rs" => Some(Lang::Rust),
+            _ => None,
+        }
+    }
+}
+
+/// One file an emitter produces, named relative to the output directory (a plain file
+/// name, never a path).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutputFile {
+    pub name: String,
+    pub contents: String,
+}
+
+/// Generates the files for one schema in one language. `source` is the schema's file
+/// name (it names the outputs and appears in their header). The runtime support files
+/// a language needs are not included; see [`runtime_files`].
+pub fn generate(lang: Lang, schema: &Schema, layout: &Layout, source: &str) -> Result<Vec<OutputFile>, EmitError> {
+    match lang {
+        Lang::C => c::generate(schema, layout, source),
+        Lang::Cpp => cpp::generate(schema, layout, source),
+        Lang::Rust => Ok(vec![OutputFile {
+            name: format!("{}.rs", module_name(source)),
+            contents: rust::generate(schema, layout, source)?,
+        }]),
+    }
+}
+
+/// The runtime files a language's generated code includes, written next to it by
+/// `wirelens gen` (C and C++: one header each; Rust uses the `wirelens-runtime` crate).
+pub fn runtime_files(lang: Lang) -> Vec<OutputFile> {
+    match lang {
+        Lang::C => c::runtime_files(),
+        Lang::Cpp => cpp::runtime_files(),
+        Lang::Rust => Vec::new(),
+    }
+}
+
+/// The identifier-safe stem of a schema file name: `plugin-registry.sdp` →
+/// `plugin_registry`, `3d.ffi` → `_3d`. Names the output files and prefixes C symbols.
+pub fn module_name(source: &str) -> String {
+    let file = source.rsplit(['/', '\\']).next().unwrap_or(source);
+    let stem = file.rsplit_once('.').map_or(file, |(s, _)| s);
+    let mut out: String = stem
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' })
+        .collect();
+    if out.is_empty() {
+        out.push_str("schema");
+    }
+    if out.starts_with(|c: char| c.is_ascii_digit()) {
+        out.insert(0, '_');
+    }
+    out
+}
 
 /// The first line of every generated file. `wirelens gen` refuses to overwrite a file
 /// that does not start with it.
@@ -66,6 +152,59 @@ pub fn pascal_case(name: &str) -> String {
     out
 }
 
+/// An indenting line writer shared by the emitters (4-space indent).
+#[derive(Default)]
+pub struct Code {
+    pub out: String,
+    pub depth: usize,
+}
+
+impl Code {
+    /// Opens `fn name(params) -> ret {`, one parameter per line when the signature is
+    /// longer than 100 columns (as rustfmt lays it out).
+    pub fn open_fn(&mut self, head: &str, params: &[&str], ret: &str) {
+        let one = format!("{head}({}) -> {ret} {{", params.join(", "));
+        if one.len() + 4 * self.depth <= 100 {
+            self.open(&one);
+            return;
+        }
+        self.open(&format!("{head}("));
+        for p in params {
+            self.line(&format!("{p},"));
+        }
+        self.depth -= 1;
+        self.open(&format!(") -> {ret} {{"));
+    }
+
+    pub fn line(&mut self, s: &str) {
+        if s.is_empty() {
+            self.out.push('\n');
+            return;
+        }
+        for _ in 0..self.depth {
+            self.out.push_str("    ");
+        }
+        self.out.push_str(s);
+        self.out.push('\n');
+    }
+
+    pub fn open(&mut self, s: &str) {
+        self.line(s);
+        self.depth += 1;
+    }
+
+    pub fn close(&mut self, s: &str) {
+        self.depth = self.depth.saturating_sub(1);
+        self.line(s);
+    }
+
+    pub fn blank(&mut self) {
+        if !self.out.ends_with("\n\n") && !self.out.ends_with("{\n") {
+            self.out.push('\n');
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -81,5 +220,8 @@ mod tests {
         assert_eq!(pascal_case("device"), "Device");
         assert_eq!(pascal_case("my_thing"), "MyThing");
         assert_eq!(pascal_case("AudioUnit"), "AudioUnit");
+        assert_eq!(module_name("dir/plugin-registry.sdp"), "plugin_registry");
+        assert_eq!(module_name("3d.ffi"), "_3d");
+        assert_eq!(module_name("Telemetry.FFI"), "telemetry");
     }
 }

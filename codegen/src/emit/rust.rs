@@ -17,7 +17,7 @@
 
 use std::fmt::Write as _;
 
-use super::{pascal_case, snake_case, EmitError, GENERATED_HEADER};
+use super::{pascal_case, snake_case, Code, EmitError, GENERATED_HEADER};
 use crate::dialect::Dialect;
 use crate::layout::{size_expr, Layout, SizeInfo, TypeLayout, Wire};
 use crate::model::{Primitive, Schema, TypeId, TypeKind};
@@ -122,59 +122,6 @@ pub fn generate(schema: &Schema, layout: &Layout, source: &str) -> Result<String
         g.dispatcher(&mut c);
     }
     Ok(c.out)
-}
-
-/// An indenting line writer.
-#[derive(Default)]
-struct Code {
-    out: String,
-    depth: usize,
-}
-
-impl Code {
-    /// Opens `fn name(params) -> ret {`, one parameter per line when the signature is
-    /// longer than 100 columns (as rustfmt lays it out).
-    fn open_fn(&mut self, head: &str, params: &[&str], ret: &str) {
-        let one = format!("{head}({}) -> {ret} {{", params.join(", "));
-        if one.len() + 4 * self.depth <= 100 {
-            self.open(&one);
-            return;
-        }
-        self.open(&format!("{head}("));
-        for p in params {
-            self.line(&format!("{p},"));
-        }
-        self.depth -= 1;
-        self.open(&format!(") -> {ret} {{"));
-    }
-
-    fn line(&mut self, s: &str) {
-        if s.is_empty() {
-            self.out.push('\n');
-            return;
-        }
-        for _ in 0..self.depth {
-            self.out.push_str("    ");
-        }
-        self.out.push_str(s);
-        self.out.push('\n');
-    }
-
-    fn open(&mut self, s: &str) {
-        self.line(s);
-        self.depth += 1;
-    }
-
-    fn close(&mut self, s: &str) {
-        self.depth = self.depth.saturating_sub(1);
-        self.line(s);
-    }
-
-    fn blank(&mut self) {
-        if !self.out.ends_with("\n\n") && !self.out.ends_with("{\n") {
-            self.out.push('\n');
-        }
-    }
 }
 
 /// One member of a value type: a struct field, or the single `0` of a tuple root.
