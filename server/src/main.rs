@@ -88,6 +88,23 @@ enum Command {
         #[arg(long)]
         stdio: bool,
     },
+    /// Generate C, C++ and Rust encoders/decoders for schemas (files or folders).
+    Gen {
+        #[arg(required = true, value_name = "FILE")]
+        files: Vec<std::path::PathBuf>,
+        /// Comma-separated: c, cpp, rust.
+        #[arg(long, value_name = "LANGS", default_value = "c,cpp,rust", value_parser = cli::gen::parse_langs)]
+        lang: cli::gen::LangList,
+        /// Output directory (created if missing).
+        #[arg(long, value_name = "DIR")]
+        out: std::path::PathBuf,
+        /// Write nothing; exit 1 if DIR is missing a file or a file is out of date.
+        #[arg(long)]
+        check: bool,
+        /// ffire field order (overrides wirelens.toml and the file's directive).
+        #[arg(long, value_enum)]
+        order: Option<OrderArg>,
+    },
     /// Format schemas in place (or only check that they are formatted).
     Fmt {
         #[arg(required = true, value_name = "FILE")]
@@ -152,6 +169,19 @@ fn main() -> ExitCode {
             format,
             order,
         } => cli::layout::run(&file, type_name.as_deref(), format, order.map(Into::into)),
+        Command::Gen {
+            files,
+            lang,
+            out,
+            check,
+            order,
+        } => cli::gen::run(&cli::gen::Args {
+            paths: files,
+            langs: lang.0,
+            out,
+            check,
+            order: order.map(Into::into),
+        }),
         Command::Fmt { files, check } => cli::fmt::run(&files, check),
         Command::Lsp { .. } => lsp::run().map(|()| ExitCode::SUCCESS),
         Command::Encode { codec } => cli::codec::encode(&codec.into_args()),

@@ -64,12 +64,27 @@ pub fn generate(lang: Lang, schema: &Schema, layout: &Layout, source: &str) -> R
 
 /// The runtime files a language's generated code includes, written next to it by
 /// `wirelens gen` (C and C++: one header each; Rust uses the `wirelens-runtime` crate).
+/// Each starts with [`GENERATED_HEADER`] (added here if the runtime's source lacks it),
+/// so a later `gen` may overwrite it.
 pub fn runtime_files(lang: Lang) -> Vec<OutputFile> {
-    match lang {
+    let files = match lang {
         Lang::C => c::runtime_files(),
         Lang::Cpp => cpp::runtime_files(),
         Lang::Rust => Vec::new(),
-    }
+    };
+    files
+        .into_iter()
+        .map(|mut f| {
+            if !is_generated(&f.contents) {
+                f.contents = format!(
+                    "{GENERATED_HEADER} (copied from runtime/{})\n{}",
+                    lang.as_str(),
+                    f.contents
+                );
+            }
+            f
+        })
+        .collect()
 }
 
 /// The identifier-safe stem of a schema file name: `plugin-registry.sdp` →
@@ -79,7 +94,13 @@ pub fn module_name(source: &str) -> String {
     let stem = file.rsplit_once('.').map_or(file, |(s, _)| s);
     let mut out: String = stem
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '_'
+            }
+        })
         .collect();
     if out.is_empty() {
         out.push_str("schema");

@@ -156,17 +156,17 @@ impl Gen<'_> {
         c.line(&format!(
             "// Source: {source} ({order}). Runtime: the `wirelens-runtime` crate."
         ));
-        c.line(&format!("//! Encoders and decoders for `{source}` ({order})."));
-        c.line("//!");
-        c.line("//! Every type has `encoded_size`, `encode` (appends to a reusable `Vec<u8>`), `encode_into`");
-        c.line("//! (a caller buffer), `decode` (rejects trailing bytes), `decode_prefix` (back-to-back records)");
-        c.line("//! and `decode_view` (zero-copy: strings and primitive arrays borrow the input).");
+        c.line(&format!("// Encoders and decoders for `{source}` ({order})."));
+        c.line("//");
+        c.line("// Every type has `encoded_size`, `encode` (appends to a reusable `Vec<u8>`), `encode_into`");
+        c.line("// (a caller buffer), `decode` (rejects trailing bytes), `decode_prefix` (back-to-back records)");
+        c.line("// and `decode_view` (zero-copy: strings and primitive arrays borrow the input).");
         if self.sdp() {
-            c.line("//! Every struct is also a message (`encode_message`, `decode_message`); `AnyMessage`");
-            c.line("//! decodes any of them by type id. `Box<T>` has no effect on the wire and is generated as `T`.");
+            c.line("// Every struct is also a message (`encode_message`, `decode_message`); `AnyMessage`");
+            c.line("// decodes any of them by type id. `Box<T>` has no effect on the wire and is generated as `T`.");
         } else {
             c.line(&format!(
-                "//! Strings and arrays are limited to {} bytes / elements: encoders refuse longer ones.",
+                "// Strings and arrays are limited to {} bytes / elements: encoders refuse longer ones.",
                 "65,535"
             ));
         }

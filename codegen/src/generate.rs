@@ -1,0 +1,481 @@
+//! Generation as a whole: schema → files in memory → files on disk. The CLI (`wirelens
+//! gen`), the language server (code actions, generation on save) and `build.rs` (the
+//! [`Builder`]) all go through here, so they produce the same bytes and share one set of
+//! write-safety rules:
+//!
+//! - every output is a plain file name inside the output directory (no separators, no
+//!   `..`, no hidden files), so nothing a schema is called can escape it;
+//! - an existing file is overwritten only if it starts with the generated-file header,
+//!   and never through a symbolic link;
+//! - every check runs before the first write; each write is atomic (temp file in the
+//!   same directory + rename), and a file whose contents did not change is not touched
+//!   (its mtime stays, so builds that depend on it do not rerun).
+
+use std::collections::BTreeMap;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use crate::emit::{self, is_generated, EmitError, Lang, OutputFile};
+use crate::project::{load, LoadFailure};
+use crate::source::ColumnUnit;
+use crate::{Analysis, FieldOrder, Severity, SourceFile};
+
+/// Why generation failed, with the file it concerns and, for schema errors, where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GenError {
+    pub path: PathBuf,
+    /// 1-based line and column (characters), when the problem is inside a schema.
+    pub line_col: Option<(usize, usize)>,
+    pub message: String,
+}
+
+impl std::fmt::Display for GenError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.line_col {
+            Some((l, c)) => write!(f, "{}:{l}:{c}: {}", self.path.display(), self.message),
+            None => write!(f, "{}: {}", self.path.display(), self.message),
+        }
+    }
+}
+
+impl std::error::Error for GenError {}
+
+impl From<LoadFailure> for GenError {
+    fn from(e: LoadFailure) -> GenError {
+        GenError {
+            path: e.path,
+            line_col: e.line_col,
+            message: e.message,
+        }
+    }
+}
+
+/// The schema's errors as [`GenError`]s (empty when it can be generated).
+pub fn schema_errors(source: &SourceFile, analysis: &Analysis) -> Vec<GenError> {
+    analysis
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .map(|d| {
+            let p = source.position(d.range.start, ColumnUnit::Utf32);
+            GenError {
+                path: source.path.clone(),
+                line_col: Some((p.line as usize + 1, p.column as usize + 1)),
+                message: format!("error[{}]: {}", d.code, d.message),
+            }
+        })
+        .collect()
+}
+
+/// The files for one analysed schema in each of `langs`, runtime headers included.
+/// `source_name` is the schema's file name (it names the outputs).
+pub fn generate_files(analysis: &Analysis, source_name: &str, langs: &[Lang]) -> Result<Vec<OutputFile>, EmitError> {
+    let mut files = Vec::new();
+    for &lang in langs {
+        files.extend(emit::generate(lang, &analysis.schema, &analysis.layout, source_name)?);
+        files.extend(emit::runtime_files(lang));
+    }
+    Ok(files)
+}
+
+/// Loads, checks and generates every schema in `paths` (see [`merge_outputs`]). Stops
+/// before producing anything if any schema has errors.
+pub fn generate_paths(
+    paths: &[PathBuf],
+    langs: &[Lang],
+    order: Option<FieldOrder>,
+) -> Result<Vec<OutputFile>, Vec<GenError>> {
+    let mut errors = Vec::new();
+    let mut per_schema = Vec::new();
+    for path in paths {
+        let loaded = match load(path, order) {
+            Ok(l) => l,
+            Err(e) => {
+                errors.push(e.into());
+                continue;
+            }
+        };
+        let schema_errs = schema_errors(&loaded.source, &loaded.analysis);
+        if !schema_errs.is_empty() {
+            errors.extend(schema_errs);
+            continue;
+        }
+        match generate_files(&loaded.analysis, &file_name(path), langs) {
+            Ok(files) => per_schema.push((path.clone(), files)),
+            Err(e) => errors.push(GenError {
+                path: path.clone(),
+                line_col: None,
+                message: e.0,
+            }),
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    merge_outputs(per_schema)
+}
+
+/// A path's file name, as the emitters want it (`plugin_registry.sdp`).
+pub fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+}
+
+/// The union of several schemas' files, each name once: identical files (the runtime
+/// headers) are shared; two schemas wanting the same name with different contents is
+/// an error naming both.
+pub fn merge_outputs(per_schema: Vec<(PathBuf, Vec<OutputFile>)>) -> Result<Vec<OutputFile>, Vec<GenError>> {
+    let mut errors = Vec::new();
+    let mut by_name: BTreeMap<String, (PathBuf, OutputFile)> = BTreeMap::new();
+    for (path, files) in per_schema {
+        for file in files {
+            match by_name.get(&file.name) {
+                Some((_, existing)) if existing.contents == file.contents => {}
+                Some((other, _)) => errors.push(GenError {
+                    path: path.clone(),
+                    line_col: None,
+                    message: format!(
+                        "its output `{}` would overwrite the one generated from {}; rename one of the schemas",
+                        file.name,
+                        other.display()
+                    ),
+                }),
+                None => {
+                    by_name.insert(file.name.clone(), (path.clone(), file));
+                }
+            }
+        }
+    }
+    if errors.is_empty() {
+        Ok(by_name.into_values().map(|(_, f)| f).collect())
+    } else {
+        Err(errors)
+    }
+}
+
+/// What [`write_files`] did.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct WriteReport {
+    pub written: Vec<PathBuf>,
+    pub unchanged: Vec<PathBuf>,
+}
+
+/// Why a file in the output directory is not what generation would write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Staleness {
+    Missing,
+    Differs,
+}
+
+/// Writes `files` into `out_dir` (created if missing) under the rules in the module
+/// docs. On error nothing has been written.
+pub fn write_files(out_dir: &Path, files: &[OutputFile]) -> Result<WriteReport, GenError> {
+    std::fs::create_dir_all(out_dir).map_err(|e| io_error(out_dir, "cannot create the output directory", &e))?;
+    let mut plan = Vec::with_capacity(files.len());
+    for file in files {
+        let target = target_path(out_dir, &file.name)?;
+        let current = existing_generated(&target)?;
+        plan.push((target, file, current.as_deref() == Some(file.contents.as_str())));
+    }
+    let mut report = WriteReport::default();
+    for (target, file, same) in plan {
+        if same {
+            report.unchanged.push(target);
+            continue;
+        }
+        write_atomically(&target, file.contents.as_bytes())
+            .map_err(|e| io_error(&target, "cannot write the generated file", &e))?;
+        report.written.push(target);
+    }
+    Ok(report)
+}
+
+/// `--check`: which of `files` are missing from `out_dir` or differ from it. Writes
+/// nothing. A file without the generated header counts as differing.
+pub fn check_files(out_dir: &Path, files: &[OutputFile]) -> Result<Vec<(PathBuf, Staleness)>, GenError> {
+    let mut stale = Vec::new();
+    for file in files {
+        let target = target_path(out_dir, &file.name)?;
+        match std::fs::read(&target) {
+            Ok(bytes) if bytes == file.contents.as_bytes() => {}
+            Ok(_) => stale.push((target, Staleness::Differs)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => stale.push((target, Staleness::Missing)),
+            Err(e) => return Err(io_error(&target, "cannot read", &e)),
+        }
+    }
+    Ok(stale)
+}
+
+/// `out_dir/name`, refusing names that are not plain file names.
+fn target_path(out_dir: &Path, name: &str) -> Result<PathBuf, GenError> {
+    let plain = !name.is_empty()
+        && !name.starts_with('.')
+        && !name.contains(['/', '\\', '\0', ':'])
+        && Path::new(name).components().count() == 1;
+    if !plain {
+        return Err(GenError {
+            path: out_dir.join(name),
+            line_col: None,
+            message: format!("refusing to write `{name}`: not a plain file name inside the output directory"),
+        });
+    }
+    Ok(out_dir.join(name))
+}
+
+/// The current contents of `target` if it may be overwritten (`None` if it does not
+/// exist); an error if it is a link, not a file, or not generated by wirelens.
+fn existing_generated(target: &Path) -> Result<Option<String>, GenError> {
+    let meta = match std::fs::symlink_metadata(target) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io_error(target, "cannot inspect", &e)),
+    };
+    let refuse = |why: &str| GenError {
+        path: target.to_path_buf(),
+        line_col: None,
+        message: format!("refusing to overwrite: {why}"),
+    };
+    if meta.file_type().is_symlink() {
+        return Err(refuse("it is a symbolic link"));
+    }
+    if !meta.is_file() {
+        return Err(refuse("it is not a regular file"));
+    }
+    let bytes = std::fs::read(target).map_err(|e| io_error(target, "cannot read", &e))?;
+    match String::from_utf8(bytes) {
+        Ok(text) if is_generated(&text) => Ok(Some(text)),
+        _ => Err(refuse(&format!(
+            "it was not generated by wirelens (its first line is not `{}`)",
+            emit::GENERATED_HEADER
+        ))),
+    }
+}
+
+/// Temp file beside `path` (created exclusively, so never through a planted link),
+/// synced, then renamed over `path`.
+fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.wirelens-{}.tmp", std::process::id()));
+    let _ = std::fs::remove_file(&tmp);
+    let result = (|| {
+        let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+fn io_error(path: &Path, what: &str, e: &std::io::Error) -> GenError {
+    GenError {
+        path: path.to_path_buf(),
+        line_col: None,
+        message: format!("{what}: {e}"),
+    }
+}
+
+/// Generation from `build.rs`, like `prost-build`:
+///
+/// ```no_run
+/// // build.rs
+/// fn main() -> Result<(), Box<dyn std::error::Error>> {
+///     codegen::generate::Builder::new().compile(&["schemas/registry.sdp"])?;
+///     Ok(())
+/// }
+/// // src/lib.rs:
+/// // pub mod registry { include!(concat!(env!("OUT_DIR"), "/registry.rs")); }
+/// ```
+///
+/// Defaults: Rust only, into `$OUT_DIR`, ffire order from `wirelens.toml`, and
+/// `cargo:rerun-if-changed` lines for every schema (and its `wirelens.toml`).
+#[derive(Debug, Clone)]
+pub struct Builder {
+    langs: Vec<Lang>,
+    out_dir: Option<PathBuf>,
+    order: Option<FieldOrder>,
+    cargo_rerun: bool,
+}
+
+impl Default for Builder {
+    fn default() -> Self {
+        Builder::new()
+    }
+}
+
+impl Builder {
+    pub fn new() -> Builder {
+        Builder {
+            langs: vec![Lang::Rust],
+            out_dir: None,
+            order: None,
+            cargo_rerun: true,
+        }
+    }
+
+    /// The languages to generate (default: Rust).
+    pub fn langs(mut self, langs: &[Lang]) -> Builder {
+        self.langs = langs.to_vec();
+        self
+    }
+
+    /// Where to write (default: the `OUT_DIR` cargo gives build scripts).
+    pub fn out_dir(mut self, dir: impl Into<PathBuf>) -> Builder {
+        self.out_dir = Some(dir.into());
+        self
+    }
+
+    /// The ffire field order, overriding `wirelens.toml` and `//wirelens:order`.
+    pub fn order(mut self, order: FieldOrder) -> Builder {
+        self.order = Some(order);
+        self
+    }
+
+    /// Whether to print `cargo:rerun-if-changed` lines (default: yes).
+    pub fn cargo_rerun(mut self, on: bool) -> Builder {
+        self.cargo_rerun = on;
+        self
+    }
+
+    /// Generates every schema; returns the files written or left unchanged. The error
+    /// lists every problem, one `file:line:col: message` per line.
+    pub fn compile(&self, schemas: &[impl AsRef<Path>]) -> Result<Vec<PathBuf>, BuildError> {
+        let paths: Vec<PathBuf> = schemas.iter().map(|p| p.as_ref().to_path_buf()).collect();
+        if self.cargo_rerun {
+            for p in &paths {
+                println!("cargo:rerun-if-changed={}", p.display());
+                if let Some(config) = p.parent().and_then(crate::config::Config::find) {
+                    println!("cargo:rerun-if-changed={}", config.display());
+                }
+            }
+        }
+        let out_dir = match &self.out_dir {
+            Some(d) => d.clone(),
+            None => std::env::var_os("OUT_DIR").map(PathBuf::from).ok_or_else(|| {
+                BuildError(vec![GenError {
+                    path: PathBuf::from("OUT_DIR"),
+                    line_col: None,
+                    message: "not set: call `out_dir` when not running from a build script".into(),
+                }])
+            })?,
+        };
+        let files = generate_paths(&paths, &self.langs, self.order).map_err(BuildError)?;
+        let report = write_files(&out_dir, &files).map_err(|e| BuildError(vec![e]))?;
+        let mut all = report.written;
+        all.extend(report.unchanged);
+        all.sort();
+        Ok(all)
+    }
+}
+
+/// Every problem a [`Builder::compile`] met.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BuildError(pub Vec<GenError>);
+
+impl std::fmt::Display for BuildError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (i, e) in self.0.iter().enumerate() {
+            if i > 0 {
+                writeln!(f)?;
+            }
+            write!(f, "{e}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(name: &str, contents: &str) -> OutputFile {
+        OutputFile {
+            name: name.into(),
+            contents: contents.into(),
+        }
+    }
+
+    fn generated(body: &str) -> String {
+        format!("{}\n{body}", emit::GENERATED_HEADER)
+    }
+
+    fn tempdir(tag: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("wirelens-gen-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    #[test]
+    fn refuses_names_that_leave_the_directory() {
+        let d = tempdir("names");
+        for bad in ["../x.rs", "a/b.rs", "..", ".hidden", "", "c:x", "/etc/passwd"] {
+            let e = write_files(&d, &[file(bad, &generated("x"))]).unwrap_err();
+            assert!(e.message.contains("not a plain file name"), "{bad}: {e}");
+        }
+        assert_eq!(std::fs::read_dir(&d).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn never_overwrites_a_hand_written_file_and_writes_nothing_then() {
+        let d = tempdir("handwritten");
+        std::fs::write(d.join("b.rs"), "fn mine() {}\n").unwrap();
+        let e = write_files(&d, &[file("a.rs", &generated("a")), file("b.rs", &generated("b"))]).unwrap_err();
+        assert!(e.message.contains("not generated by wirelens"), "{e}");
+        assert!(!d.join("a.rs").exists(), "a file was written before the refusal");
+        assert_eq!(std::fs::read_to_string(d.join("b.rs")).unwrap(), "fn mine() {}\n");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn never_writes_through_a_symlink() {
+        let d = tempdir("symlink");
+        let outside = tempdir("symlink-outside").join("victim.rs");
+        std::fs::write(&outside, generated("victim")).unwrap();
+        std::os::unix::fs::symlink(&outside, d.join("a.rs")).unwrap();
+        let e = write_files(&d, &[file("a.rs", &generated("new"))]).unwrap_err();
+        assert!(e.message.contains("symbolic link"), "{e}");
+        assert_eq!(std::fs::read_to_string(&outside).unwrap(), generated("victim"));
+    }
+
+    #[test]
+    fn rewrites_generated_files_and_leaves_identical_ones_alone() {
+        let d = tempdir("rewrite");
+        let first = write_files(&d, &[file("a.rs", &generated("1")), file("b.rs", &generated("1"))]).unwrap();
+        assert_eq!(first.written.len(), 2);
+        let second = write_files(&d, &[file("a.rs", &generated("2")), file("b.rs", &generated("1"))]).unwrap();
+        assert_eq!(second.written, vec![d.join("a.rs")]);
+        assert_eq!(second.unchanged, vec![d.join("b.rs")]);
+        assert_eq!(std::fs::read_to_string(d.join("a.rs")).unwrap(), generated("2"));
+        let leftovers: Vec<_> = std::fs::read_dir(&d)
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+            .collect();
+        assert!(leftovers.is_empty(), "temp files left behind: {leftovers:?}");
+    }
+
+    #[test]
+    fn check_reports_missing_and_differing_files() {
+        let d = tempdir("check");
+        write_files(&d, &[file("a.rs", &generated("1"))]).unwrap();
+        let stale = check_files(&d, &[file("a.rs", &generated("2")), file("b.rs", &generated("1"))]).unwrap();
+        assert_eq!(
+            stale,
+            vec![
+                (d.join("a.rs"), Staleness::Differs),
+                (d.join("b.rs"), Staleness::Missing)
+            ]
+        );
+        assert!(check_files(&d, &[file("a.rs", &generated("1"))]).unwrap().is_empty());
+        assert!(!d.join("b.rs").exists());
+    }
+}

@@ -1,0 +1,67 @@
+//! The code `build.rs` generated, used as an application would.
+
+use wirelens_example_build::{audiounit, plugin_registry, sample_registry, telemetry};
+
+fn vector(name: &str) -> Vec<u8> {
+    let path = format!("{}/../../tests/vectors/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+#[test]
+fn golden_audiounit_bytes_decode_and_reencode_exactly() {
+    let bytes = vector("sdp/cases/audiounit_full.bin");
+    let registry = audiounit::PluginRegistry::decode(&bytes).expect("decode");
+    assert!(!registry.plugins.is_empty());
+    assert_eq!(registry.encoded_size(), bytes.len());
+    assert_eq!(registry.to_bytes().expect("encode"), bytes);
+    let view = audiounit::PluginRegistry::decode_view(&bytes).expect("view");
+    assert_eq!(view.to_owned_value(), registry);
+}
+
+#[test]
+fn sdp_message_roundtrip_through_the_dispatcher() {
+    let registry = sample_registry();
+    let mut buf = Vec::new();
+    registry.encode_message(&mut buf).expect("encode");
+    assert_eq!(&buf[..4], b"SDP2");
+    match plugin_registry::AnyMessage::decode(&buf).expect("decode") {
+        plugin_registry::AnyMessage::PluginRegistry(back) => assert_eq!(back, registry),
+        other => panic!("wrong message: {}", other.message_id()),
+    }
+}
+
+#[test]
+fn ffire_frame_roundtrip_and_limits() {
+    let frame = telemetry::FrameMessage {
+        sequence: 7,
+        device: "interface".into(),
+        enabled: true,
+        sample_hz: 48_000,
+        channels: vec![telemetry::Channel {
+            name: "In 1".into(),
+            index: 0,
+            gain_db: -3.5,
+            muted: false,
+            peak_db: -12.0,
+            clipped: false,
+        }],
+        clock: telemetry::ClockState {
+            drift_ppm: 0.25,
+            locked: true,
+        },
+        last_error: None,
+        meters: Some(telemetry::MeterHistory {
+            peaks_db: vec![vec![-1.0, -2.0]],
+        }),
+    };
+    let bytes = frame.to_bytes().expect("encode");
+    assert_eq!(bytes.len(), frame.encoded_size());
+    assert_eq!(telemetry::FrameMessage::decode(&bytes).expect("decode"), frame);
+    let mut long = frame.clone();
+    long.device = "x".repeat(65_536);
+    assert!(
+        long.to_bytes().is_err(),
+        "ffire strings over 65,535 bytes must be refused"
+    );
+    assert!(telemetry::FrameMessage::decode(&bytes[..bytes.len() - 1]).is_err());
+}
