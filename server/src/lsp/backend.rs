@@ -14,11 +14,20 @@ use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer};
 
 use super::documents::{from_lsp, range_to_lsp, Document};
+use super::settings::{self, ClientSettings, GenRequest};
 use super::{features, views};
 
 /// `wirelens.showLayout [uri, typeName]`: the layout of one type as Markdown (the code
 /// lens runs it; editors may show the result).
 const SHOW_LAYOUT: &str = "wirelens.showLayout";
+
+/// `wirelens.generate [{uri, languages?, outDir?}]` (also `[uri, languages?]`): writes
+/// the generated code for one schema; answers `{outDir, written, unchanged}`.
+pub const GENERATE: &str = "wirelens.generate";
+
+/// `wirelens.generateWorkspace [{languages?, outDir?}?]`: every schema under the
+/// workspace folders, with `$/progress`.
+pub const GENERATE_WORKSPACE: &str = "wirelens.generateWorkspace";
 
 /// Diagnostics wait this long after the last edit, so a burst of keystrokes publishes once.
 const DEBOUNCE: Duration = Duration::from_millis(60);
@@ -31,9 +40,14 @@ pub struct Backend {
 struct State {
     docs: HashMap<Uri, Document>,
     unit: ColumnUnit,
-    /// ffire field order from the client (`initializationOptions` or
-    /// `workspace/didChangeConfiguration`); it overrides `wirelens.toml`.
-    client_order: Option<codegen::FieldOrder>,
+    /// Settings from the client (`initializationOptions` or
+    /// `workspace/didChangeConfiguration`); they override `wirelens.toml`.
+    client: ClientSettings,
+    /// The client shows `$/progress` for tokens the server creates.
+    progress: bool,
+    /// The last generation failure per schema, shown as a diagnostic until a
+    /// generation of that schema succeeds.
+    gen_errors: HashMap<Uri, String>,
     /// The client accepts `workspace/inlayHint/refresh`.
     inlay_refresh: bool,
     /// Workspace folders, for workspace symbols over files not open.
@@ -49,7 +63,7 @@ impl State {
     /// `wirelens.toml` (cached per folder; the cache is dropped when a `wirelens.toml`
     /// changes).
     fn order_for(&mut self, uri: &Uri) -> OrderChoice {
-        let order = self.client_order.or_else(|| {
+        let order = self.client.order.or_else(|| {
             let path = uri.to_file_path()?;
             let dir = path.parent()?.to_path_buf();
             *self
@@ -64,14 +78,101 @@ impl State {
     }
 }
 
-/// Settings the client may send: `{ "ffi": { "order": "declaration" } }`, also nested
-/// under a `wirelens` key (VS Code's `workspace/configuration` style).
-fn client_order(settings: &serde_json::Value) -> Option<codegen::FieldOrder> {
-    let s = settings.get("wirelens").unwrap_or(settings);
-    s.get("ffi")?
-        .get("order")?
-        .as_str()
-        .and_then(codegen::FieldOrder::parse)
+impl State {
+    /// Everything generation needs, computed under the lock: the output directory and
+    /// the files in memory. Open documents are generated from their current text.
+    fn prepare_generation(&self, uri: &Uri, request: &GenRequest) -> std::result::Result<Prepared, String> {
+        let path = uri
+            .to_file_path()
+            .ok_or_else(|| format!("{}: not a file on disk", uri.as_str()))?
+            .into_owned();
+        let plan = settings::plan(&path, &self.roots, &self.client, request)?;
+        let name = codegen::generate::file_name(&path);
+        let loaded;
+        let (source, analysis) = match self.docs.get(uri) {
+            Some(doc) => (&doc.source, &doc.analysis),
+            None => {
+                loaded = codegen::project::load(&path, self.client.order).map_err(|e| e.to_string())?;
+                (&loaded.source, &loaded.analysis)
+            }
+        };
+        let errors = codegen::generate::schema_errors(source, analysis);
+        if let Some(first) = errors.first() {
+            let (line, col) = first.line_col.unwrap_or((1, 1));
+            return Err(format!(
+                "{name} has {} error(s); fix them first (the first, at {line}:{col}: {})",
+                errors.len(),
+                first.message
+            ));
+        }
+        let files = codegen::generate::generate_files(analysis, &name, &plan.langs).map_err(|e| e.0)?;
+        Ok(Prepared {
+            out_dir: plan.out_dir,
+            files,
+        })
+    }
+}
+
+struct Prepared {
+    out_dir: std::path::PathBuf,
+    files: Vec<codegen::emit::OutputFile>,
+}
+
+/// `[{uri, languages?, outDir?}]` or `[uri, languages?]`.
+fn generate_arguments(args: &[LSPAny]) -> Result<(Uri, GenRequest)> {
+    let bad = || tower_lsp_server::jsonrpc::Error::invalid_params("expected [{uri, languages?, outDir?}]");
+    let first = args.first().ok_or_else(bad)?;
+    let (uri, request) = match first {
+        serde_json::Value::String(uri) => (
+            uri.as_str(),
+            GenRequest {
+                languages: args.get(1).and_then(settings::languages),
+                out_dir: None,
+            },
+        ),
+        obj => (
+            obj.get("uri").and_then(|u| u.as_str()).ok_or_else(bad)?,
+            generate_request(obj),
+        ),
+    };
+    Ok((uri.parse::<Uri>().map_err(|_| bad())?, request))
+}
+
+fn generate_request(v: &LSPAny) -> GenRequest {
+    GenRequest {
+        languages: v.get("languages").and_then(settings::languages),
+        out_dir: v
+            .get("outDir")
+            .and_then(|d| d.as_str())
+            .filter(|d| !d.trim().is_empty())
+            .map(|d| d.trim().to_string()),
+    }
+}
+
+/// What a code action or lens runs to generate `langs` for `uri`.
+fn generate_command(title: &str, uri: &Uri, langs: &[codegen::emit::Lang]) -> Command {
+    let langs: Vec<&str> = langs.iter().map(|l| l.as_str()).collect();
+    Command {
+        title: title.into(),
+        command: GENERATE.into(),
+        arguments: Some(vec![serde_json::json!({"uri": uri.as_str(), "languages": langs})]),
+    }
+}
+
+fn lang_label(lang: codegen::emit::Lang) -> &'static str {
+    match lang {
+        codegen::emit::Lang::C => "C",
+        codegen::emit::Lang::Cpp => "C++",
+        codegen::emit::Lang::Rust => "Rust",
+    }
+}
+
+fn internal_error(message: String) -> tower_lsp_server::jsonrpc::Error {
+    tower_lsp_server::jsonrpc::Error {
+        code: tower_lsp_server::jsonrpc::ErrorCode::InternalError,
+        message: message.into(),
+        data: None,
+    }
 }
 
 /// What the cursor is on.
@@ -88,7 +189,9 @@ impl Backend {
             state: Arc::new(Mutex::new(State {
                 docs: HashMap::new(),
                 unit: ColumnUnit::Utf16,
-                client_order: None,
+                client: ClientSettings::default(),
+                progress: false,
+                gen_errors: HashMap::new(),
                 inlay_refresh: false,
                 roots: Vec::new(),
                 toml_orders: HashMap::new(),
@@ -128,7 +231,15 @@ impl Backend {
         });
     }
 
-    fn diagnostics(doc: &Document, unit: ColumnUnit) -> Vec<Diagnostic> {
+    fn diagnostics(doc: &Document, unit: ColumnUnit, gen_error: Option<&String>) -> Vec<Diagnostic> {
+        let generation = gen_error.map(|message| Diagnostic {
+            range: Default::default(),
+            severity: Some(DiagnosticSeverity::ERROR),
+            code: Some(NumberOrString::String("generate".into())),
+            source: Some("wirelens".into()),
+            message: format!("code generation failed: {message}"),
+            ..Default::default()
+        });
         doc.analysis
             .diagnostics
             .iter()
@@ -147,7 +258,124 @@ impl Backend {
                 },
                 ..Default::default()
             })
+            .chain(generation)
             .collect()
+    }
+
+    /// A progress reporter on the client's token, or on one we create if the client
+    /// shows server-initiated progress; `None` if neither.
+    async fn progress(
+        &self,
+        token: Option<ProgressToken>,
+        title: &str,
+    ) -> Option<tower_lsp_server::OngoingProgress<tower_lsp_server::Bounded, tower_lsp_server::NotCancellable>> {
+        let token = match token {
+            Some(t) => t,
+            None => {
+                if !self.with_state("progress", |s| Some(s.progress)).unwrap_or(false) {
+                    return None;
+                }
+                static NEXT: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(1);
+                let t = ProgressToken::String(format!(
+                    "wirelens-generate-{}",
+                    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+                ));
+                // A client that never answers must not stall generation.
+                let created =
+                    tokio::time::timeout(Duration::from_secs(2), self.client.create_work_done_progress(t.clone()));
+                created.await.ok()?.ok()?;
+                t
+            }
+        };
+        Some(self.client.progress(token, title).with_percentage(0).begin().await)
+    }
+
+    /// Generates one schema and writes its files; a failure is also shown as a
+    /// diagnostic on the schema until a later generation succeeds.
+    async fn generate_one(&self, uri: Uri, request: GenRequest, token: Option<ProgressToken>) -> Result<LSPAny> {
+        let progress = self.progress(token, "wirelens: generating").await;
+        let result = self.generate_quietly(&uri, &request).await;
+        if let Some(p) = progress {
+            match &result {
+                Ok(v) => {
+                    let n = v["written"].as_array().map_or(0, Vec::len);
+                    p.finish_with_message(format!("{n} file(s) written")).await
+                }
+                Err(e) => p.finish_with_message(format!("failed: {e}")).await,
+            }
+        }
+        result.map_err(internal_error)
+    }
+
+    async fn generate_quietly(&self, uri: &Uri, request: &GenRequest) -> std::result::Result<LSPAny, String> {
+        let prepared = self
+            .with_state("generate", |s| Some(s.prepare_generation(uri, request)))
+            .unwrap_or_else(|| Err("internal error while generating".into()));
+        let result = match prepared {
+            Ok(Prepared { out_dir, files }) => tokio::task::spawn_blocking(move || {
+                let report = codegen::generate::write_files(&out_dir, &files).map_err(|e| e.to_string())?;
+                let paths =
+                    |v: &[std::path::PathBuf]| -> Vec<String> { v.iter().map(|p| p.display().to_string()).collect() };
+                Ok(serde_json::json!({
+                    "outDir": out_dir.display().to_string(),
+                    "written": paths(&report.written),
+                    "unchanged": paths(&report.unchanged),
+                }))
+            })
+            .await
+            .unwrap_or_else(|e| Err(format!("internal error while writing: {e}"))),
+            Err(e) => Err(e),
+        };
+        self.record_generation(uri, result.as_ref().err());
+        result
+    }
+
+    /// Remembers (or forgets) a generation failure and republishes the diagnostics if
+    /// that changed what the schema shows.
+    fn record_generation(&self, uri: &Uri, error: Option<&String>) {
+        let changed = self.with_state("generate", |s| {
+            let before = s.gen_errors.get(uri).cloned();
+            match error {
+                Some(e) => s.gen_errors.insert(uri.clone(), e.clone()),
+                None => s.gen_errors.remove(uri),
+            };
+            let version = s.docs.get(uri)?.version;
+            (before.as_ref() != error).then_some(version)
+        });
+        if let Some(version) = changed {
+            self.schedule_diagnostics(uri.clone(), version);
+        }
+    }
+
+    /// Every schema under the workspace folders, with progress per file.
+    async fn generate_workspace(&self, request: GenRequest, token: Option<ProgressToken>) -> Result<LSPAny> {
+        let roots = self
+            .with_state("generate", |s| Some(s.roots.clone()))
+            .unwrap_or_default();
+        let files = workspace_schemas(&roots);
+        let progress = self.progress(token, "wirelens: generating the workspace").await;
+        let mut written = 0usize;
+        let mut failures = Vec::new();
+        for (i, path) in files.iter().enumerate() {
+            let Some(uri) = Uri::from_file_path(path) else { continue };
+            if let Some(p) = &progress {
+                let percent = (i * 100 / files.len().max(1)) as u32;
+                p.report_with_message(codegen::generate::file_name(path), percent).await;
+            }
+            match self.generate_quietly(&uri, &request).await {
+                Ok(v) => written += v["written"].as_array().map_or(0, Vec::len),
+                Err(e) => failures.push(format!("{}: {e}", path.display())),
+            }
+        }
+        let summary = format!(
+            "{} schema(s), {written} file(s) written, {} failed",
+            files.len(),
+            failures.len()
+        );
+        if let Some(p) = progress {
+            p.finish_with_message(summary.clone()).await;
+        }
+        Ok(serde_json::json!({"schemas": files.len(), "written": written, "failures": failures, "summary": summary}))
     }
 
     /// Publishes the diagnostics of `uri` once its version has been stable for
@@ -163,7 +391,7 @@ impl Backend {
                     Err(p) => p.into_inner(),
                 };
                 match s.docs.get(&uri) {
-                    Some(doc) if doc.version == version => Some(Self::diagnostics(doc, s.unit)),
+                    Some(doc) if doc.version == version => Some(Self::diagnostics(doc, s.unit, s.gen_errors.get(&uri))),
                     _ => None, // superseded by a newer edit, or closed
                 }
             };
@@ -252,7 +480,17 @@ impl LanguageServer for Backend {
             .and_then(|w| w.inlay_hint.as_ref())
             .and_then(|i| i.refresh_support)
             .unwrap_or(false);
-        let order = params.initialization_options.as_ref().and_then(client_order);
+        let client_settings = params
+            .initialization_options
+            .as_ref()
+            .map(ClientSettings::parse)
+            .unwrap_or_default();
+        let progress = params
+            .capabilities
+            .window
+            .as_ref()
+            .and_then(|w| w.work_done_progress)
+            .unwrap_or(false);
         let watch = params
             .capabilities
             .workspace
@@ -280,7 +518,8 @@ impl LanguageServer for Backend {
         self.with_state("initialize", |s| {
             s.unit = unit;
             s.inlay_refresh = refresh;
-            s.client_order = order;
+            s.client = client_settings;
+            s.progress = progress;
             s.roots = roots;
             s.watch_files = watch;
             Some(())
@@ -288,7 +527,12 @@ impl LanguageServer for Backend {
         Ok(InitializeResult {
             capabilities: ServerCapabilities {
                 position_encoding: Some(kind),
-                text_document_sync: Some(TextDocumentSyncCapability::Kind(TextDocumentSyncKind::INCREMENTAL)),
+                text_document_sync: Some(TextDocumentSyncCapability::Options(TextDocumentSyncOptions {
+                    open_close: Some(true),
+                    change: Some(TextDocumentSyncKind::INCREMENTAL),
+                    save: Some(TextDocumentSyncSaveOptions::Supported(true)),
+                    ..Default::default()
+                })),
                 hover_provider: Some(HoverProviderCapability::Simple(true)),
                 inlay_hint_provider: Some(OneOf::Left(true)),
                 code_lens_provider: Some(CodeLensOptions {
@@ -309,7 +553,7 @@ impl LanguageServer for Backend {
                 })),
                 workspace_symbol_provider: Some(OneOf::Left(true)),
                 execute_command_provider: Some(ExecuteCommandOptions {
-                    commands: vec![SHOW_LAYOUT.into()],
+                    commands: vec![SHOW_LAYOUT.into(), GENERATE.into(), GENERATE_WORKSPACE.into()],
                     work_done_progress_options: Default::default(),
                 }),
                 code_action_provider: Some(CodeActionProviderCapability::Simple(true)),
@@ -426,9 +670,36 @@ impl LanguageServer for Backend {
         }
     }
 
+    async fn did_save(&self, params: DidSaveTextDocumentParams) {
+        let uri = params.text_document.uri;
+        let on_save = self.with_state("didSave", |s| {
+            let path = uri.to_file_path()?;
+            s.docs.get(&uri)?;
+            let plan = settings::plan(&path, &s.roots, &s.client, &GenRequest::default());
+            Some(plan.map(|p| p.on_save))
+        });
+        match on_save {
+            Some(Ok(true)) => {
+                if let Err(e) = self.generate_one(uri, GenRequest::default(), None).await {
+                    self.client
+                        .log_message(
+                            MessageType::WARNING,
+                            format!("wirelens: generation on save failed: {}", e.message),
+                        )
+                        .await;
+                }
+            }
+            Some(Err(e)) => self.record_generation(&uri, Some(&e)),
+            _ => {}
+        }
+    }
+
     async fn did_close(&self, params: DidCloseTextDocumentParams) {
         let uri = params.text_document.uri;
-        self.with_state("didClose", |s| s.docs.remove(&uri).map(|_| ()));
+        self.with_state("didClose", |s| {
+            s.gen_errors.remove(&uri);
+            s.docs.remove(&uri).map(|_| ())
+        });
         // Clear what was shown for the closed file.
         self.client.publish_diagnostics(uri, Vec::new(), None).await;
     }
@@ -456,6 +727,9 @@ impl LanguageServer for Backend {
     }
 
     async fn inlay_hint(&self, params: InlayHintParams) -> Result<Option<Vec<InlayHint>>> {
+        if self.with_state("inlayHint", |s| s.client.inlay_hints) == Some(false) {
+            return Ok(Some(Vec::new()));
+        }
         Ok(self.with_doc("inlayHint", &params.text_document.uri, |doc, unit| {
             let a = &doc.analysis;
             let window = doc.source.offset(from_lsp(params.range.start), unit)
@@ -513,7 +787,19 @@ impl LanguageServer for Backend {
                         data: None,
                     })
                 })
-                .collect();
+                .collect::<Vec<_>>();
+            let mut lenses = lenses;
+            if let (Some(first), true) = (a.schema.types.first(), !lenses.is_empty()) {
+                let range = range_to_lsp(&doc.source, &first.name_range, unit);
+                for lang in codegen::emit::Lang::ALL {
+                    let title = format!("Generate {}", lang_label(lang));
+                    lenses.push(CodeLens {
+                        range,
+                        command: Some(generate_command(&title, &params.text_document.uri, &[lang])),
+                        data: None,
+                    });
+                }
+            }
             Some(lenses)
         }))
     }
@@ -654,6 +940,15 @@ impl LanguageServer for Backend {
     }
 
     async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<LSPAny>> {
+        let token = params.work_done_progress_params.work_done_token.clone();
+        if params.command == GENERATE {
+            let (uri, request) = generate_arguments(&params.arguments)?;
+            return self.generate_one(uri, request, token).await.map(Some);
+        }
+        if params.command == GENERATE_WORKSPACE {
+            let request = params.arguments.first().map(generate_request).unwrap_or_default();
+            return self.generate_workspace(request, token).await.map(Some);
+        }
         if params.command != SHOW_LAYOUT {
             return Err(tower_lsp_server::jsonrpc::Error::invalid_params(format!(
                 "unknown command `{}`",
@@ -680,12 +975,12 @@ impl LanguageServer for Backend {
     }
 
     async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
-        let order = client_order(&params.settings);
+        let client_settings = ClientSettings::parse(&params.settings);
         let refresh = self
             .with_state("didChangeConfiguration", |s| Some(s.inlay_refresh))
             .unwrap_or(false);
         let updated = self.with_state("didChangeConfiguration", |s| {
-            s.client_order = order;
+            s.client = client_settings;
             let uris: Vec<Uri> = s.docs.keys().cloned().collect();
             for uri in &uris {
                 let o = s.order_for(uri);
@@ -765,7 +1060,27 @@ impl LanguageServer for Backend {
         Ok(self.with_doc("codeAction", &uri, |doc, unit| {
             let range = doc.source.offset(from_lsp(params.range.start), unit)
                 ..doc.source.offset(from_lsp(params.range.end), unit);
-            Some(features::code_actions(doc, &uri, &range, unit))
+            let mut actions = features::code_actions(doc, &uri, &range, unit);
+            let clean = !doc.analysis.diagnostics.iter().any(|d| d.severity == Severity::Error);
+            if clean && !doc.analysis.schema.types.is_empty() {
+                let mut choices: Vec<(String, Vec<codegen::emit::Lang>)> = codegen::emit::Lang::ALL
+                    .iter()
+                    .map(|&l| (format!("Generate {} for this file", lang_label(l)), vec![l]))
+                    .collect();
+                choices.push((
+                    "Generate C, C++ and Rust for this file".into(),
+                    codegen::emit::Lang::ALL.to_vec(),
+                ));
+                for (title, langs) in choices {
+                    actions.push(CodeActionOrCommand::CodeAction(CodeAction {
+                        title: title.clone(),
+                        kind: Some(CodeActionKind::new("source.generate.wirelens")),
+                        command: Some(generate_command(&title, &uri, &langs)),
+                        ..Default::default()
+                    }));
+                }
+            }
+            Some(actions)
         }))
     }
 

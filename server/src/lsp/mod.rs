@@ -3,6 +3,7 @@
 mod backend;
 mod documents;
 mod features;
+mod settings;
 mod views;
 
 use tower_lsp_server::{LspService, Server};

@@ -73,6 +73,15 @@ impl Client {
     }
 
     pub fn request(&mut self, method: &str, params: Value) -> Value {
+        let msg = self.request_raw(method, params);
+        assert!(msg.get("error").is_none(), "{method}: {msg}");
+        msg["result"].clone()
+    }
+
+    /// The whole response (`result` or `error`). Requests the server sends meanwhile
+    /// (`window/workDoneProgress/create`, refreshes) are answered with `null`, as a
+    /// real client would, and kept in the backlog.
+    pub fn request_raw(&mut self, method: &str, params: Value) -> Value {
         let id = self.next_id;
         self.next_id += 1;
         self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
@@ -80,11 +89,13 @@ impl Client {
         loop {
             let msg = self
                 .rx
-                .recv_timeout(deadline - Instant::now())
+                .recv_timeout(deadline.saturating_duration_since(Instant::now()))
                 .expect("response in time");
             if msg.get("id") == Some(&json!(id)) && msg.get("method").is_none() {
-                assert!(msg.get("error").is_none(), "{method}: {msg}");
-                return msg["result"].clone();
+                return msg;
+            }
+            if msg.get("id").is_some() && msg.get("method").is_some() {
+                self.send(json!({"jsonrpc": "2.0", "id": msg["id"], "result": null}));
             }
             self.backlog.push(msg);
         }
@@ -103,6 +114,26 @@ impl Client {
                 Ok(m) => self.backlog.push(m),
                 Err(RecvTimeoutError::Timeout) => panic!("no diagnostics for {uri}"),
                 Err(e) => panic!("{e}"),
+            }
+        }
+    }
+
+    /// Waits (up to 20 s) until a message matching `pred` has arrived; it stays in the
+    /// backlog.
+    pub fn wait_for_message(&mut self, pred: impl Fn(&Value) -> bool) {
+        if self.backlog.iter().any(&pred) {
+            return;
+        }
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let m = self
+                .rx
+                .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+                .expect("the expected message in time");
+            let done = pred(&m);
+            self.backlog.push(m);
+            if done {
+                return;
             }
         }
     }

@@ -270,9 +270,9 @@ function M.generate(languages, callback)
   local commands = provider and provider.commands or {}
   if not vim.tbl_contains(commands, M.GENERATE_COMMAND) then
     notify(
-      'this wirelens server does not offer code generation yet (no `'
+      'this wirelens server does not offer code generation (no `'
         .. M.GENERATE_COMMAND
-        .. '` command); generation arrives with the code generators',
+        .. '` command); update wirelens',
       vim.log.levels.WARN
     )
     return false
