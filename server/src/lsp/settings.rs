@@ -23,6 +23,8 @@ pub struct ClientSettings {
     pub languages: Option<Vec<Lang>>,
     pub out_dir: Option<String>,
     pub inlay_hints: Option<bool>,
+    /// `diagnostics.delayMs`: how long diagnostics wait for more edits (at most 2 s).
+    pub diagnostics_delay_ms: Option<u64>,
 }
 
 fn get<'v>(v: &'v Value, keys: &[&str]) -> Option<&'v Value> {
@@ -64,6 +66,11 @@ impl ClientSettings {
             inlay_hints: get(s, &["inlayHints", "inlay_hints"])
                 .and_then(|i| i.get("enabled"))
                 .and_then(Value::as_bool),
+            diagnostics_delay_ms: s
+                .get("diagnostics")
+                .and_then(|d| get(d, &["delayMs", "delay_ms"]))
+                .and_then(Value::as_u64)
+                .map(|ms| ms.min(2000)),
         }
     }
 }
@@ -193,6 +200,10 @@ mod tests {
         assert_eq!(s.languages, Some(vec![Lang::C, Lang::Rust]));
         assert_eq!(s.out_dir.as_deref(), Some("gen"));
         assert_eq!(s.inlay_hints, Some(false));
+        let s = ClientSettings::parse(&json!({"diagnostics": {"delayMs": 0}}));
+        assert_eq!(s.diagnostics_delay_ms, Some(0));
+        let s = ClientSettings::parse(&json!({"diagnostics": {"delayMs": 999999}}));
+        assert_eq!(s.diagnostics_delay_ms, Some(2000));
         let s = ClientSettings::parse(&json!({"generate": {"on_save": false, "out_dir": "x", "languages": []}}));
         assert_eq!(
             (s.on_save, s.out_dir.as_deref(), s.languages),
