@@ -1,10 +1,13 @@
 //! Parsing with tree-sitter, and turning `ERROR` / `MISSING` nodes into `SYNTAX` diagnostics.
 
-use tree_sitter::{Node, Parser, Tree};
+use std::ops::Range;
+
+use tree_sitter::{InputEdit, Node, Parser, Point, Tree};
 
 use crate::diagnostic::Diagnostic;
 use crate::dialect::Dialect;
 use crate::model::Primitive;
+use crate::source::{ColumnUnit, SourceFile};
 
 /// Parses `text`, reusing `old` (already `Tree::edit`ed) for an incremental reparse.
 /// Returns `None` only if tree-sitter refuses the language, which would be a build bug.
@@ -12,6 +15,63 @@ pub fn parse(dialect: Dialect, text: &str, old: Option<&Tree>) -> Option<Tree> {
     let mut parser = Parser::new();
     parser.set_language(&dialect.language()).ok()?;
     parser.parse(text, old)
+}
+
+/// Replaces the bytes `range` of `source` with `new_text` (`None`: the whole text) and
+/// tells `tree` (the previous parse, if any) about it with [`Tree::edit`], so the next
+/// [`parse`] is incremental. The language server applies each change of a
+/// `didChange` this way; the `incremental` fuzz target checks that the result always
+/// analyses like a fresh parse. A range past the end or inside a character is clamped
+/// to the nearest character boundary before it.
+pub fn apply_edit(source: &mut SourceFile, range: Option<Range<usize>>, new_text: &str, tree: Option<&mut Tree>) {
+    let Some(range) = range else {
+        *source = SourceFile::new(std::mem::take(&mut source.path), new_text);
+        if let Some(t) = tree {
+            // A full replacement: make the old tree describe nothing reusable.
+            let old_end = t.root_node().end_byte();
+            let old_end_position = t.root_node().end_position();
+            t.edit(&InputEdit {
+                start_byte: 0,
+                old_end_byte: old_end,
+                new_end_byte: new_text.len(),
+                start_position: Point::new(0, 0),
+                old_end_position,
+                new_end_position: point(source, new_text.len()),
+            });
+        }
+        return;
+    };
+    let floor = |mut i: usize| {
+        i = i.min(source.text.len());
+        while !source.text.is_char_boundary(i) {
+            i -= 1;
+        }
+        i
+    };
+    let start = floor(range.start);
+    let end = floor(range.end).max(start);
+    let start_position = point(source, start);
+    let old_end_position = point(source, end);
+    let mut text = std::mem::take(&mut source.text);
+    text.replace_range(start..end, new_text);
+    *source = SourceFile::new(std::mem::take(&mut source.path), text);
+    let new_end = start + new_text.len();
+    if let Some(t) = tree {
+        t.edit(&InputEdit {
+            start_byte: start,
+            old_end_byte: end,
+            new_end_byte: new_end,
+            start_position,
+            old_end_position,
+            new_end_position: point(source, new_end),
+        });
+    }
+}
+
+/// tree-sitter's point (row, byte column) of a byte offset.
+fn point(source: &SourceFile, offset: usize) -> Point {
+    let p = source.position(offset, ColumnUnit::Utf8);
+    Point::new(p.line as usize, p.column as usize)
 }
 
 /// Every syntax error of the tree: each `ERROR` node (not the ones nested inside

@@ -9,7 +9,6 @@
 use codegen::source::{ColumnUnit, Position};
 use codegen::{analyze, Analysis, Dialect, OrderChoice, SourceFile};
 use tower_lsp_server::ls_types::{self as lsp, TextDocumentContentChangeEvent};
-use tree_sitter::{InputEdit, Point};
 
 pub struct Document {
     pub dialect: Dialect,
@@ -61,47 +60,13 @@ impl Document {
         unit: ColumnUnit,
         tree: Option<&mut tree_sitter::Tree>,
     ) {
-        let Some(range) = change.range else {
-            self.source = SourceFile::new("", change.text.clone());
-            if let Some(t) = tree {
-                // A full replacement: make the old tree describe nothing reusable.
-                let old_end = t.root_node().end_byte();
-                let old_end_position = t.root_node().end_position();
-                t.edit(&InputEdit {
-                    start_byte: 0,
-                    old_end_byte: old_end,
-                    new_end_byte: change.text.len(),
-                    start_position: Point::new(0, 0),
-                    old_end_position,
-                    new_end_position: point(&self.source, change.text.len()),
-                });
-            }
-            return;
-        };
-        let start = self.source.offset(from_lsp(range.start), unit);
-        let end = self.source.offset(from_lsp(range.end), unit).max(start);
-        let start_position = point(&self.source, start);
-        let old_end_position = point(&self.source, end);
-        let mut text = std::mem::take(&mut self.source.text);
-        text.replace_range(start..end, &change.text);
-        self.source = SourceFile::new("", text);
-        let new_end = start + change.text.len();
-        if let Some(t) = tree {
-            t.edit(&InputEdit {
-                start_byte: start,
-                old_end_byte: end,
-                new_end_byte: new_end,
-                start_position,
-                old_end_position,
-                new_end_position: point(&self.source, new_end),
-            });
-        }
+        let range = change.range.map(|range| {
+            let start = self.source.offset(from_lsp(range.start), unit);
+            let end = self.source.offset(from_lsp(range.end), unit).max(start);
+            start..end
+        });
+        codegen::syntax::apply_edit(&mut self.source, range, &change.text, tree);
     }
-}
-
-fn point(source: &SourceFile, offset: usize) -> Point {
-    let p = source.position(offset, ColumnUnit::Utf8);
-    Point::new(p.line as usize, p.column as usize)
 }
 
 pub fn from_lsp(p: lsp::Position) -> Position {
