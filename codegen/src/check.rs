@@ -1,7 +1,7 @@
 //! Semantic checks (DESIGN §2, §3.1). Every error in one pass; upstream's codes where
 //! upstream has one.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use crate::diagnostic::Diagnostic;
 use crate::dialect::Dialect;
@@ -99,7 +99,7 @@ fn duplicates(schema: &Schema, d: &mut Vec<Diagnostic>) {
         Dialect::Sdp => ("DUPLICATE_STRUCT", "DUPLICATE_FIELD"),
         Dialect::Ffi => ("duplicate-type", "duplicate-field"),
     };
-    let mut seen: HashMap<&str, &crate::model::TypeDef> = HashMap::new();
+    let mut seen: HashMap<&str, &crate::model::TypeDef> = HashMap::default();
     for def in &schema.types {
         if let Some(first) = seen.get(def.name.as_str()) {
             let what = if schema.dialect == Dialect::Sdp {
@@ -119,8 +119,8 @@ fn duplicates(schema: &Schema, d: &mut Vec<Diagnostic>) {
         } else {
             seen.insert(&def.name, def);
         }
-        let mut names: HashMap<&str, &crate::model::Field> = HashMap::new();
-        let mut json: HashMap<&str, &crate::model::Field> = HashMap::new();
+        let mut names: HashMap<&str, &crate::model::Field> = HashMap::default();
+        let mut json: HashMap<&str, &crate::model::Field> = HashMap::default();
         for f in def.fields() {
             if let Some(first) = names.get(f.name.as_str()) {
                 d.push(

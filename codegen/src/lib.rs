@@ -25,7 +25,7 @@ pub mod reserved;
 pub mod source;
 pub mod syntax;
 
-pub use analysis::{analyze, Analysis};
+pub use analysis::{analyze, analyze_reusing, Analysis};
 pub use config::{Config, FieldOrder};
 pub use diagnostic::{Diagnostic, Severity};
 pub use dialect::Dialect;

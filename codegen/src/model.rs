@@ -227,14 +227,14 @@ impl Schema {
 
     /// Fills `target` of every named reference. Unknown names stay `None`.
     pub fn resolve(&mut self) {
-        let ids: std::collections::HashMap<String, TypeId> = self
+        let ids: rustc_hash::FxHashMap<String, TypeId> = self
             .types
             .iter()
             .enumerate()
             .rev()
             .map(|(i, t)| (t.name.clone(), i))
             .collect();
-        fn walk(t: &mut TypeExpr, ids: &std::collections::HashMap<String, TypeId>) {
+        fn walk(t: &mut TypeExpr, ids: &rustc_hash::FxHashMap<String, TypeId>) {
             match &mut t.kind {
                 TypeExprKind::Named { name, target } => *target = ids.get(name.as_str()).copied(),
                 TypeExprKind::Array(e) | TypeExprKind::Optional(e) | TypeExprKind::Boxed(e) => walk(e, ids),

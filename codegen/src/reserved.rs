@@ -215,10 +215,10 @@ const LISTS: [(&str, &[&str]); 4] = [
 /// The languages in which `name` is reserved (case-insensitively), in a fixed order.
 pub fn reserved_in(name: &str) -> Vec<&'static str> {
     // Every identifier of a schema is looked up: index the lists once.
-    static INDEX: std::sync::OnceLock<std::collections::HashMap<&'static str, Vec<&'static str>>> =
+    static INDEX: std::sync::OnceLock<rustc_hash::FxHashMap<&'static str, Vec<&'static str>>> =
         std::sync::OnceLock::new();
     let index = INDEX.get_or_init(|| {
-        let mut map: std::collections::HashMap<&'static str, Vec<&'static str>> = std::collections::HashMap::new();
+        let mut map: rustc_hash::FxHashMap<&'static str, Vec<&'static str>> = Default::default();
         for (lang, words) in LISTS {
             for word in words {
                 let langs = map.entry(*word).or_default();

@@ -5,7 +5,9 @@ use std::ops::Range;
 
 use tree_sitter::{Node, Tree};
 
-use super::{children_through_errors, comment_range, node_text, too_deep, OrderChoice, MAX_TYPE_NESTING};
+use super::{
+    child, children_through_errors, comment_range, node_text, too_deep, FieldName, OrderChoice, MAX_TYPE_NESTING,
+};
 use crate::config::FieldOrder;
 use crate::diagnostic::Diagnostic;
 use crate::dialect::Dialect;
@@ -33,7 +35,7 @@ pub(super) fn lower(text: &str, tree: &Tree, choice: OrderChoice, diags: &mut Ve
                 }
             }
             "package_clause" => {
-                let Some(name) = node.child_by_field_name("name").filter(|n| !n.is_missing()) else {
+                let Some(name) = child(node, Dialect::Ffi, FieldName::Name).filter(|n| !n.is_missing()) else {
                     continue;
                 };
                 if let Some((_, first)) = &package {
@@ -80,7 +82,7 @@ pub(super) fn lower(text: &str, tree: &Tree, choice: OrderChoice, diags: &mut Ve
                     _ => "functions",
                 };
                 let head = node.child(0).map_or(node.byte_range(), |k| k.byte_range());
-                let end = node.child_by_field_name("name").map_or(head.end, |n| n.end_byte());
+                let end = child(node, Dialect::Ffi, FieldName::Name).map_or(head.end, |n| n.end_byte());
                 diags.push(
                     Diagnostic::warning(
                         "ignored-declaration",
@@ -211,10 +213,10 @@ fn doc_comments(before: &[Node], anchor: Node, text: &str, within: Option<Node>)
 }
 
 fn lower_type_spec(spec: Node, text: &str, docs: Vec<String>, diags: &mut Vec<Diagnostic>) -> Option<TypeDef> {
-    let name_node = spec.child_by_field_name("name").filter(|n| !n.is_missing())?;
-    let ty = spec.child_by_field_name("type").filter(|n| !n.is_missing())?;
+    let name_node = child(spec, Dialect::Ffi, FieldName::Name).filter(|n| !n.is_missing())?;
+    let ty = child(spec, Dialect::Ffi, FieldName::Type).filter(|n| !n.is_missing())?;
     let kind = if spec.kind() == "type_spec" && ty.kind() == "struct_type" {
-        let body = ty.child_by_field_name("body")?;
+        let body = child(ty, Dialect::Ffi, FieldName::Body)?;
         TypeKind::Struct {
             fields: lower_fields(body, text, diags),
             body_range: body.byte_range(),
@@ -427,7 +429,7 @@ fn lower_type(node: Node, text: &str, depth: usize, diags: &mut Vec<Diagnostic>)
                 |n| lower_type(n, text, depth + 1, diags),
             )
         }
-        "pointer_type" => match node.child_by_field_name("element") {
+        "pointer_type" => match child(node, Dialect::Ffi, FieldName::Element) {
             Some(e) => {
                 let inner = lower_type(e, text, depth + 1, diags);
                 // `**T` means the same as `*T` on the wire.
@@ -441,7 +443,7 @@ fn lower_type(node: Node, text: &str, depth: usize, diags: &mut Vec<Diagnostic>)
             }
             None => TypeExprKind::Invalid,
         },
-        "slice_type" => match node.child_by_field_name("element") {
+        "slice_type" => match child(node, Dialect::Ffi, FieldName::Element) {
             Some(e) => TypeExprKind::Array(Box::new(lower_type(e, text, depth + 1, diags))),
             None => TypeExprKind::Invalid,
         },

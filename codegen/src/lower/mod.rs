@@ -34,6 +34,55 @@ pub fn lower(dialect: Dialect, text: &str, tree: &Tree, order: OrderChoice) -> (
     (schema, diags)
 }
 
+/// `node.child_by_field_name(name)` without its cost: tree-sitter looks the name up by
+/// scanning the grammar's field names on every call, and lowering calls it for every
+/// field of every struct on every keystroke. Ids are looked up once per dialect.
+pub(crate) fn child<'t>(node: Node<'t>, dialect: Dialect, name: FieldName) -> Option<Node<'t>> {
+    static IDS: std::sync::OnceLock<[[Option<std::num::NonZeroU16>; FieldName::COUNT]; 2]> = std::sync::OnceLock::new();
+    let ids = IDS.get_or_init(|| {
+        [Dialect::Sdp, Dialect::Ffi].map(|d| {
+            let lang = d.language();
+            FieldName::ALL.map(|f| lang.field_id_for_name(f.as_str()))
+        })
+    });
+    let id = ids[dialect as usize][name as usize]?;
+    node.child_by_field_id(id.get())
+}
+
+/// The grammar field names lowering reads.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum FieldName {
+    Name,
+    Type,
+    Body,
+    Element,
+    Inner,
+    Tag,
+}
+
+impl FieldName {
+    const COUNT: usize = 6;
+    const ALL: [FieldName; FieldName::COUNT] = [
+        FieldName::Name,
+        FieldName::Type,
+        FieldName::Body,
+        FieldName::Element,
+        FieldName::Inner,
+        FieldName::Tag,
+    ];
+
+    fn as_str(self) -> &'static str {
+        match self {
+            FieldName::Name => "name",
+            FieldName::Type => "type",
+            FieldName::Body => "body",
+            FieldName::Element => "element",
+            FieldName::Inner => "inner",
+            FieldName::Tag => "tag",
+        }
+    }
+}
+
 pub(crate) fn node_text<'a>(node: Node, text: &'a str) -> &'a str {
     text.get(node.byte_range()).unwrap_or("")
 }

@@ -2,7 +2,7 @@
 
 use tree_sitter::{Node, Tree};
 
-use super::{children_through_errors, comment_range, node_text, too_deep, MAX_TYPE_NESTING};
+use super::{child, children_through_errors, comment_range, node_text, too_deep, FieldName, MAX_TYPE_NESTING};
 use crate::config::FieldOrder;
 use crate::diagnostic::Diagnostic;
 use crate::dialect::Dialect;
@@ -40,8 +40,8 @@ fn collect_doc(node: Node, text: &str, docs: &mut Vec<String>) {
 }
 
 fn lower_struct(node: Node, text: &str, docs: Vec<String>, diags: &mut Vec<Diagnostic>) -> Option<TypeDef> {
-    let name_node = node.child_by_field_name("name").filter(|n| !n.is_missing())?;
-    let body = node.child_by_field_name("body")?;
+    let name_node = child(node, Dialect::Sdp, FieldName::Name).filter(|n| !n.is_missing())?;
+    let body = child(node, Dialect::Sdp, FieldName::Body)?;
     let mut fields = Vec::new();
     let mut field_docs = Vec::new();
     let mut last_field_end = None;
@@ -104,7 +104,7 @@ fn lower_struct(node: Node, text: &str, docs: Vec<String>, diags: &mut Vec<Diagn
 }
 
 fn lower_field(node: Node, text: &str, docs: Vec<String>, diags: &mut Vec<Diagnostic>) -> Option<Field> {
-    let name_node = node.child_by_field_name("name").filter(|n| !n.is_missing())?;
+    let name_node = child(node, Dialect::Sdp, FieldName::Name).filter(|n| !n.is_missing())?;
     let ty = node
         .child_by_field_name("type")
         .map(|t| lower_type(t, text, 0, diags))
@@ -132,8 +132,8 @@ fn lower_type(node: Node, text: &str, depth: usize, diags: &mut Vec<Diagnostic>)
             range: node.byte_range(),
         };
     }
-    let mut inner = |field: &str| {
-        node.child_by_field_name(field)
+    let mut inner = |field: FieldName| {
+        child(node, Dialect::Sdp, field)
             .filter(|n| !n.is_missing())
             .map(|n| Box::new(lower_type(n, text, depth + 1, diags)))
     };
@@ -145,9 +145,9 @@ fn lower_type(node: Node, text: &str, depth: usize, diags: &mut Vec<Diagnostic>)
             name: node_text(node, text).to_string(),
             target: None,
         },
-        "array_type" => inner("element").map_or(TypeExprKind::Invalid, TypeExprKind::Array),
-        "option_type" => inner("inner").map_or(TypeExprKind::Invalid, TypeExprKind::Optional),
-        "box_type" => inner("inner").map_or(TypeExprKind::Invalid, TypeExprKind::Boxed),
+        "array_type" => inner(FieldName::Element).map_or(TypeExprKind::Invalid, TypeExprKind::Array),
+        "option_type" => inner(FieldName::Inner).map_or(TypeExprKind::Invalid, TypeExprKind::Optional),
+        "box_type" => inner(FieldName::Inner).map_or(TypeExprKind::Invalid, TypeExprKind::Boxed),
         _ => TypeExprKind::Invalid,
     };
     TypeExpr {

@@ -669,10 +669,8 @@ impl LanguageServer for Backend {
             let order = s.order_for(&uri);
             let refresh = s.inlay_refresh;
             let doc = s.docs.get_mut(&uri)?;
-            let before = doc.analysis.layout.clone();
-            doc.change(version, &params.content_changes, unit, order)
-                .then_some(())?;
-            Some(refresh && doc.analysis.layout != before)
+            let layout_changed = doc.change(version, &params.content_changes, unit, order)?;
+            Some(refresh && layout_changed)
         });
         if let Some(layout_changed) = changed {
             self.schedule_diagnostics(uri, version);

@@ -6,8 +6,9 @@
 //! the client sent them — and drops any change whose version is not newer than the
 //! document's.
 
+use codegen::layout::Layout;
 use codegen::source::{ColumnUnit, Position};
-use codegen::{analyze, Analysis, Dialect, OrderChoice, SourceFile};
+use codegen::{analyze, analyze_reusing, Analysis, Dialect, OrderChoice, SourceFile};
 use tower_lsp_server::ls_types::{self as lsp, TextDocumentContentChangeEvent};
 
 pub struct Document {
@@ -28,25 +29,43 @@ impl Document {
         }
     }
 
-    /// Applies the changes of `version` and reanalyses incrementally. Returns whether
-    /// anything was applied.
+    /// Applies the changes of `version` and reanalyses incrementally (tree-sitter reparses
+    /// only what changed; layouts of untouched types are reused). Returns `None` if the
+    /// change was stale, else whether the layout changed (inlay hints need a refresh).
     pub fn change(
         &mut self,
         version: i32,
         changes: &[TextDocumentContentChangeEvent],
         unit: ColumnUnit,
         order: OrderChoice,
-    ) -> bool {
+    ) -> Option<bool> {
         if version <= self.version {
-            return false; // stale or duplicate
+            return None; // stale or duplicate
         }
         let mut tree = self.analysis.tree.take();
         for change in changes {
             self.apply(change, unit, tree.as_mut());
         }
         self.version = version;
-        self.analysis = analyze(self.dialect, &self.source.text, tree.as_ref(), order);
-        true
+        let shape = |l: &Layout| -> Vec<(bool, bool)> {
+            l.types
+                .iter()
+                .map(|t| (t.is_some(), t.as_ref().is_some_and(|t| t.root)))
+                .collect()
+        };
+        let old_fingerprints = self.analysis.layout.fingerprints.clone();
+        let old_shape = shape(&self.analysis.layout);
+        let previous = std::mem::replace(
+            &mut self.analysis.layout,
+            Layout {
+                dialect: self.dialect,
+                order: Default::default(),
+                types: Vec::new(),
+                fingerprints: Vec::new(),
+            },
+        );
+        self.analysis = analyze_reusing(self.dialect, &self.source.text, tree.as_ref(), order, Some(previous));
+        Some(old_fingerprints != self.analysis.layout.fingerprints || old_shape != shape(&self.analysis.layout))
     }
 
     /// Re-runs the analysis (settings changed); the tree is reused as is.
