@@ -80,8 +80,52 @@ pub fn type_name(schema: &Schema, layout: &Layout, id: TypeId) -> String {
     name
 }
 
+/// Which optimizations the emitted code uses. [`generate`] uses [`RustOptions::default`]
+/// (all on); [`RustOptions::PLAIN`] turns them all off, for the benchmarks in `bench/`
+/// that measure what each one buys (DESIGN §6). Every combination encodes and decodes
+/// the same bytes and reports the same errors (paths may point at a field instead of the
+/// start of its fixed block).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RustOptions {
+    /// Consecutive fixed-size fields (nested fixed structs inlined) are one fixed block:
+    /// one bounds check on decode, one stack buffer and one append on encode. Off: every
+    /// field is read and written on its own, with its own bounds check, nested structs
+    /// through calls.
+    pub fixed_blocks: bool,
+    /// Primitive arrays are appended with `put_prims` and decoded with one bounds check
+    /// and one conversion pass. Off: one `put_prim` / checked read per element.
+    pub bulk_arrays: bool,
+    /// `encode` reserves, and `to_bytes` allocates, the exact encoded size up front. Off:
+    /// the buffer grows as bytes are appended.
+    pub presize: bool,
+}
+
+impl RustOptions {
+    /// Every optimization off: a straightforward field-by-field codec.
+    pub const PLAIN: RustOptions = RustOptions {
+        fixed_blocks: false,
+        bulk_arrays: false,
+        presize: false,
+    };
+}
+
+impl Default for RustOptions {
+    fn default() -> Self {
+        RustOptions {
+            fixed_blocks: true,
+            bulk_arrays: true,
+            presize: true,
+        }
+    }
+}
+
 /// Generates the module for one schema. `source` names the schema file in the header.
 pub fn generate(schema: &Schema, layout: &Layout, source: &str) -> Result<String, EmitError> {
+    generate_with(schema, layout, source, &RustOptions::default())
+}
+
+/// [`generate`] with a choice of optimizations.
+pub fn generate_with(schema: &Schema, layout: &Layout, source: &str, opts: &RustOptions) -> Result<String, EmitError> {
     let missing: Vec<&str> = schema
         .types
         .iter()
@@ -102,6 +146,7 @@ pub fn generate(schema: &Schema, layout: &Layout, source: &str) -> Result<String
         schema,
         layout,
         prefix: layout.dialect.length_prefix(),
+        opts: *opts,
     };
     let mut c = Code::default();
     g.header(&mut c, source);
@@ -140,6 +185,7 @@ struct Gen<'s> {
     schema: &'s Schema,
     layout: &'s Layout,
     prefix: u64,
+    opts: RustOptions,
 }
 
 impl Gen<'_> {
@@ -510,7 +556,9 @@ impl Gen<'_> {
         c.line("/// On error `out` is left as it was.");
         c.open("pub fn encode(&self, out: &mut Vec<u8>) -> Result<(), rt::EncodeError> {");
         c.line("let start = out.len();");
-        c.line("out.reserve(self.encoded_size());");
+        if self.opts.presize {
+            c.line("out.reserve(self.encoded_size());");
+        }
         c.line("let result = self.write_to(out);");
         c.open("if result.is_err() {");
         c.line("out.truncate(start);");
@@ -532,7 +580,11 @@ impl Gen<'_> {
         c.blank();
         c.line("/// The encoding in a new, exactly sized `Vec`.");
         c.open("pub fn to_bytes(&self) -> Result<Vec<u8>, rt::EncodeError> {");
-        c.line("let mut out = Vec::with_capacity(self.encoded_size());");
+        if self.opts.presize {
+            c.line("let mut out = Vec::with_capacity(self.encoded_size());");
+        } else {
+            c.line("let mut out = Vec::new();");
+        }
         c.line("self.write_to(&mut out)?;");
         c.line("Ok(out)");
         c.close("}");
@@ -581,7 +633,9 @@ impl Gen<'_> {
             c.open("pub fn encode_message(&self, out: &mut Vec<u8>) -> Result<(), rt::EncodeError> {");
             c.line("let start = out.len();");
             c.line("let size = self.encoded_size();");
-            c.line("out.reserve(rt::sdp::HEADER_LEN + size);");
+            if self.opts.presize {
+                c.line("out.reserve(rt::sdp::HEADER_LEN + size);");
+            }
             c.line("let mut result = rt::sdp::write_header(out, Self::MESSAGE_ID, size);");
             c.open("if result.is_ok() {");
             c.line("result = self.write_to(out);");
@@ -718,7 +772,11 @@ impl Gen<'_> {
         let mut i = 0;
         let mut block = 0;
         while i < members.len() {
-            let run = members[i..].iter().take_while(|m| m.size.fixed.is_some()).count();
+            let run = if self.opts.fixed_blocks {
+                members[i..].iter().take_while(|m| m.size.fixed.is_some()).count()
+            } else {
+                0
+            };
             if run > 0 {
                 let run_members = &members[i..i + run];
                 let total: u64 = run_members.iter().filter_map(|m| m.size.fixed).sum();
@@ -770,7 +828,9 @@ impl Gen<'_> {
             Wire::Array(e) => {
                 c.line(&format!("w.{}({place}.len())?;", self.len_fn()));
                 match &**e {
-                    Wire::Prim(p) if *p != Primitive::Str => c.line(&format!("w.put_prims({place}.as_slice());")),
+                    Wire::Prim(p) if *p != Primitive::Str && self.opts.bulk_arrays => {
+                        c.line(&format!("w.put_prims({place}.as_slice());"))
+                    }
                     e => {
                         let x = format!("x{d}");
                         c.open(&format!("for {x} in {by_ref} {{"));
@@ -894,7 +954,11 @@ impl Gen<'_> {
         let mut i = 0;
         let mut block = 0;
         while i < members.len() {
-            let run = members[i..].iter().take_while(|m| m.size.fixed.is_some()).count();
+            let run = if self.opts.fixed_blocks {
+                members[i..].iter().take_while(|m| m.size.fixed.is_some()).count()
+            } else {
+                0
+            };
             if run > 1 || (run == 1 && matches!(members[i].wire, Wire::Struct(_))) {
                 let run_members = &members[i..i + run];
                 let total: u64 = run_members.iter().filter_map(|m| m.size.fixed).sum();
@@ -955,7 +1019,7 @@ impl Gen<'_> {
             Wire::Prim(Primitive::Str) => format!("String::from(rd.str{n}(){me}?)"),
             Wire::Prim(p) => format!("rd.{}(){me}?", Self::prim_ty(*p)),
             Wire::Array(e) => match &**e {
-                Wire::Prim(p) if *p != Primitive::Str => {
+                Wire::Prim(p) if *p != Primitive::Str && (view || self.opts.bulk_arrays) => {
                     let t = Self::prim_ty(*p);
                     if view {
                         format!("rd.prims{n}::<{t}>(){me}?")
@@ -1166,6 +1230,27 @@ mod tests {
     fn schemas_with_errors_are_refused() {
         let err = gen(Dialect::Sdp, "struct A { b: Missing }").expect_err("refused");
         assert!(err.0.contains("no layout for A"), "{err}");
+    }
+
+    #[test]
+    fn plain_options_write_field_by_field() {
+        let text = "struct P { x: u32, ok: bool, vs: []f64 }";
+        let a = analyze(Dialect::Sdp, text, None, OrderChoice::default());
+        let fast = generate(&a.schema, &a.layout, "test").expect("generates");
+        let plain = generate_with(&a.schema, &a.layout, "test", &RustOptions::PLAIN).expect("generates");
+        assert!(
+            fast.contains("rd.fixed::<5>()") && fast.contains("w.put_prims("),
+            "{fast}"
+        );
+        assert!(fast.contains("out.reserve(self.encoded_size());"), "{fast}");
+        assert!(
+            !plain.contains("rd.fixed::<") && !plain.contains("w.put_prims("),
+            "{plain}"
+        );
+        assert!(plain.contains("let f_x = rd.u32()"), "{plain}");
+        assert!(plain.contains("let f_ok = rd.bool()"), "{plain}");
+        assert!(plain.contains("w.put_prim(*x0);"), "{plain}");
+        assert!(!plain.contains("out.reserve(self.encoded_size());"), "{plain}");
     }
 
     #[test]

@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""Reads criterion's estimates for the codec benchmark and prints RATIO lines and a table.
+
+usage: codec-report.py CRITERION_HOME [--table FILE]
+
+Every ratio is ours over a baseline measured in the same run (lower is better; below 1
+means faster than the baseline):
+  <ds>-encode            rust-encode (append to a reused Vec)   / memcpy (into a reused buffer)
+  <ds>-encode-fresh      rust-encode-fresh (to_bytes)           / memcpy-fresh (to_vec)
+  <ds>-decode            rust-decode-view (zero-copy)           / memcpy
+  <ds>-decode-owned      rust-decode (owned values)             / memcpy
+  <ds>-encode-vs-plain   rust-encode / plain-encode             (field-by-field codec)
+  <ds>-decode-vs-plain   rust-decode / plain-decode
+  <ds>-encode-vs-bincode rust-encode / bincode-encode           (both into a reused Vec)
+  <ds>-decode-vs-bincode rust-decode / bincode-decode           (both owned)
+  <ds>-encode-vs-prost   rust-encode / prost-encode
+  <ds>-decode-vs-prost   rust-decode / prost-decode
+"""
+import json
+import os
+import sys
+
+DATASETS = ["sdp-audiounit", "sdp-arrays", "ffi-complex", "ffi-array-int", "ffi-array-struct", "ffi-array-string"]
+FUNCS = ["memcpy", "memcpy-fresh", "rust-encode", "rust-encode-fresh", "rust-encode-slice", "rust-decode",
+         "rust-decode-view", "plain-encode", "plain-encode-fresh", "plain-decode", "plain-decode-view",
+         "bincode-encode", "bincode-encode-fresh", "bincode-decode", "prost-encode", "prost-encode-fresh",
+         "prost-decode"]
+RATIOS = [
+    ("encode", "rust-encode", "memcpy"),
+    ("encode-fresh", "rust-encode-fresh", "memcpy-fresh"),
+    ("decode", "rust-decode-view", "memcpy"),
+    ("decode-owned", "rust-decode", "memcpy"),
+    ("encode-vs-plain", "rust-encode", "plain-encode"),
+    ("decode-vs-plain", "rust-decode", "plain-decode"),
+    ("encode-vs-bincode", "rust-encode", "bincode-encode"),
+    ("decode-vs-bincode", "rust-decode", "bincode-decode"),
+    ("encode-vs-prost", "rust-encode", "prost-encode"),
+    ("decode-vs-prost", "rust-decode", "prost-decode"),
+]
+
+
+def estimate(home, ds, fn):
+    path = os.path.join(home, ds, fn, "new", "estimates.json")
+    try:
+        with open(path) as f:
+            e = json.load(f)
+    except OSError:
+        return None
+    return e["median"]["point_estimate"], e["median_abs_dev"]["point_estimate"]
+
+
+def fmt(ns):
+    if ns >= 1e6:
+        return f"{ns / 1e6:.2f} ms"
+    if ns >= 1e3:
+        return f"{ns / 1e3:.2f} µs"
+    return f"{ns:.0f} ns"
+
+
+def main():
+    home = sys.argv[1]
+    table = sys.argv[sys.argv.index("--table") + 1] if "--table" in sys.argv else None
+    rows = []
+    for ds in DATASETS:
+        est = {fn: estimate(home, ds, fn) for fn in FUNCS}
+        for name, num, den in RATIOS:
+            if est[num] and est[den]:
+                print(f"RATIO {ds}-{name} {est[num][0] / est[den][0]:.2f} {num}/{den}")
+        rows.append((ds, est))
+    if table:
+        with open(table, "w") as f:
+            f.write("| data set | " + " | ".join(FUNCS) + " |\n")
+            f.write("|---|" + "---:|" * len(FUNCS) + "\n")
+            for ds, est in rows:
+                cells = [f"{fmt(e[0])} ± {fmt(e[1])}" if e else "–" for e in (est[fn] for fn in FUNCS)]
+                f.write(f"| {ds} | " + " | ".join(cells) + " |\n")
+
+
+if __name__ == "__main__":
+    main()

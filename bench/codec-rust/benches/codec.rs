@@ -1,0 +1,238 @@
+//! Generated Rust codecs on the golden vectors' data, against baselines measured in the
+//! same run: memcpy of the encoded bytes (the physical limit), the plain field-by-field
+//! codec (`RustOptions::PLAIN`), `bincode` 2 (serde, standard config) and `prost` on
+//! mirror types of the same values.
+//!
+//! `cargo bench -p wirelens-bench-codec --bench codec [-- FILTER]`; `bench/run` reads the
+//! medians from `$CRITERION_HOME/<data set>/<function>/new/estimates.json`.
+//! `WIRELENS_BENCH_QUICK=1` shortens warm-up and measurement (`bench/run --quick`).
+//!
+//! Function names: `memcpy` (copy into a reused buffer), `memcpy-fresh` (`to_vec`),
+//! `{rust,plain}-encode` (append to a reused `Vec`), `-encode-fresh` (`to_bytes`: a new
+//! exact-size `Vec`), `rust-encode-slice` (`encode_into` a caller buffer), `-decode`
+//! (owned values), `-decode-view` (zero-copy), `{bincode,prost}-encode`/`-encode-fresh`/
+//! `-decode`. Every decode drops what it built inside the timed loop.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use wirelens_bench_codec::{dataset_file, decode_all, fast, mirror, plain, read_case};
+
+fn config() -> Criterion {
+    let c = Criterion::default().configure_from_args();
+    if std::env::var_os("WIRELENS_BENCH_QUICK").is_some() {
+        c.warm_up_time(Duration::from_millis(300))
+            .measurement_time(Duration::from_millis(700))
+            .sample_size(20)
+    } else {
+        c.warm_up_time(Duration::from_secs(1))
+            .measurement_time(Duration::from_secs(3))
+            .sample_size(50)
+    }
+}
+
+macro_rules! dataset {
+    ($c:expr, $name:literal, $fast:ty, $plain:ty, $mirror:ty, $from:path) => {{
+        let bytes = read_case(dataset_file($name));
+        let recs: Vec<$fast> = decode_all!($fast, &bytes);
+        let precs: Vec<$plain> = decode_all!($plain, &bytes);
+        let m: $mirror = $from(&recs);
+        let cfg = bincode::config::standard();
+        let bin = bincode::serde::encode_to_vec(&m, cfg).expect("bincode encodes");
+        let pb = prost::Message::encode_to_vec(&m);
+        let mut g = $c.benchmark_group($name);
+        g.throughput(Throughput::Bytes(bytes.len() as u64));
+
+        let mut dst = vec![0u8; bytes.len()];
+        g.bench_function("memcpy", |b| {
+            b.iter(|| {
+                dst.copy_from_slice(black_box(&bytes));
+                black_box(dst.as_slice());
+            })
+        });
+        g.bench_function("memcpy-fresh", |b| b.iter(|| black_box(&bytes).to_vec()));
+
+        let mut out = Vec::with_capacity(bytes.len());
+        g.bench_function("rust-encode", |b| {
+            b.iter(|| {
+                out.clear();
+                for r in black_box(&recs) {
+                    r.encode(&mut out).expect("encodes");
+                }
+                black_box(out.as_slice());
+            })
+        });
+        g.bench_function("rust-encode-fresh", |b| {
+            b.iter(|| {
+                for r in black_box(&recs) {
+                    black_box(r.to_bytes().expect("encodes"));
+                }
+            })
+        });
+        let mut buf = vec![0u8; bytes.len()];
+        g.bench_function("rust-encode-slice", |b| {
+            b.iter(|| {
+                let mut at = 0;
+                for r in black_box(&recs) {
+                    at += r.encode_into(&mut buf[at..]).expect("encodes");
+                }
+                black_box(&buf[..at]);
+            })
+        });
+        g.bench_function("rust-decode", |b| {
+            b.iter(|| {
+                let bytes = black_box(&bytes[..]);
+                let mut at = 0;
+                while at < bytes.len() {
+                    let (v, n) = <$fast>::decode_prefix(&bytes[at..]).expect("decodes");
+                    at += n;
+                    black_box(v);
+                }
+            })
+        });
+        g.bench_function("rust-decode-view", |b| {
+            b.iter(|| {
+                let bytes = black_box(&bytes[..]);
+                let mut at = 0;
+                while at < bytes.len() {
+                    let (v, n) = <$fast>::decode_view_prefix(&bytes[at..]).expect("decodes");
+                    at += n;
+                    black_box(v);
+                }
+            })
+        });
+
+        g.bench_function("plain-encode", |b| {
+            b.iter(|| {
+                out.clear();
+                for r in black_box(&precs) {
+                    r.encode(&mut out).expect("encodes");
+                }
+                black_box(out.as_slice());
+            })
+        });
+        g.bench_function("plain-encode-fresh", |b| {
+            b.iter(|| {
+                for r in black_box(&precs) {
+                    black_box(r.to_bytes().expect("encodes"));
+                }
+            })
+        });
+        g.bench_function("plain-decode", |b| {
+            b.iter(|| {
+                let bytes = black_box(&bytes[..]);
+                let mut at = 0;
+                while at < bytes.len() {
+                    let (v, n) = <$plain>::decode_prefix(&bytes[at..]).expect("decodes");
+                    at += n;
+                    black_box(v);
+                }
+            })
+        });
+        g.bench_function("plain-decode-view", |b| {
+            b.iter(|| {
+                let bytes = black_box(&bytes[..]);
+                let mut at = 0;
+                while at < bytes.len() {
+                    let (v, n) = <$plain>::decode_view_prefix(&bytes[at..]).expect("decodes");
+                    at += n;
+                    black_box(v);
+                }
+            })
+        });
+
+        let mut bout: Vec<u8> = Vec::with_capacity(bin.len());
+        g.bench_function("bincode-encode", |b| {
+            b.iter(|| {
+                bout.clear();
+                bincode::serde::encode_into_std_write(black_box(&m), &mut bout, cfg).expect("encodes");
+                black_box(bout.as_slice());
+            })
+        });
+        g.bench_function("bincode-encode-fresh", |b| {
+            b.iter(|| bincode::serde::encode_to_vec(black_box(&m), cfg).expect("encodes"))
+        });
+        g.bench_function("bincode-decode", |b| {
+            b.iter(|| {
+                let (v, _): ($mirror, usize) =
+                    bincode::serde::decode_from_slice(black_box(&bin[..]), cfg).expect("decodes");
+                v
+            })
+        });
+
+        let mut pout: Vec<u8> = Vec::with_capacity(pb.len());
+        g.bench_function("prost-encode", |b| {
+            b.iter(|| {
+                pout.clear();
+                prost::Message::encode(black_box(&m), &mut pout).expect("encodes");
+                black_box(pout.as_slice());
+            })
+        });
+        g.bench_function("prost-encode-fresh", |b| {
+            b.iter(|| prost::Message::encode_to_vec(black_box(&m)))
+        });
+        g.bench_function("prost-decode", |b| {
+            b.iter(|| <$mirror as prost::Message>::decode(black_box(&pb[..])).expect("decodes"))
+        });
+        g.finish();
+    }};
+}
+
+fn codecs(c: &mut Criterion) {
+    dataset!(
+        c,
+        "sdp-audiounit",
+        fast::audiounit::PluginRegistry,
+        plain::audiounit::PluginRegistry,
+        mirror::audiounit::PluginRegistry,
+        mirror::audiounit::from_records
+    );
+    dataset!(
+        c,
+        "sdp-arrays",
+        fast::arrays::ArraysOfPrimitives,
+        plain::arrays::ArraysOfPrimitives,
+        mirror::arrays::Records,
+        mirror::arrays::from_records
+    );
+    dataset!(
+        c,
+        "ffi-complex",
+        fast::complex::PluginListMessage,
+        plain::complex::PluginListMessage,
+        mirror::complex::PluginList,
+        mirror::complex::from_records
+    );
+    dataset!(
+        c,
+        "ffi-array-int",
+        fast::array_int::IntListMessage,
+        plain::array_int::IntListMessage,
+        mirror::array_int::IntList,
+        mirror::array_int::from_records
+    );
+    dataset!(
+        c,
+        "ffi-array-struct",
+        fast::array_struct::DeviceListMessage,
+        plain::array_struct::DeviceListMessage,
+        mirror::array_struct::DeviceList,
+        mirror::array_struct::from_records
+    );
+    dataset!(
+        c,
+        "ffi-array-string",
+        fast::array_string::StringListMessage,
+        plain::array_string::StringListMessage,
+        mirror::array_string::StringList,
+        mirror::array_string::from_records
+    );
+}
+
+criterion_group! {
+    name = benches;
+    config = config();
+    targets = codecs
+}
+criterion_main!(benches);
