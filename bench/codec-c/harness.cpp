@@ -1,0 +1,284 @@
+// Benchmark of the generated C and C++ codecs (bench/codec-c/run builds and runs it).
+//
+// usage: harness [--quick] VECTORS_DIR
+//
+// Per data set (the golden vectors' bytes, read from files at run time) and language:
+//   memcpy         copy the encoded bytes into a reused buffer (the physical limit)
+//   memcpy-fresh   malloc + memcpy + free
+//   encode         append to a reused buffer (C: wl_buf after wl_buf_clear; C++: a
+//                  std::vector after clear())
+//   encode-fresh   a new exact-size buffer per encode (C: T_size + malloc + T_encode +
+//                  free; C++: to_bytes())
+//   decode         owned values (C: into a heap arena reset before each decode, so warm
+//                  decodes allocate nothing; C++: std::string / std::vector members)
+//   decode-view    zero-copy (strings and primitive arrays point into the input)
+// Every record of a case is decoded with *_decode_prefix, back to back.
+//
+// Method: each operation is calibrated to a batch of at least 2 ms (quick: 1 ms), warmed
+// up for 0.3 s (quick: 0.1 s), then timed in 41 batches (quick: 15) with
+// steady_clock; the per-operation median and median absolute deviation are printed as
+//   RESULT <data set> <lang>-<op> <median ns> <mad ns>
+// Inputs go through an opaque register barrier (launder) and results through an
+// opaque "use" barrier, so no compiler can constant-fold or drop the work.
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#ifdef WL_BENCH_C
+#include "c/array_int.h"
+#include "c/array_string.h"
+#include "c/array_struct.h"
+#include "c/arrays.h"
+#include "c/audiounit.h"
+#include "c/complex.h"
+#endif
+#ifdef WL_BENCH_CPP
+#include "cpp/array_int.hpp"
+#include "cpp/array_string.hpp"
+#include "cpp/array_struct.hpp"
+#include "cpp/arrays.hpp"
+#include "cpp/audiounit.hpp"
+#include "cpp/complex.hpp"
+#endif
+
+namespace {
+
+template <class T>
+inline void use(T const& v) {
+    asm volatile("" : : "r,m"(v) : "memory");
+}
+
+template <class T>
+inline T* launder(T* p) {
+    asm volatile("" : "+r"(p));
+    return p;
+}
+
+bool quick = false;
+
+struct Stat {
+    double median, mad;
+};
+
+template <class F>
+Stat measure(F&& f) {
+    using clock = std::chrono::steady_clock;
+    const double batch_s = quick ? 1e-3 : 2e-3;
+    const double warm_s = quick ? 0.1 : 0.3;
+    const int samples = quick ? 15 : 41;
+    auto run = [&](uint64_t n) {
+        auto t0 = clock::now();
+        for (uint64_t i = 0; i < n; i++) f();
+        return std::chrono::duration<double>(clock::now() - t0).count();
+    };
+    uint64_t iters = 1;
+    while (run(iters) < batch_s) iters *= 2;
+    auto warm_end = clock::now() + std::chrono::duration<double>(warm_s);
+    while (clock::now() < warm_end) run(iters);
+    std::vector<double> per;
+    for (int s = 0; s < samples; s++) per.push_back(run(iters) / double(iters) * 1e9);
+    std::sort(per.begin(), per.end());
+    double med = per[per.size() / 2];
+    std::vector<double> dev;
+    for (double x : per) dev.push_back(x > med ? x - med : med - x);
+    std::sort(dev.begin(), dev.end());
+    return {med, dev[dev.size() / 2]};
+}
+
+void report(const char* ds, const char* what, Stat s) {
+    std::printf("RESULT %s %s %.1f %.1f\n", ds, what, s.median, s.mad);
+    std::fflush(stdout);
+}
+
+std::vector<uint8_t> read_file(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    if (!f) {
+        std::fprintf(stderr, "harness: cannot read %s\n", path.c_str());
+        std::exit(1);
+    }
+    return std::vector<uint8_t>(std::istreambuf_iterator<char>(f), {});
+}
+
+void baselines(const char* ds, const char* lang, const std::vector<uint8_t>& bytes) {
+    std::vector<uint8_t> dst(bytes.size());
+    const size_t n = bytes.size();
+    std::string name = std::string(lang) + "-memcpy";
+    report(ds, name.c_str(), measure([&] {
+               std::memcpy(launder(dst.data()), launder(bytes.data()), n);
+               use(dst.data());
+           }));
+    name = std::string(lang) + "-memcpy-fresh";
+    report(ds, name.c_str(), measure([&] {
+               auto* p = static_cast<uint8_t*>(std::malloc(n));
+               std::memcpy(launder(p), launder(bytes.data()), n);
+               use(p);
+               std::free(p);
+           }));
+}
+
+void fail(const char* ds, const char* what) {
+    std::fprintf(stderr, "harness: %s: %s failed on the vector\n", ds, what);
+    std::exit(1);
+}
+
+}  // namespace
+
+#ifdef WL_BENCH_C
+// T: the C type prefix (e.g. audiounit_PluginRegistry).
+#define C_DATASET(DS, FILE, T)                                                                              \
+    do {                                                                                                    \
+        const std::vector<uint8_t> bytes = read_file(dir + "/" FILE);                                       \
+        baselines(DS, "c", bytes);                                                                          \
+        wl_arena keep_arena;                                                                                \
+        wl_arena_init_heap(&keep_arena);                                                                    \
+        std::vector<T> recs;                                                                                \
+        for (size_t at = 0; at < bytes.size();) {                                                           \
+            T v;                                                                                            \
+            size_t used = 0;                                                                                \
+            if (T##_decode_prefix(bytes.data() + at, bytes.size() - at, &v, &used, &keep_arena, NULL) !=    \
+                WL_OK)                                                                                      \
+                fail(DS, "C decode");                                                                       \
+            recs.push_back(v);                                                                              \
+            at += used;                                                                                     \
+        }                                                                                                   \
+        wl_buf out;                                                                                         \
+        wl_buf_init(&out);                                                                                  \
+        for (auto& r : recs)                                                                                \
+            if (T##_encode_buf(&r, &out, NULL) != WL_OK) fail(DS, "C encode");                              \
+        if (out.len != bytes.size() || std::memcmp(out.data, bytes.data(), out.len) != 0)                   \
+            fail(DS, "C re-encode");                                                                        \
+        report(DS, "c-encode", measure([&] {                                                                \
+                   wl_buf_clear(&out);                                                                      \
+                   for (auto& r : recs) T##_encode_buf(launder(&r), &out, NULL);                            \
+                   use(out.data);                                                                           \
+               }));                                                                                         \
+        report(DS, "c-encode-fresh", measure([&] {                                                          \
+                   for (auto& r : recs) {                                                                   \
+                       const T* p = launder(&r);                                                            \
+                       size_t size = T##_size(p), written = 0;                                              \
+                       auto* buf = static_cast<uint8_t*>(std::malloc(size));                                \
+                       T##_encode(p, buf, size, &written, NULL);                                            \
+                       use(buf);                                                                            \
+                       std::free(buf);                                                                      \
+                   }                                                                                        \
+               }));                                                                                         \
+        wl_arena arena;                                                                                     \
+        wl_arena_init_heap(&arena);                                                                         \
+        report(DS, "c-decode", measure([&] {                                                                \
+                   wl_arena_reset(&arena);                                                                  \
+                   const uint8_t* b = launder(bytes.data());                                                \
+                   for (size_t at = 0; at < bytes.size();) {                                                \
+                       T v;                                                                                 \
+                       size_t used = 0;                                                                     \
+                       if (T##_decode_prefix(b + at, bytes.size() - at, &v, &used, &arena, NULL) != WL_OK)  \
+                           std::abort();                                                                    \
+                       use(v);                                                                              \
+                       at += used;                                                                          \
+                   }                                                                                        \
+               }));                                                                                         \
+        report(DS, "c-decode-view", measure([&] {                                                           \
+                   wl_arena_reset(&arena);                                                                  \
+                   const uint8_t* b = launder(bytes.data());                                                \
+                   for (size_t at = 0; at < bytes.size();) {                                                \
+                       T##_view v;                                                                          \
+                       size_t used = 0;                                                                     \
+                       if (T##_decode_view_prefix(b + at, bytes.size() - at, &v, &used, &arena, NULL) !=    \
+                           WL_OK)                                                                           \
+                           std::abort();                                                                    \
+                       use(v);                                                                              \
+                       at += used;                                                                          \
+                   }                                                                                        \
+               }));                                                                                         \
+        wl_arena_free(&arena);                                                                              \
+        wl_arena_free(&keep_arena);                                                                         \
+        wl_buf_free(&out);                                                                                  \
+    } while (0)
+#endif
+
+#ifdef WL_BENCH_CPP
+// T: the C++ type (e.g. audiounit::PluginRegistry).
+#define CPP_DATASET(DS, FILE, T)                                                                           \
+    do {                                                                                                   \
+        const std::vector<uint8_t> bytes = read_file(dir + "/" FILE);                                      \
+        baselines(DS, "cpp", bytes);                                                                       \
+        std::vector<T> recs;                                                                               \
+        for (size_t at = 0; at < bytes.size();) {                                                          \
+            auto r = T::decode_prefix(bytes.data() + at, bytes.size() - at);                               \
+            if (!r.ok()) fail(DS, "C++ decode");                                                           \
+            at += r.value().used;                                                                          \
+            recs.push_back(std::move(r.value().value));                                                    \
+        }                                                                                                  \
+        std::vector<uint8_t> out;                                                                          \
+        for (auto& r : recs)                                                                               \
+            if (!r.encode(out).ok()) fail(DS, "C++ encode");                                               \
+        if (out != bytes) fail(DS, "C++ re-encode");                                                       \
+        report(DS, "cpp-encode", measure([&] {                                                             \
+                   out.clear();                                                                            \
+                   for (auto& r : recs) launder(&r)->encode(out);                                          \
+                   use(out.data());                                                                        \
+               }));                                                                                        \
+        report(DS, "cpp-encode-fresh", measure([&] {                                                       \
+                   for (auto& r : recs) {                                                                  \
+                       auto v = launder(&r)->to_bytes();                                                   \
+                       use(v.value().data());                                                              \
+                   }                                                                                       \
+               }));                                                                                        \
+        report(DS, "cpp-decode", measure([&] {                                                             \
+                   const uint8_t* b = launder(bytes.data());                                               \
+                   for (size_t at = 0; at < bytes.size();) {                                               \
+                       auto r = T::decode_prefix(b + at, bytes.size() - at);                               \
+                       if (!r.ok()) std::abort();                                                          \
+                       use(r.value().value);                                                               \
+                       at += r.value().used;                                                               \
+                   }                                                                                       \
+               }));                                                                                        \
+        report(DS, "cpp-decode-view", measure([&] {                                                        \
+                   const uint8_t* b = launder(bytes.data());                                               \
+                   for (size_t at = 0; at < bytes.size();) {                                               \
+                       auto r = T::decode_view_prefix(b + at, bytes.size() - at);                          \
+                       if (!r.ok()) std::abort();                                                          \
+                       use(r.value().value);                                                               \
+                       at += r.value().used;                                                               \
+                   }                                                                                       \
+               }));                                                                                        \
+    } while (0)
+#endif
+
+int main(int argc, char** argv) {
+    std::string dir;
+    for (int i = 1; i < argc; i++) {
+        if (std::strcmp(argv[i], "--quick") == 0)
+            quick = true;
+        else
+            dir = argv[i];
+    }
+    if (dir.empty()) {
+        std::fprintf(stderr, "usage: harness [--quick] VECTORS_DIR\n");
+        return 2;
+    }
+#ifdef WL_BENCH_C
+    C_DATASET("sdp-audiounit", "sdp/cases/audiounit_full.bin", audiounit_PluginRegistry);
+    C_DATASET("sdp-arrays", "sdp/cases/arrays_primitives_all.bin", arrays_ArraysOfPrimitives);
+    C_DATASET("ffi-complex", "ffi/cases/complex.canon.bin", complex_PluginListMessage);
+    C_DATASET("ffi-array-int", "ffi/cases/array_int.canon.bin", array_int_IntListMessage);
+    C_DATASET("ffi-array-struct", "ffi/cases/array_struct.canon.bin", array_struct_DeviceListMessage);
+    C_DATASET("ffi-array-string", "ffi/cases/array_string.canon.bin", array_string_StringListMessage);
+#endif
+#ifdef WL_BENCH_CPP
+    CPP_DATASET("sdp-audiounit", "sdp/cases/audiounit_full.bin", audiounit::PluginRegistry);
+    CPP_DATASET("sdp-arrays", "sdp/cases/arrays_primitives_all.bin", arrays::ArraysOfPrimitives);
+    CPP_DATASET("ffi-complex", "ffi/cases/complex.canon.bin", complex::PluginListMessage);
+    CPP_DATASET("ffi-array-int", "ffi/cases/array_int.canon.bin", array_int::IntListMessage);
+    CPP_DATASET("ffi-array-struct", "ffi/cases/array_struct.canon.bin", array_struct::DeviceListMessage);
+    CPP_DATASET("ffi-array-string", "ffi/cases/array_string.canon.bin", array_string::StringListMessage);
+#endif
+    return 0;
+}
