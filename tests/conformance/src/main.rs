@@ -3,6 +3,7 @@
 //! through each engine. Engines share one interface, so the generated C, C++ and Rust
 //! codecs plug in beside the CLI.
 
+mod c_engine;
 mod engines;
 mod rust_engine;
 
