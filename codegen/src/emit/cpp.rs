@@ -1,13 +1,1504 @@
-//! The C++ (C++17) emitter. Not built yet: `generate` reports that.
+//! The C++ (C++17) emitter: one header-only file `<module>.hpp` per schema, everything in
+//! `namespace <module>`, depending only on `wirelens.hpp` (`runtime/cpp`, written next to
+//! it by `wirelens gen`). No exceptions anywhere (works with `-fno-exceptions`): encoders
+//! return `wirelens::Status` / `wirelens::Result<size_t>`, decoders `wirelens::Result<T>`.
+//!
+//! Per value type `T` (every struct; for ffire also array and named-primitive roots, which
+//! become structs with one member `value`):
+//! - `T` (owned: `std::string`, `std::vector`, `std::optional`; SDP `Box<S>` is `S`) and,
+//!   when `T` contains strings or arrays, `TView` (zero-copy: `std::string_view`,
+//!   `wirelens::LeSpan<P>` for primitive arrays, `std::vector<SView>` for other arrays);
+//!   `T::View` names whichever type the view decoders return;
+//! - `encoded_size`, `encode` (appends to a reusable `std::vector<uint8_t>`),
+//!   `encode_into` (caller buffer), `to_bytes`, `decode` (rejects trailing bytes),
+//!   `decode_prefix`, `decode_view`, `decode_view_prefix`, `operator==`;
+//! - SDP: `MESSAGE_ID`, `encode_message`, `decode_message(_prefix)`,
+//!   `decode_message_view`, and `AnyMessage` (a `std::variant` over every struct)
+//!   decoding any message by type id.
+//!
+//! Fields are read and written in the order [`crate::layout`] gives, with the sizes it
+//! gives; consecutive fixed-size fields (nested fixed structs included) are one fixed
+//! block: one bounds check, stores/loads at constant offsets.
 
-use super::{EmitError, OutputFile};
-use crate::layout::Layout;
-use crate::model::Schema;
+use std::fmt::Write as _;
 
-pub fn generate(_schema: &Schema, _layout: &Layout, source: &str) -> Result<Vec<OutputFile>, EmitError> {
-    Err(EmitError(format!("{source}: the C++ (C++17) generator is not built yet")))
+use super::{module_name, pascal_case, snake_case, Code, EmitError, OutputFile, GENERATED_HEADER};
+use crate::dialect::Dialect;
+use crate::layout::{size_expr, Layout, SizeInfo, TypeLayout, Wire};
+use crate::model::{Primitive, Schema, TypeId};
+
+/// C++ keywords and alternative tokens (C++20 included), plus names the standard
+/// library or common C headers define as macros or that generated code uses unqualified.
+const RESERVED: &[&str] = &[
+    "alignas",
+    "alignof",
+    "and",
+    "and_eq",
+    "asm",
+    "auto",
+    "bitand",
+    "bitor",
+    "bool",
+    "break",
+    "case",
+    "catch",
+    "char",
+    "char8_t",
+    "char16_t",
+    "char32_t",
+    "class",
+    "compl",
+    "concept",
+    "const",
+    "consteval",
+    "constexpr",
+    "constinit",
+    "const_cast",
+    "continue",
+    "co_await",
+    "co_return",
+    "co_yield",
+    "decltype",
+    "default",
+    "delete",
+    "do",
+    "double",
+    "dynamic_cast",
+    "else",
+    "enum",
+    "explicit",
+    "export",
+    "extern",
+    "false",
+    "final",
+    "float",
+    "for",
+    "friend",
+    "goto",
+    "if",
+    "import",
+    "inline",
+    "int",
+    "long",
+    "module",
+    "mutable",
+    "namespace",
+    "new",
+    "noexcept",
+    "not",
+    "not_eq",
+    "nullptr",
+    "operator",
+    "or",
+    "or_eq",
+    "override",
+    "private",
+    "protected",
+    "public",
+    "register",
+    "reinterpret_cast",
+    "requires",
+    "return",
+    "short",
+    "signed",
+    "sizeof",
+    "static",
+    "static_assert",
+    "static_cast",
+    "struct",
+    "switch",
+    "template",
+    "this",
+    "thread_local",
+    "throw",
+    "true",
+    "try",
+    "typedef",
+    "typeid",
+    "typename",
+    "union",
+    "unsigned",
+    "using",
+    "virtual",
+    "void",
+    "volatile",
+    "wchar_t",
+    "while",
+    "xor",
+    "xor_eq",
+    // macros and unqualified names
+    "NULL",
+    "EOF",
+    "errno",
+    "assert",
+    "offsetof",
+    "stdin",
+    "stdout",
+    "stderr",
+    "linux",
+    "unix",
+    "major",
+    "minor",
+    "std",
+    "wirelens",
+    "size_t",
+    "ptrdiff_t",
+    "uint8_t",
+    "uint16_t",
+    "uint32_t",
+    "uint64_t",
+    "int8_t",
+    "int16_t",
+    "int32_t",
+    "int64_t",
+    "uintptr_t",
+    "intptr_t",
+];
+
+/// Members every generated struct has: a field with one of these names gets a `_`.
+const MEMBERS: &[&str] = &[
+    "SIZE",
+    "MESSAGE_ID",
+    "View",
+    "encoded_size",
+    "encode",
+    "encode_into",
+    "to_bytes",
+    "decode",
+    "decode_prefix",
+    "decode_view",
+    "decode_view_prefix",
+    "encode_message",
+    "decode_message",
+    "decode_message_prefix",
+    "decode_message_view",
+    "write_to",
+    "read_from",
+    "write_block",
+    "read_block",
+    "to_owned",
+];
+
+/// Type names the generated code uses itself (or the runtime's, should a `using` bring
+/// them in): a schema type with one of these names gets a `_`.
+const TAKEN_TYPES: &[&str] = &[
+    "AnyMessage",
+    "View",
+    "Result",
+    "Status",
+    "Error",
+    "ErrorKind",
+    "Decoded",
+    "Reader",
+    "Writer",
+    "LeSpan",
+];
+
+/// The header file the generated code includes (written next to it).
+pub const RUNTIME_HEADER: &str = "wirelens.hpp";
+
+/// The C++ runtime header (`runtime/cpp/wirelens.hpp`).
+pub const RUNTIME_SOURCE: &str = include_str!("../../../runtime/cpp/wirelens.hpp");
+
+/// A C++ identifier for a (field or namespace) name: reserved words get a trailing `_`.
+pub fn ident(name: &str) -> String {
+    if RESERVED.contains(&name) {
+        format!("{name}_")
+    } else {
+        name.to_string()
+    }
 }
 
+/// The namespace (and file stem) of a schema's generated code.
+pub fn namespace(source: &str) -> String {
+    ident(&module_name(source))
+}
+
+/// The C++ names of every schema type, indexed by [`TypeId`]: PascalCase, ffire roots
+/// with `Message` appended; keywords and names the generated code uses get a `_`,
+/// and names that would collide after that are made unique.
+pub fn type_names(schema: &Schema, layout: &Layout) -> Vec<String> {
+    let mut out: Vec<String> = Vec::with_capacity(schema.types.len());
+    for (id, def) in schema.types.iter().enumerate() {
+        let mut name = pascal_case(&def.name);
+        if layout.get(id).is_some_and(|t| t.root) {
+            name.push_str("Message");
+        }
+        if RESERVED.contains(&name.as_str()) || TAKEN_TYPES.contains(&name.as_str()) {
+            name.push('_');
+        }
+        while out.contains(&name) {
+            name.push('_');
+        }
+        out.push(name);
+    }
+    out
+}
+
+/// The C++ name of one schema type (see [`type_names`]).
+pub fn type_name(schema: &Schema, layout: &Layout, id: TypeId) -> String {
+    type_names(schema, layout)
+        .get(id)
+        .cloned()
+        .unwrap_or_else(|| "Unknown".into())
+}
+
+/// The C++ member names of a struct's fields in declaration order: snake_case, reserved
+/// words and generated member names with a trailing `_`, made unique.
+pub fn field_names(schema: &Schema, id: TypeId) -> Vec<String> {
+    let mut seen: Vec<String> = Vec::new();
+    let Some(def) = schema.types.get(id) else {
+        return seen;
+    };
+    for f in def.fields() {
+        let mut name = snake_case(&f.name);
+        if RESERVED.contains(&name.as_str()) || MEMBERS.contains(&name.as_str()) {
+            name.push('_');
+        }
+        while seen.contains(&name) {
+            name.push('_');
+        }
+        seen.push(name);
+    }
+    seen
+}
+
+/// The runtime header, written next to the generated code.
 pub fn runtime_files() -> Vec<OutputFile> {
-    Vec::new()
+    vec![OutputFile {
+        name: RUNTIME_HEADER.into(),
+        contents: RUNTIME_SOURCE.into(),
+    }]
+}
+
+/// Generates `<module>.hpp` for one schema. `source` names the schema file (it names the
+/// output, the namespace, and appears in the header comment).
+pub fn generate(schema: &Schema, layout: &Layout, source: &str) -> Result<Vec<OutputFile>, EmitError> {
+    let missing: Vec<&str> = schema
+        .types
+        .iter()
+        .enumerate()
+        .filter(|(id, _)| layout.get(*id).is_none())
+        .map(|(_, t)| t.name.as_str())
+        .collect();
+    if !missing.is_empty() {
+        return Err(EmitError(format!(
+            "{source}: no layout for {} (fix the schema's errors first)",
+            missing.join(", ")
+        )));
+    }
+    if schema.types.is_empty() {
+        return Err(EmitError(format!("{source}: the schema declares no types")));
+    }
+    let names = type_names(schema, layout);
+    let views = view_names(schema, layout, &names);
+    let g = Gen {
+        schema,
+        layout,
+        names,
+        views,
+        n: if schema.dialect == Dialect::Sdp { "32" } else { "16" },
+        prefix: layout.dialect.length_prefix(),
+    };
+    let order = g.dependency_order()?;
+    let ns = namespace(source);
+    let mut c = Code::default();
+    g.header(&mut c, source, &ns);
+    g.forward_decls(&mut c);
+    for &id in &order {
+        g.type_defs(&mut c, id);
+    }
+    for &id in &order {
+        g.alias(&mut c, id);
+    }
+    if g.sdp() {
+        g.dispatcher_decl(&mut c);
+    }
+    c.blank();
+    c.line("// ------------------------------------------------------------------ definitions");
+    for &id in &order {
+        g.definitions(&mut c, id);
+    }
+    if g.sdp() {
+        g.dispatcher_defs(&mut c);
+    }
+    c.blank();
+    c.line(&format!("}}  // namespace {ns}"));
+    c.blank();
+    c.line(&format!("#endif  // {}", guard(&ns)));
+    Ok(vec![OutputFile {
+        name: format!("{}.hpp", module_name(source)),
+        contents: c.out,
+    }])
+}
+
+fn guard(ns: &str) -> String {
+    format!("WIRELENS_GENERATED_{}_HPP", ns.to_ascii_uppercase())
+}
+
+/// View type names (`None` when the type has no strings or arrays: its view is itself).
+fn view_names(schema: &Schema, layout: &Layout, names: &[String]) -> Vec<Option<String>> {
+    let probe = Gen {
+        schema,
+        layout,
+        names: names.to_vec(),
+        views: vec![],
+        n: "",
+        prefix: 0,
+    };
+    let mut out: Vec<Option<String>> = Vec::with_capacity(names.len());
+    for (id, def) in schema.types.iter().enumerate() {
+        let Some(t) = layout.get(id) else {
+            out.push(None);
+            continue;
+        };
+        if !(def.is_struct() || t.root) || !probe.borrows(&t.wire) {
+            out.push(None);
+            continue;
+        }
+        let mut v = format!("{}View", names[id]);
+        while names.contains(&v) || out.iter().flatten().any(|o| *o == v) {
+            v.push('_');
+        }
+        out.push(Some(v));
+    }
+    out
+}
+
+/// A C++ string literal.
+fn lit(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for ch in s.chars() {
+        match ch {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '?' => out.push_str("\\?"),
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                let _ = write!(out, "\\{:03o}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A comment line's text made safe: no control characters, no trailing backslash (which
+/// would continue the comment onto the next line of code).
+fn comment_text(s: &str) -> String {
+    let mut t: String = s.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+    while t.ends_with(char::is_whitespace) {
+        t.pop();
+    }
+    if t.ends_with('\\') {
+        t.push('.');
+    }
+    t
+}
+
+/// One member of a value type: a struct field, or the single `value` of a root alias.
+struct Member {
+    /// The C++ member name.
+    access: String,
+    /// The JSON name for error paths; `None` for a root alias's `value`.
+    path: Option<String>,
+    wire: Wire,
+    size: SizeInfo,
+}
+
+struct Gen<'s> {
+    schema: &'s Schema,
+    layout: &'s Layout,
+    names: Vec<String>,
+    views: Vec<Option<String>>,
+    /// `32` (SDP) or `16` (ffire): the suffix of the runtime's prefix functions.
+    n: &'static str,
+    prefix: u64,
+}
+
+impl Gen<'_> {
+    fn sdp(&self) -> bool {
+        self.schema.dialect == Dialect::Sdp
+    }
+
+    fn is_value_type(&self, id: TypeId) -> bool {
+        self.schema.types[id].is_struct() || self.layout.get(id).is_some_and(|t| t.root)
+    }
+
+    /// Types in an order where each comes after every type its values contain.
+    fn dependency_order(&self) -> Result<Vec<TypeId>, EmitError> {
+        fn deps(w: &Wire, out: &mut Vec<TypeId>) {
+            match w {
+                Wire::Prim(_) => {}
+                Wire::Array(e) | Wire::Optional(e) => deps(e, out),
+                Wire::Struct(id) => out.push(*id),
+            }
+        }
+        let n = self.schema.types.len();
+        let mut state = vec![0u8; n]; // 0 new, 1 in progress, 2 done
+        let mut order = Vec::with_capacity(n);
+        for start in 0..n {
+            if state[start] != 0 {
+                continue;
+            }
+            // Iterative DFS: (type, its dependencies, next index).
+            let mut stack: Vec<(TypeId, Vec<TypeId>, usize)> = Vec::new();
+            state[start] = 1;
+            stack.push((start, self.type_deps(start, deps), 0));
+            while let Some((id, ds, i)) = stack.last_mut() {
+                if let Some(&d) = ds.get(*i) {
+                    *i += 1;
+                    match state.get(d).copied() {
+                        Some(0) => {
+                            state[d] = 1;
+                            let dd = self.type_deps(d, deps);
+                            stack.push((d, dd, 0));
+                        }
+                        Some(1) => {
+                            return Err(EmitError(format!(
+                                "type `{}` contains itself",
+                                self.schema.types[d].name
+                            )))
+                        }
+                        _ => {}
+                    }
+                } else {
+                    state[*id] = 2;
+                    order.push(*id);
+                    stack.pop();
+                }
+            }
+        }
+        Ok(order)
+    }
+
+    fn type_deps(&self, id: TypeId, deps: fn(&Wire, &mut Vec<TypeId>)) -> Vec<TypeId> {
+        let mut out = Vec::new();
+        if let Some(t) = self.layout.get(id) {
+            if self.schema.types[id].is_struct() {
+                for f in &t.fields {
+                    deps(&f.wire, &mut out);
+                }
+            } else {
+                deps(&t.wire, &mut out);
+            }
+        }
+        out.retain(|d| *d != id);
+        out
+    }
+
+    fn name(&self, id: TypeId) -> &str {
+        &self.names[id]
+    }
+
+    /// The type the view decoders of `id` return.
+    fn view_name(&self, id: TypeId) -> &str {
+        self.views.get(id).and_then(|v| v.as_deref()).unwrap_or(&self.names[id])
+    }
+
+    fn header(&self, c: &mut Code, source: &str, ns: &str) {
+        c.line(GENERATED_HEADER);
+        let order = match self.schema.dialect {
+            Dialect::Sdp => "SDP, declaration order".to_string(),
+            Dialect::Ffi => format!("ffire, {} field order", self.layout.order.as_str()),
+        };
+        c.line(&format!("// Source: {} ({order}).", comment_text(source)));
+        c.line("// C++17, header-only; needs only wirelens.hpp (runtime/cpp). No exceptions: encoders return");
+        c.line("// wirelens::Status / wirelens::Result<size_t>, decoders wirelens::Result<T>.");
+        c.line("//");
+        c.line("// Every type has encoded_size, encode (appends to a reusable std::vector<uint8_t>), encode_into");
+        c.line("// (a caller buffer), to_bytes, decode (rejects trailing bytes), decode_prefix (back-to-back");
+        c.line("// records) and decode_view (zero-copy: strings and primitive arrays point into the input).");
+        if self.sdp() {
+            c.line("// Every struct is also a message (encode_message, decode_message); AnyMessage decodes any");
+            c.line("// of them by type id. Box<T> has no effect on the wire and is generated as T.");
+        } else {
+            c.line("// Strings and arrays are limited to 65,535 bytes / elements: encoders refuse longer ones.");
+        }
+        c.blank();
+        let g = guard(ns);
+        c.line(&format!("#ifndef {g}"));
+        c.line(&format!("#define {g}"));
+        c.blank();
+        c.line(&format!("#include \"{RUNTIME_HEADER}\""));
+        c.blank();
+        c.line(&format!("namespace {ns} {{"));
+        c.blank();
+    }
+
+    fn forward_decls(&self, c: &mut Code) {
+        for (id, def) in self.schema.types.iter().enumerate() {
+            if def.is_struct() || self.is_value_type(id) {
+                c.line(&format!("struct {};", self.name(id)));
+                if let Some(Some(v)) = self.views.get(id) {
+                    c.line(&format!("struct {v};"));
+                }
+            }
+        }
+    }
+
+    fn docs(&self, c: &mut Code, docs: &[String]) {
+        for d in docs {
+            let d = comment_text(d.trim());
+            if d.is_empty() {
+                c.line("///");
+            } else {
+                c.line(&format!("/// {d}"));
+            }
+        }
+    }
+
+    fn min_size(&self, w: &Wire) -> u64 {
+        match w {
+            Wire::Prim(p) => p.fixed_size().unwrap_or(self.prefix),
+            Wire::Struct(id) => self.layout.get(*id).map_or(0, |t| t.size.min),
+            Wire::Array(_) => self.prefix,
+            Wire::Optional(_) => 1,
+        }
+    }
+
+    fn fixed_size(&self, w: &Wire) -> Option<u64> {
+        match w {
+            Wire::Prim(p) => p.fixed_size(),
+            Wire::Struct(id) => self.layout.get(*id).and_then(|t| t.size.fixed),
+            Wire::Array(_) | Wire::Optional(_) => None,
+        }
+    }
+
+    /// Whether values of this wire contain strings or arrays (so their view borrows).
+    fn borrows(&self, w: &Wire) -> bool {
+        match w {
+            Wire::Prim(p) => *p == Primitive::Str,
+            Wire::Array(_) => true,
+            Wire::Optional(e) => self.borrows(e),
+            Wire::Struct(id) => self
+                .layout
+                .get(*id)
+                .is_some_and(|t| t.fields.iter().any(|f| self.borrows(&f.wire))),
+        }
+    }
+
+    fn prim_ty(p: Primitive) -> &'static str {
+        match p {
+            Primitive::U8 => "uint8_t",
+            Primitive::U16 => "uint16_t",
+            Primitive::U32 => "uint32_t",
+            Primitive::U64 => "uint64_t",
+            Primitive::I8 => "int8_t",
+            Primitive::I16 => "int16_t",
+            Primitive::I32 => "int32_t",
+            Primitive::I64 => "int64_t",
+            Primitive::F32 => "float",
+            Primitive::F64 => "double",
+            Primitive::Bool => "bool",
+            Primitive::Str => "std::string",
+        }
+    }
+
+    fn owned_ty(&self, w: &Wire) -> String {
+        match w {
+            Wire::Prim(p) => Self::prim_ty(*p).into(),
+            Wire::Array(e) => format!("std::vector<{}>", self.owned_ty(e)),
+            Wire::Optional(e) => format!("std::optional<{}>", self.owned_ty(e)),
+            Wire::Struct(id) => self.name(*id).into(),
+        }
+    }
+
+    fn view_ty(&self, w: &Wire) -> String {
+        if !self.borrows(w) {
+            return self.owned_ty(w);
+        }
+        match w {
+            Wire::Prim(_) => "std::string_view".into(),
+            Wire::Array(e) => match &**e {
+                Wire::Prim(p) if *p != Primitive::Str => format!("wirelens::LeSpan<{}>", Self::prim_ty(*p)),
+                e => format!("std::vector<{}>", self.view_ty(e)),
+            },
+            Wire::Optional(e) => format!("std::optional<{}>", self.view_ty(e)),
+            Wire::Struct(id) => self.view_name(*id).into(),
+        }
+    }
+
+    fn wire_display(&self, w: &Wire) -> String {
+        match w {
+            Wire::Prim(p) => p.spelling(self.schema.dialect).unwrap_or("?").into(),
+            Wire::Array(e) => format!("[]{}", self.wire_display(e)),
+            Wire::Optional(e) => match self.schema.dialect {
+                Dialect::Sdp => format!("Option<{}>", self.wire_display(e)),
+                Dialect::Ffi => format!("*{}", self.wire_display(e)),
+            },
+            Wire::Struct(id) => self.schema.types.get(*id).map_or("?".into(), |t| t.name.clone()),
+        }
+    }
+
+    fn members(&self, id: TypeId, t: &TypeLayout) -> Vec<Member> {
+        let def = &self.schema.types[id];
+        if !def.is_struct() {
+            return vec![Member {
+                access: "value".into(),
+                path: None,
+                wire: t.wire.clone(),
+                size: t.size,
+            }];
+        }
+        let names = field_names(self.schema, id);
+        t.fields
+            .iter()
+            .map(|f| Member {
+                access: names[f.decl_index].clone(),
+                path: Some(def.fields()[f.decl_index].json_name.clone()),
+                wire: f.wire.clone(),
+                size: f.size,
+            })
+            .collect()
+    }
+
+    /// Members in declaration order (how the C++ struct declares them): (name, docs, wire).
+    fn declared(&self, id: TypeId, t: &TypeLayout) -> Vec<(String, Vec<String>, Wire)> {
+        let def = &self.schema.types[id];
+        if !def.is_struct() {
+            return vec![("value".into(), vec![], t.wire.clone())];
+        }
+        let names = field_names(self.schema, id);
+        def.fields()
+            .iter()
+            .enumerate()
+            .filter_map(|(i, f)| {
+                let fl = t.field_by_decl(i)?;
+                Some((names[i].clone(), f.docs.clone(), fl.wire.clone()))
+            })
+            .collect()
+    }
+
+    // ------------------------------------------------------------------ types
+
+    fn layout_doc(&self, c: &mut Code, id: TypeId, t: &TypeLayout) {
+        let def = &self.schema.types[id];
+        let size = match t.size.fixed {
+            Some(n) => format!("fixed {n} B"),
+            None => format!("min {} B", t.size.min),
+        };
+        let order = match self.schema.dialect {
+            Dialect::Sdp => "declaration order".to_string(),
+            Dialect::Ffi => format!("{} order", self.layout.order.as_str()),
+        };
+        let mut what = String::new();
+        if let Some(mid) = t.message_id {
+            let _ = write!(what, ", message type id {mid}");
+        }
+        if t.root {
+            what.push_str(", ffire root");
+        }
+        c.line(&format!("/// Wire layout ({order}{what}): {size}."));
+        if def.is_struct() {
+            let mut rows = vec![[
+                "#".to_string(),
+                "field".into(),
+                "type".into(),
+                "offset".into(),
+                "size".into(),
+            ]];
+            for f in &t.fields {
+                rows.push([
+                    f.wire_index.to_string(),
+                    def.fields()[f.decl_index].name.clone(),
+                    self.wire_display(&f.wire),
+                    f.offset.expr(),
+                    size_expr(self.layout, &f.wire),
+                ]);
+            }
+            let mut widths = [0usize; 5];
+            for r in &rows {
+                for (w, cell) in widths.iter_mut().zip(r) {
+                    *w = (*w).max(cell.chars().count());
+                }
+            }
+            c.line("///");
+            for r in &rows {
+                let mut line = String::from("///  ");
+                for (i, (w, cell)) in widths.iter().zip(r).enumerate() {
+                    let pad = w - cell.chars().count();
+                    line.push_str(if i == 0 { " " } else { "  " });
+                    line.push_str(&comment_text(cell));
+                    if i + 1 < r.len() {
+                        line.push_str(&" ".repeat(pad));
+                    }
+                }
+                c.line(line.trim_end());
+            }
+            if !t.blocks.is_empty() {
+                c.line("///");
+                let blocks: Vec<String> = t
+                    .blocks
+                    .iter()
+                    .map(|b| format!("{} B at {}", b.size, b.offset.expr()))
+                    .collect();
+                c.line(&format!("/// Fixed blocks: {}.", comment_text(&blocks.join(", "))));
+            }
+        } else {
+            c.line("///");
+            c.line(&format!(
+                "/// Wire type `{}`, size {}.",
+                self.wire_display(&t.wire),
+                size_expr(self.layout, &t.wire)
+            ));
+        }
+    }
+
+    /// The owned struct and its view, with member declarations only.
+    fn type_defs(&self, c: &mut Code, id: TypeId) {
+        let Some(t) = self.layout.get(id) else { return };
+        if !self.is_value_type(id) {
+            return;
+        }
+        let def = &self.schema.types[id];
+        let name = self.name(id).to_string();
+        let view = self.views.get(id).cloned().flatten();
+        let fixed = t.size.fixed.is_some() && def.is_struct();
+        c.blank();
+        self.docs(c, &def.docs);
+        if !def.docs.is_empty() {
+            c.line("///");
+        }
+        self.layout_doc(c, id, t);
+        c.open(&format!("struct {name} {{"));
+        for (member, docs, wire) in self.declared(id, t) {
+            self.docs(c, &docs);
+            c.line(&format!("{} {member}{{}};", self.owned_ty(&wire)));
+        }
+        c.blank();
+        c.line("/// What the view decoders return (zero-copy where the type has strings or arrays).");
+        c.line(&format!("using View = {};", view.as_deref().unwrap_or(&name)));
+        if let Some(n) = t.size.fixed {
+            c.line("/// The encoded size (every value has it).");
+            c.line(&format!("static constexpr size_t SIZE = {n};"));
+        }
+        if let Some(mid) = t.message_id {
+            c.line("/// SDP message type id (1-based position in the schema).");
+            c.line(&format!("static constexpr uint16_t MESSAGE_ID = {mid};"));
+        }
+        c.blank();
+        c.line("// Encode: the exact size; append to a reusable buffer (no allocation once warm; on error");
+        c.line("// `out` is left as it was); into a caller buffer (refuses one smaller than encoded_size()).");
+        c.line("size_t encoded_size() const;");
+        c.line("wirelens::Status encode(std::vector<uint8_t>& out) const;");
+        c.line("wirelens::Result<size_t> encode_into(uint8_t* buf, size_t cap) const;");
+        c.line("wirelens::Result<std::vector<uint8_t>> to_bytes() const;");
+        c.line("// Decode an owned value or a zero-copy View (pointing into `data`). decode and decode_view");
+        c.line("// reject trailing bytes; the _prefix forms return the value and the bytes it used.");
+        c.line(&format!(
+            "static wirelens::Result<{name}> decode(const uint8_t* data, size_t len);"
+        ));
+        c.line(&format!(
+            "static wirelens::Result<wirelens::Decoded<{name}>> decode_prefix(const uint8_t* data, size_t len);"
+        ));
+        c.line("static wirelens::Result<View> decode_view(const uint8_t* data, size_t len);");
+        c.line("static wirelens::Result<wirelens::Decoded<View>> decode_view_prefix(const uint8_t* data, size_t len);");
+        if t.message_id.is_some() {
+            c.line("// SDP messages: the 10-byte header (\"SDP2\", type id, payload length), then the encoding;");
+            c.line("// decoders check magic, version, type id and length.");
+            c.line("wirelens::Status encode_message(std::vector<uint8_t>& out) const;");
+            c.line(&format!(
+                "static wirelens::Result<{name}> decode_message(const uint8_t* data, size_t len);"
+            ));
+            c.line(&format!(
+                "static wirelens::Result<wirelens::Decoded<{name}>> decode_message_prefix(const uint8_t* data, size_t len);"
+            ));
+            c.line("static wirelens::Result<View> decode_message_view(const uint8_t* data, size_t len);");
+        }
+        if view.is_none() {
+            c.line("// Types without strings or arrays are their own views.");
+            c.line(&format!("{name} to_owned() const {{ return *this; }}"));
+        }
+        c.blank();
+        c.line("// Building blocks of the functions above: write / read one value at the cursor.");
+        c.line(&format!("static bool write_to(wirelens::Writer& w, const {name}& v);"));
+        c.line(&format!("static bool read_from(wirelens::Reader& rd, {name}& v);"));
+        if fixed {
+            c.line("// Store / load this fixed-size value inside a parent's fixed block.");
+            c.line(&format!("static void write_block(uint8_t* b, const {name}& v);"));
+            c.line(&format!(
+                "static bool read_block(wirelens::Reader& rd, const uint8_t* b, {name}& v);"
+            ));
+        }
+        c.blank();
+        let members = self.declared(id, t);
+        let eq: Vec<String> = members.iter().map(|(m, ..)| format!("a.{m} == b.{m}")).collect();
+        c.open(&format!("friend bool operator==(const {name}& a, const {name}& b) {{"));
+        let one_line = format!("return {};", eq.join(" && "));
+        if one_line.len() + 4 * c.depth <= 100 {
+            c.line(&one_line);
+        } else {
+            c.line(&format!("return {}", eq[0]));
+            c.depth += 1;
+            for (i, e) in eq.iter().enumerate().skip(1) {
+                let end = if i + 1 == eq.len() { ";" } else { "" };
+                c.line(&format!("&& {e}{end}"));
+            }
+            c.depth -= 1;
+        }
+        c.close("}");
+        c.line(&format!(
+            "friend bool operator!=(const {name}& a, const {name}& b) {{ return !(a == b); }}"
+        ));
+        c.close("};");
+        if let Some(view) = view {
+            c.blank();
+            c.line(&format!(
+                "/// Zero-copy view of {name}: strings and primitive arrays point into the decoded input,"
+            ));
+            c.line("/// which must outlive the view.");
+            c.open(&format!("struct {view} {{"));
+            for (member, docs, wire) in self.declared(id, t) {
+                self.docs(c, &docs);
+                c.line(&format!("{} {member}{{}};", self.view_ty(&wire)));
+            }
+            c.blank();
+            c.line("/// Copies the view into an owned value.");
+            c.line(&format!("{name} to_owned() const;"));
+            c.line("/// Reads one value at the cursor (the building block of the view decoders).");
+            c.line(&format!("static bool read_from(wirelens::Reader& rd, {view}& v);"));
+            c.close("};");
+        }
+    }
+
+    /// Non-root ffire aliases: a `using` for the user's convenience (generated code uses
+    /// the resolved types).
+    fn alias(&self, c: &mut Code, id: TypeId) {
+        let Some(t) = self.layout.get(id) else { return };
+        let def = &self.schema.types[id];
+        if def.is_struct() || t.root {
+            return;
+        }
+        c.blank();
+        self.docs(c, &def.docs);
+        c.line(&format!("using {} = {};", self.name(id), self.owned_ty(&t.wire)));
+    }
+
+    // ------------------------------------------------------------------ definitions
+
+    fn definitions(&self, c: &mut Code, id: TypeId) {
+        let Some(t) = self.layout.get(id) else { return };
+        if !self.is_value_type(id) {
+            return;
+        }
+        let def = &self.schema.types[id];
+        let name = self.name(id).to_string();
+        let members = self.members(id, t);
+        c.blank();
+        c.line(&format!("// --- {name}"));
+        c.blank();
+        self.encoded_size(c, &name, t, &members);
+        let wrap = |c: &mut Code, sig: &str, body: &str| {
+            c.open(&format!("inline {sig} {{"));
+            c.line(body);
+            c.close("}");
+            c.blank();
+        };
+        wrap(
+            c,
+            &format!("wirelens::Status {name}::encode(std::vector<uint8_t>& out) const"),
+            "return wirelens::encode_append(*this, out);",
+        );
+        wrap(
+            c,
+            &format!("wirelens::Result<size_t> {name}::encode_into(uint8_t* buf, size_t cap) const"),
+            "return wirelens::encode_into(*this, buf, cap);",
+        );
+        wrap(
+            c,
+            &format!("wirelens::Result<std::vector<uint8_t>> {name}::to_bytes() const"),
+            "return wirelens::to_bytes(*this);",
+        );
+        wrap(
+            c,
+            &format!("wirelens::Result<{name}> {name}::decode(const uint8_t* data, size_t len)"),
+            &format!("return wirelens::decode_exact<{name}>(data, len);"),
+        );
+        wrap(
+            c,
+            &format!(
+                "wirelens::Result<wirelens::Decoded<{name}>> {name}::decode_prefix(const uint8_t* data, size_t len)"
+            ),
+            &format!("return wirelens::decode_prefix<{name}>(data, len);"),
+        );
+        wrap(
+            c,
+            &format!("wirelens::Result<{name}::View> {name}::decode_view(const uint8_t* data, size_t len)"),
+            "return wirelens::decode_exact<View>(data, len);",
+        );
+        wrap(
+            c,
+            &format!(
+                "wirelens::Result<wirelens::Decoded<{name}::View>> {name}::decode_view_prefix(const uint8_t* data, size_t len)"
+            ),
+            "return wirelens::decode_prefix<View>(data, len);",
+        );
+        if t.message_id.is_some() {
+            wrap(
+                c,
+                &format!("wirelens::Status {name}::encode_message(std::vector<uint8_t>& out) const"),
+                "return wirelens::encode_message(*this, out);",
+            );
+            wrap(
+                c,
+                &format!("wirelens::Result<{name}> {name}::decode_message(const uint8_t* data, size_t len)"),
+                &format!("return wirelens::decode_message<{name}>(data, len, MESSAGE_ID);"),
+            );
+            wrap(
+                c,
+                &format!(
+                    "wirelens::Result<wirelens::Decoded<{name}>> {name}::decode_message_prefix(const uint8_t* data, size_t len)"
+                ),
+                &format!("return wirelens::decode_message_prefix<{name}>(data, len, MESSAGE_ID);"),
+            );
+            wrap(
+                c,
+                &format!("wirelens::Result<{name}::View> {name}::decode_message_view(const uint8_t* data, size_t len)"),
+                "return wirelens::decode_message<View>(data, len, MESSAGE_ID);",
+            );
+        }
+        self.write_to(c, &name, &members);
+        if t.size.fixed.is_some() && def.is_struct() {
+            self.block_fns(c, &name, &members);
+        }
+        self.read_from(c, &name, &members, false);
+        if let Some(Some(view)) = self.views.get(id) {
+            self.read_from(c, view, &members, true);
+            self.to_owned(c, &name, view, &members);
+        }
+    }
+
+    fn encoded_size(&self, c: &mut Code, name: &str, t: &TypeLayout, members: &[Member]) {
+        if t.size.fixed.is_some() {
+            c.line(&format!(
+                "inline size_t {name}::encoded_size() const {{ return SIZE; }}"
+            ));
+            c.blank();
+            return;
+        }
+        c.open(&format!("inline size_t {name}::encoded_size() const {{"));
+        c.line("const auto& v = *this;");
+        let constant: u64 = members.iter().filter_map(|m| m.size.fixed).sum();
+        c.line(&format!("size_t n = {constant};"));
+        let mut k = 0;
+        for m in members {
+            if m.size.fixed.is_none() {
+                self.size_add(c, &format!("v.{}", m.access), &m.wire, &mut k);
+            }
+        }
+        c.line("return n;");
+        c.close("}");
+        c.blank();
+    }
+
+    /// Statements adding the encoded size of the value at `place` to `n`.
+    fn size_add(&self, c: &mut Code, place: &str, w: &Wire, k: &mut usize) {
+        if let Some(s) = self.fixed_size(w) {
+            c.line(&format!("n += {s};"));
+            return;
+        }
+        let prefix = self.prefix;
+        match w {
+            Wire::Prim(_) => c.line(&format!("n += {prefix} + {place}.size();")),
+            Wire::Array(e) => match self.fixed_size(e) {
+                Some(1) => c.line(&format!("n += {prefix} + {place}.size();")),
+                Some(s) => c.line(&format!("n += {prefix} + {s} * {place}.size();")),
+                None => {
+                    let x = format!("x{k}");
+                    *k += 1;
+                    c.line(&format!("n += {prefix};"));
+                    c.open(&format!("for (const auto& {x} : {place}) {{"));
+                    self.size_add(c, &x, e, k);
+                    c.close("}");
+                }
+            },
+            Wire::Optional(e) => {
+                c.line("n += 1;");
+                match self.fixed_size(e) {
+                    Some(s) => c.line(&format!("if ({place}) n += {s};")),
+                    None => {
+                        c.open(&format!("if ({place}) {{"));
+                        let x = format!("x{k}");
+                        *k += 1;
+                        c.line(&format!("const auto& {x} = *{place};"));
+                        self.size_add(c, &x, e, k);
+                        c.close("}");
+                    }
+                }
+            }
+            Wire::Struct(_) => c.line(&format!("n += {place}.encoded_size();")),
+        }
+    }
+
+    // ------------------------------------------------------------------ encode
+
+    fn write_to(&self, c: &mut Code, name: &str, members: &[Member]) {
+        c.open(&format!(
+            "inline bool {name}::write_to(wirelens::Writer& w, const {name}& v) {{"
+        ));
+        let mut i = 0;
+        let mut block = 0;
+        let mut k = 0;
+        while i < members.len() {
+            let run = members[i..].iter().take_while(|m| m.size.fixed.is_some()).count();
+            if run > 0 {
+                let run_members = &members[i..i + run];
+                if run == 1 && matches!(run_members[0].wire, Wire::Prim(_)) {
+                    let m = &run_members[0];
+                    if let Wire::Prim(p) = m.wire {
+                        c.line(&format!("w.prim<{}>(v.{});", Self::prim_ty(p), m.access));
+                    }
+                } else {
+                    let total: u64 = run_members.iter().filter_map(|m| m.size.fixed).sum();
+                    let b = format!("b{block}");
+                    block += 1;
+                    c.line(&format!("uint8_t* {b} = w.block({total});"));
+                    let mut at = 0u64;
+                    for m in run_members {
+                        self.store(c, &b, at, &format!("v.{}", m.access), &m.wire);
+                        at += m.size.fixed.unwrap_or(0);
+                    }
+                }
+                i += run;
+                continue;
+            }
+            let m = &members[i];
+            self.write_value(c, &format!("v.{}", m.access), &m.wire, &mut k);
+            i += 1;
+        }
+        c.line("return true;");
+        c.close("}");
+        c.blank();
+    }
+
+    fn store(&self, c: &mut Code, b: &str, at: u64, place: &str, w: &Wire) {
+        let off = if at == 0 { b.to_string() } else { format!("{b} + {at}") };
+        match w {
+            Wire::Prim(p) => c.line(&format!("wirelens::store_le<{}>({off}, {place});", Self::prim_ty(*p))),
+            Wire::Struct(id) => c.line(&format!("{}::write_block({off}, {place});", self.name(*id))),
+            _ => {}
+        }
+    }
+
+    fn write_value(&self, c: &mut Code, place: &str, w: &Wire, k: &mut usize) {
+        let n = self.n;
+        match w {
+            Wire::Prim(Primitive::Str) => c.line(&format!("if (!w.str{n}({place})) return false;")),
+            Wire::Prim(p) => c.line(&format!("w.prim<{}>({place});", Self::prim_ty(*p))),
+            Wire::Array(e) => match &**e {
+                Wire::Prim(p) if *p != Primitive::Str => c.line(&format!("if (!w.prims{n}({place})) return false;")),
+                e => {
+                    c.line(&format!("if (!w.len{n}({place}.size())) return false;"));
+                    let x = format!("x{k}");
+                    *k += 1;
+                    c.open(&format!("for (const auto& {x} : {place}) {{"));
+                    self.write_value(c, &x, e, k);
+                    c.close("}");
+                }
+            },
+            Wire::Optional(e) => {
+                c.open(&format!("if ({place}) {{"));
+                c.line("w.put_u8(1);");
+                match &**e {
+                    Wire::Prim(_) | Wire::Struct(_) => self.write_value(c, &format!("*{place}"), e, k),
+                    e => {
+                        let x = format!("x{k}");
+                        *k += 1;
+                        c.line(&format!("const auto& {x} = *{place};"));
+                        self.write_value(c, &x, e, k);
+                    }
+                }
+                c.close("} else {");
+                c.depth += 1;
+                c.line("w.put_u8(0);");
+                c.close("}");
+            }
+            Wire::Struct(id) => c.line(&format!("if (!{}::write_to(w, {place})) return false;", self.name(*id))),
+        }
+    }
+
+    fn block_fns(&self, c: &mut Code, name: &str, members: &[Member]) {
+        c.open(&format!(
+            "inline void {name}::write_block(uint8_t* b, const {name}& v) {{"
+        ));
+        let mut at = 0u64;
+        for m in members {
+            self.store(c, "b", at, &format!("v.{}", m.access), &m.wire);
+            at += m.size.fixed.unwrap_or(0);
+        }
+        c.close("}");
+        c.blank();
+        let needs_rd = members
+            .iter()
+            .any(|m| matches!(m.wire, Wire::Prim(Primitive::Bool) | Wire::Struct(_)));
+        let rd = if needs_rd { "rd" } else { "/*rd*/" };
+        c.open(&format!(
+            "inline bool {name}::read_block(wirelens::Reader& {rd}, const uint8_t* b, {name}& v) {{"
+        ));
+        let mut at = 0u64;
+        for m in members {
+            self.load(c, "b", at, m);
+            at += m.size.fixed.unwrap_or(0);
+        }
+        c.line("return true;");
+        c.close("}");
+        c.blank();
+    }
+
+    /// Loads a fixed-size member at `at` inside block `b`.
+    fn load(&self, c: &mut Code, b: &str, at: u64, m: &Member) {
+        let off = if at == 0 { b.to_string() } else { format!("{b} + {at}") };
+        let err = Self::err(&m.path, "");
+        match &m.wire {
+            Wire::Prim(Primitive::Bool) => {
+                c.line(&format!("if (!rd.block_bool({off}, v.{})) {err}", m.access));
+            }
+            Wire::Prim(p) => c.line(&format!(
+                "v.{} = wirelens::load_le<{}>({off});",
+                m.access,
+                Self::prim_ty(*p)
+            )),
+            Wire::Struct(id) => c.line(&format!(
+                "if (!{}::read_block(rd, {off}, v.{})) {err}",
+                self.name(*id),
+                m.access
+            )),
+            _ => {}
+        }
+    }
+
+    // ------------------------------------------------------------------ decode
+
+    /// `return rd<chain>.field("name");` (or `.fail()` at a root alias), where `chain`
+    /// holds the index segments inside the member, innermost first.
+    fn err(path: &Option<String>, chain: &str) -> String {
+        match path {
+            Some(p) => format!("return rd{chain}.field({});", lit(p)),
+            None => format!("return rd{chain}.fail();"),
+        }
+    }
+
+    fn read_from(&self, c: &mut Code, name: &str, members: &[Member], view: bool) {
+        c.open(&format!(
+            "inline bool {name}::read_from(wirelens::Reader& rd, {name}& v) {{"
+        ));
+        let mut i = 0;
+        let mut block = 0;
+        let mut k = 0;
+        while i < members.len() {
+            let run = members[i..].iter().take_while(|m| m.size.fixed.is_some()).count();
+            if run > 1 || (run == 1 && matches!(members[i].wire, Wire::Struct(_))) {
+                let run_members = &members[i..i + run];
+                let total: u64 = run_members.iter().filter_map(|m| m.size.fixed).sum();
+                let b = format!("b{block}");
+                block += 1;
+                c.line(&format!("const uint8_t* {b} = rd.fixed({total});"));
+                c.line(&format!("if ({b} == nullptr) {}", Self::err(&run_members[0].path, "")));
+                let mut at = 0u64;
+                for m in run_members {
+                    self.load(c, &b, at, m);
+                    at += m.size.fixed.unwrap_or(0);
+                }
+                i += run;
+                continue;
+            }
+            let m = &members[i];
+            self.read_value(c, &format!("v.{}", m.access), &m.wire, &m.path, "", &mut k, view);
+            i += 1;
+        }
+        c.line("return true;");
+        c.close("}");
+        c.blank();
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn read_value(
+        &self,
+        c: &mut Code,
+        place: &str,
+        w: &Wire,
+        path: &Option<String>,
+        chain: &str,
+        k: &mut usize,
+        view: bool,
+    ) {
+        let n = self.n;
+        let err = Self::err(path, chain);
+        match w {
+            Wire::Prim(Primitive::Str) => c.line(&format!("if (!rd.str{n}({place})) {err}")),
+            Wire::Prim(_) => c.line(&format!("if (!rd.prim({place})) {err}")),
+            Wire::Array(e) => match &**e {
+                Wire::Prim(p) if *p != Primitive::Str => c.line(&format!("if (!rd.prims{n}({place})) {err}")),
+                e => {
+                    let j = *k;
+                    *k += 1;
+                    let min = self.min_size(e).max(1);
+                    c.line(&format!("size_t n{j} = 0;"));
+                    c.line(&format!("if (!rd.count{n}({min}, n{j})) {err}"));
+                    c.line(&format!("{place}.resize(n{j});"));
+                    c.open(&format!("for (size_t i{j} = 0; i{j} < n{j}; ++i{j}) {{"));
+                    c.line(&format!("auto& x{j} = {place}[i{j}];"));
+                    let inner = format!(".index(i{j}){chain}");
+                    self.read_value(c, &format!("x{j}"), e, path, &inner, k, view);
+                    c.close("}");
+                }
+            },
+            Wire::Optional(e) => {
+                let j = *k;
+                *k += 1;
+                c.line(&format!("bool p{j} = false;"));
+                c.line(&format!("if (!rd.presence(p{j})) {err}"));
+                c.open(&format!("if (p{j}) {{"));
+                c.line(&format!("auto& x{j} = {place}.emplace();"));
+                self.read_value(c, &format!("x{j}"), e, path, chain, k, view);
+                c.close("}");
+            }
+            Wire::Struct(id) => {
+                let ty = if view { self.view_name(*id) } else { self.name(*id) };
+                c.line(&format!("if (!{ty}::read_from(rd, {place})) {err}"));
+            }
+        }
+    }
+
+    fn to_owned(&self, c: &mut Code, name: &str, view: &str, members: &[Member]) {
+        c.open(&format!("inline {name} {view}::to_owned() const {{"));
+        c.line("const auto& v = *this;");
+        c.line(&format!("{name} o;"));
+        let mut k = 0;
+        for m in members {
+            self.conv(
+                c,
+                &format!("o.{}", m.access),
+                &format!("v.{}", m.access),
+                &m.wire,
+                &mut k,
+            );
+        }
+        c.line("return o;");
+        c.close("}");
+        c.blank();
+    }
+
+    /// Statements converting the view value at `src` into the owned value at `dst`.
+    fn conv(&self, c: &mut Code, dst: &str, src: &str, w: &Wire, k: &mut usize) {
+        if !self.borrows(w) {
+            c.line(&format!("{dst} = {src};"));
+            return;
+        }
+        match w {
+            Wire::Prim(_) => c.line(&format!("{dst} = std::string({src});")),
+            Wire::Array(e) => match &**e {
+                Wire::Prim(p) if *p != Primitive::Str => c.line(&format!("{dst} = {src}.to_vector();")),
+                e => {
+                    let j = *k;
+                    *k += 1;
+                    c.line(&format!("{dst}.resize({src}.size());"));
+                    c.open(&format!("for (size_t i{j} = 0; i{j} < {src}.size(); ++i{j}) {{"));
+                    self.conv(c, &format!("{dst}[i{j}]"), &format!("{src}[i{j}]"), e, k);
+                    c.close("}");
+                }
+            },
+            Wire::Optional(e) => {
+                let j = *k;
+                *k += 1;
+                c.open(&format!("if ({src}) {{"));
+                c.line(&format!("auto& x{j} = {dst}.emplace();"));
+                self.conv(c, &format!("x{j}"), &format!("(*{src})"), e, k);
+                c.close("}");
+            }
+            Wire::Struct(_) => c.line(&format!("{dst} = {src}.to_owned();")),
+        }
+    }
+
+    // ------------------------------------------------------------------ SDP dispatcher
+
+    fn messages(&self) -> Vec<(TypeId, String, u16)> {
+        self.schema
+            .types
+            .iter()
+            .enumerate()
+            .filter_map(|(id, def)| {
+                let t = self.layout.get(id)?;
+                def.is_struct().then_some(())?;
+                Some((id, self.name(id).to_string(), t.message_id?))
+            })
+            .collect()
+    }
+
+    fn dispatcher_decl(&self, c: &mut Code) {
+        let msgs = self.messages();
+        if msgs.is_empty() {
+            return;
+        }
+        let alts: Vec<&str> = msgs.iter().map(|(_, n, _)| n.as_str()).collect();
+        c.blank();
+        c.line("/// Any message of this schema, by SDP type id.");
+        c.open("struct AnyMessage {");
+        c.line(&format!("std::variant<{}> message;", alts.join(", ")));
+        c.blank();
+        c.line("/// The SDP type id of the message held.");
+        c.line("uint16_t message_id() const;");
+        c.line("/// Appends the message (header and payload) to `out`; on error `out` is left as it was.");
+        c.line("wirelens::Status encode(std::vector<uint8_t>& out) const;");
+        c.line("/// Decodes exactly one message of any type of this schema; trailing bytes are an error.");
+        c.line("static wirelens::Result<AnyMessage> decode(const uint8_t* data, size_t len);");
+        c.line("/// Decodes one message from the start of the input; returns it and the bytes used.");
+        c.line(
+            "static wirelens::Result<wirelens::Decoded<AnyMessage>> decode_prefix(const uint8_t* data, size_t len);",
+        );
+        c.close("};");
+    }
+
+    fn dispatcher_defs(&self, c: &mut Code) {
+        let msgs = self.messages();
+        if msgs.is_empty() {
+            return;
+        }
+        c.blank();
+        c.line("// --- AnyMessage");
+        c.blank();
+        c.open("inline uint16_t AnyMessage::message_id() const {");
+        c.open("switch (message.index()) {");
+        for (i, (_, name, _)) in msgs.iter().enumerate() {
+            c.line(&format!("case {i}: return {name}::MESSAGE_ID;"));
+        }
+        c.line("default: return 0;");
+        c.close("}");
+        c.close("}");
+        c.blank();
+        c.open("inline wirelens::Status AnyMessage::encode(std::vector<uint8_t>& out) const {");
+        for (_, name, _) in &msgs {
+            c.open(&format!("if (const auto* m = std::get_if<{name}>(&message)) {{"));
+            c.line("return m->encode_message(out);");
+            c.close("}");
+        }
+        c.line("return wirelens::Status();");
+        c.close("}");
+        c.blank();
+        c.open("inline wirelens::Result<wirelens::Decoded<AnyMessage>> AnyMessage::decode_prefix(const uint8_t* data, size_t len) {");
+        c.line("wirelens::Reader rd(data, len);");
+        c.line("wirelens::sdp::Header h;");
+        c.open("if (!rd.open_message(0, h)) {");
+        c.line("return rd.take_error();");
+        c.close("}");
+        c.line("wirelens::Decoded<AnyMessage> d;");
+        c.line("bool ok = false;");
+        c.open("switch (h.type_id) {");
+        for (_, name, mid) in &msgs {
+            c.line(&format!(
+                "case {mid}: ok = {name}::read_from(rd, d.value.message.emplace<{name}>()); break;"
+            ));
+        }
+        c.line("default: return wirelens::Reader::unknown_type_id(h.type_id);");
+        c.close("}");
+        c.open("if (!ok || !rd.close_message(h)) {");
+        c.line("return rd.take_error();");
+        c.close("}");
+        c.line("d.used = rd.position();");
+        c.line("return wirelens::Result<wirelens::Decoded<AnyMessage>>(std::move(d));");
+        c.close("}");
+        c.blank();
+        c.open("inline wirelens::Result<AnyMessage> AnyMessage::decode(const uint8_t* data, size_t len) {");
+        c.line("auto r = decode_prefix(data, len);");
+        c.open("if (!r) {");
+        c.line("return r.error();");
+        c.close("}");
+        c.open("if (r->used != len) {");
+        c.line("return wirelens::Error::make(wirelens::ErrorKind::trailing_bytes, r->used, len - r->used);");
+        c.close("}");
+        c.line("return wirelens::Result<AnyMessage>(std::move(r->value));");
+        c.close("}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{analyze, OrderChoice};
+
+    fn gen(dialect: Dialect, text: &str) -> Result<String, EmitError> {
+        let a = analyze(dialect, text, None, OrderChoice::default());
+        let files = generate(&a.schema, &a.layout, "test.x")?;
+        assert_eq!(files.len(), 1);
+        assert_eq!(files[0].name, "test.hpp");
+        Ok(files[0].contents.clone())
+    }
+
+    #[test]
+    fn keywords_and_member_names_are_escaped_never_rejected() {
+        assert_eq!(ident("class"), "class_");
+        assert_eq!(ident("uint8_t"), "uint8_t_");
+        assert_eq!(ident("name"), "name");
+        let code = gen(
+            Dialect::Ffi,
+            "package p\ntype Thing struct {\n\tClass string\n\tDefault int32\n\tEncode bool\n\tNamespace int8\n}\n",
+        )
+        .expect("generates");
+        assert!(code.starts_with(GENERATED_HEADER));
+        assert!(code.contains("std::string class_{};"), "{code}");
+        assert!(code.contains("int32_t default_{};"), "{code}");
+        assert!(code.contains("bool encode_{};"), "{code}");
+        assert!(code.contains("int8_t namespace_{};"), "{code}");
+        assert!(code.contains("struct ThingMessage {"), "{code}");
+        assert!(code.contains("namespace test {"), "{code}");
+        assert!(!code.contains("throw"), "{code}");
+    }
+
+    #[test]
+    fn wire_order_and_blocks_come_from_the_layout() {
+        let code = gen(
+            Dialect::Ffi,
+            "package p\ntype Rec struct {\n\tName string\n\tFlag bool\n\tId int64\n}\n",
+        )
+        .expect("generates");
+        // canonical: Id (8-byte), Flag (1-byte), Name (variable)
+        assert!(code.contains("Fixed blocks: 9 B at 0."), "{code}");
+        assert!(code.contains("const uint8_t* b0 = rd.fixed(9);"), "{code}");
+        let id = code.find("v.id = wirelens::load_le<int64_t>(b0);").expect("id");
+        let flag = code.find("rd.block_bool(b0 + 8, v.flag)").expect("flag");
+        let name = code.find("rd.str16(v.name)").expect("name");
+        assert!(id < flag && flag < name, "{code}");
+    }
+
+    #[test]
+    fn schemas_with_errors_are_refused() {
+        let err = gen(Dialect::Sdp, "struct A { b: Missing }").expect_err("refused");
+        assert!(err.0.contains("no layout for A"), "{err}");
+    }
+
+    #[test]
+    fn sdp_structs_are_messages_with_a_dispatcher() {
+        let code = gen(Dialect::Sdp, "struct AnyMessage { x: u8 }\nstruct B { s: str }").expect("generates");
+        assert!(code.contains("struct AnyMessage_ {"), "{code}");
+        assert!(code.contains("static constexpr uint16_t MESSAGE_ID = 2;"), "{code}");
+        assert!(code.contains("std::variant<AnyMessage_, B> message;"), "{code}");
+        assert!(
+            code.contains("case 2: ok = B::read_from(rd, d.value.message.emplace<B>()); break;"),
+            "{code}"
+        );
+    }
+
+    #[test]
+    fn dependencies_come_first() {
+        let code = gen(
+            Dialect::Sdp,
+            "struct A { b: B }\nstruct B { c: []C }\nstruct C { x: u8 }",
+        )
+        .expect("generates");
+        let a = code.find("\nstruct A {").expect("A");
+        let b = code.find("\nstruct B {").expect("B");
+        let c = code.find("\nstruct C {").expect("C");
+        assert!(c < b && b < a, "{code}");
+    }
+
+    #[test]
+    fn runtime_is_the_header() {
+        let files = runtime_files();
+        assert_eq!(files.len(), 1);
+        assert_eq!(files[0].name, "wirelens.hpp");
+        assert!(files[0].contents.contains("namespace wirelens"));
+        assert!(!files[0].contents.contains("throw"));
+    }
 }

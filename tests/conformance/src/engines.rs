@@ -17,8 +17,8 @@ pub fn by_name(name: &str) -> Result<Box<dyn Engine>, String> {
             bin: std::env::var("WIRELENS_BIN").unwrap_or_else(|_| "wirelens".into()),
         })),
         "rust" => Ok(Box::new(crate::rust_engine::RustEngine::new())),
+        "cpp" => Ok(Box::new(crate::cpp_engine::CppEngine::new())),
         "c" => Ok(Box::new(crate::c_engine::CEngine::new())),
-        "cpp" => Err(format!("engine `{name}`: the {name} code generator is not built yet")),
         other => Err(format!("unknown engine `{other}` (engines: cli, c, cpp, rust)")),
     }
 }

@@ -4,6 +4,7 @@
 //! codecs plug in beside the CLI.
 
 mod c_engine;
+mod cpp_engine;
 mod engines;
 mod rust_engine;
 

@@ -1,0 +1,867 @@
+//! The C++ emitter, used the way a user would: generate a header for every golden schema
+//! (ffire in both field orders) and for an "extra constructs" schema per dialect, each in
+//! its own namespace, include them all in one program, compile it with g++ AND clang++
+//! (`-std=c++17 -Wall -Wextra -Werror -pedantic -fno-exceptions`, ASan + UBSan, a second
+//! translation unit to prove the headers link together), and run a driver that
+//! round-trips every case through the generated code: decode → re-encode gives the same
+//! bytes, `encoded_size` is exact, `encode_into` works and refuses a short buffer, the
+//! view decoder agrees, every truncation (of the first 256 bytes) and a trailing byte
+//! are rejected; SDP message cases go through the message API and `AnyMessage`; plus
+//! limits and hostile input (65,535, huge counts, bad bool/presence bytes, bad UTF-8,
+//! bad message headers). The g++ build uses the portable (big-endian-safe) byte path,
+//! the clang++ build the little-endian fast path.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use codegen::emit::cpp::{generate, namespace, runtime_files, type_name};
+use codegen::{analyze, Dialect, FieldOrder, OrderChoice};
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("workspace root")
+        .to_path_buf()
+}
+
+/// Constructs the golden schemas do not cover (nested arrays, arrays of options, `Box`,
+/// generated-member names as fields). Cases are encoded by the reference codec.
+const EXTRA_SDP: &str = "/// A fixed-size struct.
+struct Inner {
+    v: u32,
+    ok: bool,
+}
+
+/// Every SDP construct.
+struct Holder {
+    grid: [][]u32,
+    names: [][]str,
+    maybe: []Option<Inner>,
+    boxed: Box<Inner>,
+    opt_boxed: Option<Box<Inner>>,
+    flags: []bool,
+    inners: [][]Inner,
+    encode: i8,
+    view: str,
+}
+
+/// A variable struct inside another, between fixed fields.
+struct Outer {
+    head: u16,
+    holder: Holder,
+    tail: f64,
+}
+";
+
+/// Every ffire optional kind, C++ keywords and generated names as field names, array
+/// and named-primitive roots.
+const EXTRA_FFI: &str = "package extra
+
+type Id int64
+
+type Matrix [][]float64
+
+// Inner has keyword-named fields.
+type Inner struct {
+\tInt       string
+\tClass     int32
+\tDefault   bool
+\tNamespace int8
+\tUint8_t   int16
+\tDecode    float32
+}
+
+type Point struct {
+\tX float32
+\tY float32
+}
+
+// Everything is a root with every optional kind.
+type Everything struct {
+\tPtr      *int32
+\tPtrStr   *string
+\tPtrArr   *[]int16
+\tPtrInner *Inner
+\tPtrPtr   **bool
+\tPtrPoint *Point
+\tArrPtr   []*Inner
+\tNested   [][]string
+\tFixed    Point
+\tFn       []int8
+\tMatch    Matrix
+\tCount    Id
+\tFlags    []bool
+}
+
+type Stamp int64
+
+type Grid [][]int32
+
+type Name string
+";
+
+/// (schema file, root, message mode, JSON value) for the extra schemas.
+fn extra_values() -> Vec<(&'static str, &'static str, bool, serde_json::Value)> {
+    use serde_json::json;
+    let holder = json!({
+        "grid": [[1, 2, 3], [], [4294967295u32]],
+        "names": [["a", "héllo"], [], ["\u{0}"]],
+        "maybe": [{"v": 1, "ok": true}, null, {"v": 2, "ok": false}],
+        "boxed": {"v": 7, "ok": true},
+        "opt_boxed": {"v": 8, "ok": false},
+        "flags": [true, false, true],
+        "inners": [[{"v": 3, "ok": true}], []],
+        "encode": -5,
+        "view": "✓"
+    });
+    let holder_empty = json!({
+        "grid": [], "names": [], "maybe": [], "boxed": {"v": 0, "ok": false},
+        "opt_boxed": null, "flags": [], "inners": [], "encode": 0, "view": ""
+    });
+    let inner = json!({"Int": "t", "Class": 5, "Default": true, "Namespace": -1, "Uint8_t": 300, "Decode": 0.5});
+    let everything = json!({
+        "Ptr": -3, "PtrStr": "s", "PtrArr": [1, -2, 32767], "PtrInner": inner,
+        "PtrPtr": false, "PtrPoint": {"X": -1.0, "Y": 2.5},
+        "ArrPtr": [null, {"Int": "", "Class": -1, "Default": false, "Namespace": 0, "Uint8_t": 0, "Decode": -0.0}],
+        "Nested": [["x", "y"], []], "Fixed": {"X": 1.5, "Y": -0.0}, "Fn": [-128, 127],
+        "Match": [[1.25, -2.5], []], "Count": 9007199254740993i64, "Flags": [true, false]
+    });
+    let nothing = json!({
+        "ArrPtr": [], "Nested": [], "Fixed": {"X": 0.0, "Y": 0.0}, "Fn": [], "Match": [], "Count": 0, "Flags": []
+    });
+    vec![
+        ("extra.sdp", "Holder", false, holder.clone()),
+        ("extra.sdp", "Holder", false, holder_empty),
+        ("extra.sdp", "Holder", true, holder.clone()),
+        ("extra.sdp", "Inner", true, json!({"v": 1, "ok": true})),
+        (
+            "extra.sdp",
+            "Outer",
+            true,
+            json!({"head": 65535, "holder": holder, "tail": -1.5e300}),
+        ),
+        ("extra.ffi", "Everything", false, everything),
+        ("extra.ffi", "Everything", false, nothing),
+        ("extra.ffi", "Stamp", false, json!(-42)),
+        ("extra.ffi", "Grid", false, json!([[1, 2], [], [-3]])),
+        ("extra.ffi", "Name", false, json!("wirelens")),
+    ]
+}
+
+struct Module {
+    /// Namespace and header stem (`ffi_complex_canon`).
+    name: String,
+    dialect: Dialect,
+    schema_file: String,
+    order: FieldOrder,
+    code: String,
+    /// Schema type name → generated C++ type name.
+    names: Vec<(String, String)>,
+    /// Extra cases: (root, message mode, bytes from the reference codec).
+    bins: Vec<(String, bool, Vec<u8>)>,
+}
+
+fn extra_bins(a: &codegen::Analysis, file: &str, order: FieldOrder) -> Vec<(String, bool, Vec<u8>)> {
+    let codec = codegen::codec::Codec::new(&a.schema, &a.layout);
+    extra_values()
+        .into_iter()
+        .filter(|(f, ..)| *f == file)
+        .map(|(_, root, message, value)| {
+            let id = codec.root(root).expect("root");
+            let mode = if message {
+                codegen::codec::Mode::Message
+            } else {
+                codegen::codec::Mode::Byte
+            };
+            let bytes = codec
+                .encode(id, &value, mode)
+                .unwrap_or_else(|e| panic!("{file} {root} ({order:?}): {e}"));
+            (root.to_string(), message, bytes)
+        })
+        .collect()
+}
+
+fn modules(vectors: &Path) -> Vec<Module> {
+    let mut out = Vec::new();
+    for (dialect, dir) in [(Dialect::Sdp, "sdp"), (Dialect::Ffi, "ffi")] {
+        let mut files: Vec<(String, String, String)> = std::fs::read_dir(vectors.join(dir).join("schemas"))
+            .expect("schemas dir")
+            .map(|e| {
+                let path = e.expect("entry").path();
+                let stem = path.file_stem().and_then(|s| s.to_str()).expect("stem").to_string();
+                let file = path.file_name().and_then(|s| s.to_str()).expect("name").to_string();
+                (stem, file, std::fs::read_to_string(&path).expect("read schema"))
+            })
+            .collect();
+        files.sort();
+        let extra = if dialect == Dialect::Sdp { EXTRA_SDP } else { EXTRA_FFI };
+        files.push(("extra".into(), format!("extra.{dir}"), extra.into()));
+        for (stem, file, text) in files {
+            let orders: &[(FieldOrder, &str)] = match dialect {
+                Dialect::Sdp => &[(FieldOrder::Declaration, "")],
+                Dialect::Ffi => &[(FieldOrder::Canonical, "_canon"), (FieldOrder::Declaration, "_decla")],
+            };
+            for &(order, suffix) in orders {
+                let choice = OrderChoice {
+                    order: Some(order),
+                    overrides_directive: true,
+                };
+                let a = analyze(dialect, &text, None, choice);
+                assert!(!a.has_errors(), "{file}: {:?}", a.diagnostics);
+                // One namespace per (schema, order): the source name picks it.
+                let source = format!("{dir}_{stem}{suffix}.{dir}");
+                let files = generate(&a.schema, &a.layout, &source).unwrap_or_else(|e| panic!("{file}: {e}"));
+                assert_eq!(files.len(), 1, "{file}: one header");
+                let code = files[0].contents.clone();
+                assert!(code.starts_with(codegen::emit::GENERATED_HEADER));
+                let name = namespace(&source);
+                assert_eq!(files[0].name, format!("{name}.hpp"));
+                let names = (0..a.schema.types.len())
+                    .map(|id| (a.schema.types[id].name.clone(), type_name(&a.schema, &a.layout, id)))
+                    .collect();
+                out.push(Module {
+                    name,
+                    dialect,
+                    schema_file: file.clone(),
+                    order,
+                    code,
+                    names,
+                    bins: extra_bins(&a, &file, order),
+                });
+            }
+        }
+    }
+    out
+}
+
+struct Case {
+    name: String,
+    module: String,
+    ty: String,
+    message: bool,
+    bin: PathBuf,
+}
+
+fn cases(vectors: &Path, modules: &[Module], scratch: &Path) -> Vec<Case> {
+    let mut out = Vec::new();
+    for m in modules {
+        for (i, (root, message, bytes)) in m.bins.iter().enumerate() {
+            let bin = scratch.join(format!("{}_{i}.bin", m.name));
+            std::fs::write(&bin, bytes).expect("write extra case");
+            let ty = m
+                .names
+                .iter()
+                .find(|(n, _)| n == root)
+                .map(|(_, r)| r.clone())
+                .expect("root type");
+            out.push(Case {
+                name: format!("{}/{i}-{root}", m.name),
+                module: m.name.clone(),
+                ty,
+                message: *message,
+                bin,
+            });
+        }
+    }
+    for dir in ["sdp", "ffi"] {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(vectors.join(dir).join("cases"))
+            .expect("cases dir")
+            .map(|e| e.expect("entry").path())
+            .filter(|p| p.extension().is_some_and(|e| e == "json"))
+            .collect();
+        files.sort();
+        for path in files {
+            let json: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(&path).expect("read case")).expect("case json");
+            let schema = json["schema"].as_str().expect("schema");
+            let root = json["root"].as_str().expect("root");
+            let order = match json["order"].as_str() {
+                Some("declaration") => FieldOrder::Declaration,
+                _ if dir == "ffi" => FieldOrder::Canonical,
+                _ => FieldOrder::Declaration,
+            };
+            let module = modules
+                .iter()
+                .find(|m| m.schema_file == schema && (m.dialect == Dialect::Sdp || m.order == order))
+                .unwrap_or_else(|| panic!("{}: no module for {schema}", path.display()));
+            let ty = module
+                .names
+                .iter()
+                .find(|(n, _)| n == root)
+                .map(|(_, r)| r.clone())
+                .unwrap_or_else(|| panic!("{}: no type {root}", path.display()));
+            out.push(Case {
+                name: format!("{dir}/{}", path.file_stem().and_then(|s| s.to_str()).expect("stem")),
+                module: module.name.clone(),
+                ty,
+                message: json["mode"].as_str() == Some("message"),
+                bin: path.with_extension("bin"),
+            });
+        }
+    }
+    out
+}
+
+const DRIVER_PRELUDE: &str = r#"
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using Bytes = std::vector<uint8_t>;
+
+// Templates below stay small (they are instantiated per type): failures go through the
+// non-template fail() with a static message.
+static std::string g_detail;
+
+static bool fail(const char* what) {
+    g_detail = what;
+    return false;
+}
+
+static bool fail(const char* what, const wirelens::Error& e) {
+    g_detail = std::string(what) + ": " + e.message();
+    return false;
+}
+
+static Bytes read_file(const char* path) {
+    Bytes out;
+    FILE* f = std::fopen(path, "rb");
+    if (f == nullptr) {
+        return out;
+    }
+    uint8_t buf[4096];
+    size_t n = 0;
+    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) {
+        out.insert(out.end(), buf, buf + n);
+    }
+    std::fclose(f);
+    return out;
+}
+
+static Bytes slice(const Bytes& b, size_t from, size_t to) {
+    return Bytes(b.begin() + static_cast<std::ptrdiff_t>(from), b.begin() + static_cast<std::ptrdiff_t>(to));
+}
+
+template <class T>
+static bool same_bytes(const T& value, const Bytes& want) {
+    Bytes out;
+    return value.encode(out).ok() && out == want;
+}
+
+/// Every decoder must reject every truncation (exact-size copies, so ASan sees over-reads)
+/// and a trailing byte.
+template <class T>
+static bool rejects_bad_lengths(const Bytes& record) {
+    const size_t limit = record.size() < 256 ? record.size() : 256;
+    for (size_t k = 0; k < limit; ++k) {
+        Bytes cut = slice(record, 0, k);
+        if (T::decode(cut.data(), cut.size()) || T::decode_view(cut.data(), cut.size()) ||
+            T::decode_prefix(cut.data(), cut.size())) {
+            return fail("a decoder accepted a truncation");
+        }
+    }
+    Bytes longer = record;
+    longer.push_back(0);
+    auto r = T::decode(longer.data(), longer.size());
+    if (r || r.error().kind != wirelens::ErrorKind::trailing_bytes || r.error().offset != record.size() ||
+        T::decode_view(longer.data(), longer.size())) {
+        return fail("a decoder accepted a trailing byte");
+    }
+    return true;
+}
+
+/// Byte-mode case: back-to-back records of one type.
+template <class T>
+static bool byte_case(const Bytes& bytes, size_t& records) {
+    Bytes out, buf;
+    size_t at = 0;
+    records = 0;
+    if (bytes.empty()) {
+        return fail("empty case file");
+    }
+    while (at < bytes.size()) {
+        Bytes rest = slice(bytes, at, bytes.size());
+        auto r = T::decode_prefix(rest.data(), rest.size());
+        if (!r) {
+            return fail("decode_prefix", r.error());
+        }
+        const T& value = r->value;
+        const size_t used = r->used;
+        Bytes record = slice(rest, 0, used);
+        if (used == 0 || value.encoded_size() != used) {
+            return fail("encoded_size differs from the bytes the record used");
+        }
+        wirelens::Status s = value.encode(out);
+        if (!s) {
+            return fail("encode", s.error());
+        }
+        buf.assign(used + 3, 0xAA);
+        auto n = value.encode_into(buf.data(), buf.size());
+        if (!n || *n != used || std::memcmp(buf.data(), record.data(), used) != 0 || buf[used] != 0xAA) {
+            return fail("encode_into wrote different bytes");
+        }
+        Bytes small(used - 1);
+        auto refused = value.encode_into(small.data(), small.size());
+        if (refused || refused.error().kind != wirelens::ErrorKind::buffer_too_small) {
+            return fail("encode_into accepted a too-small buffer");
+        }
+        auto tb = value.to_bytes();
+        if (!tb || *tb != record) {
+            return fail("to_bytes differs");
+        }
+        auto v = T::decode_view_prefix(rest.data(), rest.size());
+        if (!v) {
+            return fail("decode_view_prefix", v.error());
+        }
+        if (v->used != used || !same_bytes(v->value.to_owned(), record)) {
+            return fail("the view decoder disagrees with the owned decoder");
+        }
+        auto d = T::decode(record.data(), record.size());
+        if (!d) {
+            return fail("decode", d.error());
+        }
+        if (!same_bytes(*d, record) || !(*d == value)) {
+            return fail("decode differs from decode_prefix");
+        }
+        if (!T::decode_view(record.data(), record.size())) {
+            return fail("decode_view failed");
+        }
+        if (records == 0 && !rejects_bad_lengths<T>(record)) {
+            return false;
+        }
+        at += used;
+        ++records;
+    }
+    if (out != bytes) {
+        return fail("re-encoding gave different bytes");
+    }
+    return true;
+}
+
+/// Message-mode case: one SDP message through the type's message API and the dispatcher.
+template <class T, class Any>
+static bool message_case(const Bytes& bytes, size_t& records) {
+    records = 1;
+    auto r = T::decode_message(bytes.data(), bytes.size());
+    if (!r) {
+        return fail("decode_message", r.error());
+    }
+    Bytes out;
+    if (!r->encode_message(out).ok() || out != bytes) {
+        return fail("encode_message gave different bytes");
+    }
+    if (r->encoded_size() + 10 != bytes.size()) {
+        return fail("encoded_size + header differs from the message length");
+    }
+    auto p = T::decode_message_prefix(bytes.data(), bytes.size());
+    if (!p || p->used != bytes.size()) {
+        return fail("decode_message_prefix");
+    }
+    auto v = T::decode_message_view(bytes.data(), bytes.size());
+    if (!v) {
+        return fail("decode_message_view", v.error());
+    }
+    if (!same_bytes(v->to_owned(), slice(bytes, 10, bytes.size()))) {
+        return fail("the view decoder disagrees");
+    }
+    auto any = Any::decode(bytes.data(), bytes.size());
+    if (!any) {
+        return fail("AnyMessage::decode", any.error());
+    }
+    if (any->message_id() != T::MESSAGE_ID || std::get_if<T>(&any->message) == nullptr) {
+        return fail("the dispatcher picked another type");
+    }
+    out.clear();
+    if (!any->encode(out).ok() || out != bytes) {
+        return fail("AnyMessage::encode gave different bytes");
+    }
+    const size_t limit = bytes.size() < 256 ? bytes.size() : 256;
+    for (size_t k = 0; k < limit; ++k) {
+        Bytes cut = slice(bytes, 0, k);
+        if (T::decode_message(cut.data(), cut.size()) || Any::decode(cut.data(), cut.size()) ||
+            T::decode_message_view(cut.data(), cut.size())) {
+            return fail("a message decoder accepted a truncation");
+        }
+    }
+    Bytes two = bytes;
+    two.insert(two.end(), bytes.begin(), bytes.end());
+    if (T::decode_message(two.data(), two.size()) || Any::decode(two.data(), two.size())) {
+        return fail("a message decoder accepted trailing bytes");
+    }
+    auto first = Any::decode_prefix(two.data(), two.size());
+    if (!first || first->used != bytes.size()) {
+        return fail("AnyMessage::decode_prefix on back-to-back messages");
+    }
+    return true;
+}
+"#;
+
+const SPECIAL_CHECKS: &str = r##"
+#define CHECK(cond, what)        \
+    do {                         \
+        if (!(cond)) {           \
+            return what;         \
+        }                        \
+    } while (0)
+
+/// Limits and hostile input (DESIGN §4.2, §4.3), on a few generated types.
+static std::string special_checks() {
+    using wirelens::ErrorKind;
+    // ffire: 65,535 is the limit for strings and arrays; encoders refuse more.
+    {
+        Bytes out{7};
+        ffi_array_string_canon::StringListMessage long_str;
+        long_str.value.push_back(std::string(65536, 'x'));
+        wirelens::Status s = long_str.encode(out);
+        CHECK(!s && s.error().kind == ErrorKind::too_long && s.error().found == 65536 && s.error().expected == 65535,
+              "a 65,536-byte ffire string: " + s.error().message());
+        CHECK(out.size() == 1 && out[0] == 7, "a failed encode left bytes in the buffer");
+        ffi_array_string_canon::StringListMessage max_str;
+        max_str.value.push_back(std::string(65535, 'x'));
+        CHECK(max_str.to_bytes().ok(), "a 65,535-byte ffire string was refused");
+        ffi_array_int_canon::IntListMessage many;
+        many.value.assign(65536, 0);
+        CHECK(!many.to_bytes().ok(), "a 65,536-element ffire array was encoded");
+        Bytes big(1 << 20);
+        auto r = many.encode_into(big.data(), big.size());
+        CHECK(!r && r.error().kind == ErrorKind::too_long, "encode_into wrote a 65,536-element ffire array");
+        ffi_array_int_canon::IntListMessage ok;
+        ok.value.assign(65535, 0);
+        Bytes buf(ok.encoded_size());
+        auto n = ok.encode_into(buf.data(), buf.size());
+        CHECK(n && *n == 2 + 4 * 65535, "encode_into size at the limit");
+    }
+    // A count the input cannot justify.
+    {
+        const uint8_t huge[] = {0xff, 0xff, 0xff, 0xff};
+        auto r = sdp_arrays::ArraysOfPrimitives::decode(huge, sizeof huge);
+        CHECK(!r, "huge count accepted");
+        CHECK(r.error().kind == ErrorKind::implausible_count && r.error().found == 4294967295u &&
+                  r.error().offset == 0 && r.error().path == "u8_array",
+              "huge count: " + r.error().message());
+        const uint8_t huge16[] = {0xff, 0xff, 0, 0};
+        auto g = ffi_extra_canon::GridMessage::decode(huge16, sizeof huge16);
+        CHECK(!g && g.error().kind == ErrorKind::implausible_count, "huge ffire count accepted");
+    }
+    // bool bytes other than 0/1.
+    {
+        sdp_arrays::ArraysOfPrimitives v;
+        v.bool_array.push_back(true);
+        auto bytes = v.to_bytes().value();
+        const size_t last = bytes.size() - 1;
+        bytes[last] = 2;
+        auto r = sdp_arrays::ArraysOfPrimitives::decode(bytes.data(), bytes.size());
+        CHECK(!r && r.error().kind == ErrorKind::invalid_bool && r.error().found == 2 && r.error().offset == last &&
+                  r.error().path == "bool_array[0]",
+              "bad bool: " + r.error().message());
+        CHECK(!sdp_arrays::ArraysOfPrimitives::decode_view(bytes.data(), bytes.size()), "the view accepted bool 2");
+        sdp_extra::Inner in;
+        auto ib = in.to_bytes().value();
+        ib[4] = 3;
+        auto ri = sdp_extra::Inner::decode(ib.data(), ib.size());
+        CHECK(!ri && ri.error().kind == ErrorKind::invalid_bool && ri.error().offset == 4 && ri.error().path == "ok",
+              "bad bool in a fixed block: " + ri.error().message());
+    }
+    // Invalid UTF-8 (and an encoded surrogate).
+    {
+        sdp_arrays::Item item;
+        item.id = 1;
+        item.name = "ab";
+        auto bytes = item.to_bytes().value();
+        bytes[9] = 0xff;
+        auto r = sdp_arrays::Item::decode(bytes.data(), bytes.size());
+        CHECK(!r && r.error().kind == ErrorKind::invalid_utf8 && r.error().offset == 9 && r.error().path == "name",
+              "bad UTF-8: " + r.error().message());
+        item.name = "abc";
+        bytes = item.to_bytes().value();
+        bytes[8] = 0xed;
+        bytes[9] = 0xa0;
+        bytes[10] = 0x80;
+        CHECK(!sdp_arrays::Item::decode_view(bytes.data(), bytes.size()), "a UTF-8 surrogate was accepted");
+    }
+    // Presence bytes other than 0/1, with the path through an array.
+    {
+        sdp_optional::Request req;
+        req.id = 1;
+        auto bytes = req.to_bytes().value();
+        bytes[4] = 2;
+        auto r = sdp_optional::Request::decode(bytes.data(), bytes.size());
+        CHECK(!r && r.error().kind == ErrorKind::invalid_presence && r.error().offset == 4 &&
+                  r.error().path == "metadata",
+              "bad presence: " + r.error().message());
+        sdp_extra::Holder h;
+        h.maybe.resize(2);
+        auto hb = h.to_bytes().value();
+        // grid, names (4 + 4), maybe count (4), then maybe[0] and maybe[1] presence bytes.
+        hb[13] = 9;
+        auto rh = sdp_extra::Holder::decode(hb.data(), hb.size());
+        CHECK(!rh && rh.error().kind == ErrorKind::invalid_presence && rh.error().path == "maybe[1]",
+              "bad presence in an array: " + rh.error().message());
+    }
+    // Message headers: magic, version, type id, length.
+    {
+        sdp_arrays::Item item;
+        item.id = 5;
+        item.name = "five";
+        Bytes msg;
+        CHECK(item.encode_message(msg).ok(), "encode_message");
+        const uint8_t want[] = {0x53, 0x44, 0x50, 0x32, 0x02, 0x00, 0x0c, 0x00, 0x00, 0x00, 0x05, 0x00,
+                                0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x66, 0x69, 0x76, 0x65};
+        CHECK(msg.size() == sizeof want && std::memcmp(msg.data(), want, sizeof want) == 0,
+              "the DESIGN §4.1 example message");
+        struct Bad {
+            size_t at;
+            uint8_t byte;
+            ErrorKind kind;
+        };
+        const Bad bad[] = {{0, 'X', ErrorKind::bad_magic},
+                           {3, '1', ErrorKind::bad_version},
+                           {4, 99, ErrorKind::wrong_type_id},
+                           {6, static_cast<uint8_t>(msg[6] + 1), ErrorKind::length_mismatch},
+                           {6, static_cast<uint8_t>(msg[6] - 1), ErrorKind::length_mismatch}};
+        for (const Bad& b : bad) {
+            Bytes m = msg;
+            m[b.at] = b.byte;
+            auto r = sdp_arrays::Item::decode_message(m.data(), m.size());
+            auto a = sdp_arrays::AnyMessage::decode(m.data(), m.size());
+            // A payload length one short makes the payload itself run out first.
+            const bool any_kind = b.at == 6;
+            CHECK(!r && (any_kind || r.error().kind == b.kind),
+                  "bad header byte " + std::to_string(b.at) + ": " + r.error().message());
+            CHECK(!a && (any_kind || a.error().kind == b.kind),
+                  "AnyMessage, bad header byte " + std::to_string(b.at) + ": " + a.error().message());
+        }
+        auto wrong = sdp_arrays::ArraysOfStructs::decode_message(msg.data(), msg.size());
+        CHECK(!wrong && wrong.error().kind == ErrorKind::wrong_type_id && wrong.error().found == 2 &&
+                  wrong.error().expected == 3,
+              "another struct's message: " + wrong.error().message());
+    }
+    // Error messages are readable.
+    {
+        const uint8_t cut[] = {1, 0};
+        auto r = sdp_arrays::Item::decode(cut, sizeof cut);
+        CHECK(!r && r.error().message() == "id: needs 4 byte(s) but only 2 are left (at byte offset 0)",
+              "message text: " + r.error().message());
+    }
+    return "";
+}
+"##;
+
+fn driver(cases: &[Case], modules: &[Module]) -> String {
+    let mut s = String::new();
+    for m in modules {
+        let _ = writeln!(s, "#include \"{}.hpp\"", m.name);
+    }
+    s.push_str(DRIVER_PRELUDE);
+    s.push_str(SPECIAL_CHECKS);
+    s.push_str("\nint other_translation_unit();\n");
+    s.push_str("\nint main() {\n    int passed = 0, failed = 0;\n    size_t records = 0;\n    std::string e;\n");
+    s.push_str(
+        "    e = special_checks();\n    if (e.empty()) { ++passed; std::printf(\"ok special/limits-and-hostile-input\\n\"); }\n    else { ++failed; std::printf(\"FAIL special/limits-and-hostile-input: %s\\n\", e.c_str()); }\n",
+    );
+    s.push_str(
+        "    if (other_translation_unit() == 2) { ++passed; std::printf(\"ok special/second-translation-unit\\n\"); }\n    else { ++failed; std::printf(\"FAIL special/second-translation-unit\\n\"); }\n",
+    );
+    for c in cases {
+        let call = if c.message {
+            format!("message_case<{m}::{t}, {m}::AnyMessage>", m = c.module, t = c.ty)
+        } else {
+            format!("byte_case<{m}::{t}>", m = c.module, t = c.ty)
+        };
+        let _ = writeln!(
+            s,
+            "    if ({call}(read_file({bin:?}), records)) {{ ++passed; std::printf(\"ok {name} (%zu record(s))\\n\", records); }}\n    else {{ ++failed; std::printf(\"FAIL {name}: %s\\n\", g_detail.c_str()); }}",
+            bin = c.bin.display().to_string(),
+            name = c.name
+        );
+    }
+    s.push_str("    std::printf(\"passed %d failed %d\\n\", passed, failed);\n    return failed == 0 ? 0 : 1;\n}\n");
+    s
+}
+
+/// A second translation unit including two of the headers: inline definitions must link.
+fn second_unit(modules: &[Module]) -> String {
+    let mut s = String::new();
+    for m in modules
+        .iter()
+        .filter(|m| m.name == "sdp_arrays" || m.name == "ffi_complex_canon")
+    {
+        let _ = writeln!(s, "#include \"{}.hpp\"", m.name);
+    }
+    s.push_str(
+        "int other_translation_unit() {\n    sdp_arrays::Item item;\n    item.id = 1;\n    ffi_complex_canon::PluginListMessage list;\n    list.value.resize(1);\n    return (item.to_bytes().ok() ? 1 : 0) + (list.to_bytes().ok() ? 1 : 0);\n}\n",
+    );
+    s
+}
+
+const FLAGS: &[&str] = &[
+    "-std=c++17",
+    "-Wall",
+    "-Wextra",
+    "-Werror",
+    "-pedantic",
+    "-fno-exceptions",
+    "-O0",
+    "-fsanitize=address,undefined",
+    "-fno-sanitize-recover=all",
+    "-fno-omit-frame-pointer",
+];
+
+fn compiler_available(cxx: &str) -> bool {
+    Command::new(cxx)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+fn check(out: std::io::Result<Output>, what: &str) -> String {
+    let out = out.unwrap_or_else(|e| panic!("{what}: {e}"));
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{what} failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+#[test]
+fn generated_cpp_round_trips_every_golden_case_with_gcc_and_clang() {
+    let compilers = [("g++", true), ("clang++", false)];
+    for (cxx, _) in compilers {
+        assert!(
+            compiler_available(cxx),
+            "`{cxx}` is not installed: the C++ emitter test needs both g++ and clang++ (apt install g++ clang)"
+        );
+    }
+    let root = workspace();
+    let vectors = root.join("tests/vectors");
+    let modules = modules(&vectors);
+    let dir = std::env::temp_dir().join(format!("wirelens-emit-cpp-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let cases = cases(&vectors, &modules, &dir);
+    let golden = cases.iter().filter(|c| !c.name.contains("extra")).count();
+    assert_eq!(golden, 41, "golden cases found");
+    for f in runtime_files() {
+        std::fs::write(dir.join(&f.name), &f.contents).expect("write runtime");
+    }
+    for m in &modules {
+        std::fs::write(dir.join(format!("{}.hpp", m.name)), &m.code).expect("write header");
+    }
+    std::fs::write(dir.join("driver.cpp"), driver(&cases, &modules)).expect("write driver");
+    std::fs::write(dir.join("second.cpp"), second_unit(&modules)).expect("write second unit");
+
+    // Both compilers at once (each builds two translation units).
+    let builds: Vec<(String, std::process::Child)> = compilers
+        .iter()
+        .map(|&(cxx, portable)| {
+            let exe = dir.join(format!("driver-{cxx}"));
+            let mut cmd = Command::new(cxx);
+            cmd.args(FLAGS).current_dir(&dir);
+            if portable {
+                cmd.arg("-DWIRELENS_PORTABLE_ENDIAN");
+            }
+            cmd.args(["driver.cpp", "second.cpp", "-o"]).arg(&exe);
+            let child = cmd
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap_or_else(|e| panic!("{cxx}: {e}"));
+            (cxx.to_string(), child)
+        })
+        .collect();
+    let mut exes = Vec::new();
+    for (cxx, child) in builds {
+        check(child.wait_with_output(), &format!("{cxx} (generated headers + driver)"));
+        exes.push((cxx.clone(), dir.join(format!("driver-{cxx}"))));
+    }
+    let runs: Vec<(String, std::process::Child)> = exes
+        .iter()
+        .map(|(cxx, exe)| {
+            let child = Command::new(exe)
+                .env("ASAN_OPTIONS", "detect_leaks=1:abort_on_error=0")
+                .env("UBSAN_OPTIONS", "print_stacktrace=1:halt_on_error=1")
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap_or_else(|e| panic!("{}: {e}", exe.display()));
+            (cxx.clone(), child)
+        })
+        .collect();
+    for (cxx, child) in runs {
+        let stdout = check(child.wait_with_output(), &format!("the driver built by {cxx}"));
+        print!("{cxx}:\n{stdout}");
+        // Every case, plus the limits-and-hostile-input and second-unit checks.
+        let ok = stdout.lines().filter(|l| l.starts_with("ok ")).count();
+        assert_eq!(ok, cases.len() + 2, "{cxx}: {stdout}");
+        assert!(
+            stdout.contains(&format!("passed {} failed 0", cases.len() + 2)),
+            "{cxx}: {stdout}"
+        );
+    }
+    if std::env::var_os("WIRELENS_KEEP_EMIT").is_none() {
+        let _ = std::fs::remove_dir_all(&dir);
+    } else {
+        eprintln!("kept {}", dir.display());
+    }
+}
+
+/// Generated code never throws and never casts pointers to load values.
+#[test]
+fn generated_cpp_has_no_exceptions_or_pointer_casts() {
+    let modules = modules(&workspace().join("tests/vectors"));
+    let runtime = runtime_files();
+    for (name, text) in modules
+        .iter()
+        .map(|m| (m.name.as_str(), m.code.as_str()))
+        .chain(runtime.iter().map(|f| (f.name.as_str(), f.contents.as_str())))
+    {
+        let code: String = text
+            .lines()
+            .map(|l| l.split("//").next().unwrap_or(""))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let words: Vec<&str> = code.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).collect();
+        for banned in ["throw", "try", "catch", "reinterpret_cast", "const_cast"] {
+            assert!(!words.contains(&banned), "{name} uses `{banned}`");
+        }
+    }
+}
+
+/// The generated C++ for two schemas, for reviewers: the AudioUnit plugin registry (SDP)
+/// and ffire's `complex.ffi` (canonical order: fields reordered by size class).
+#[test]
+fn generated_cpp_snapshots() {
+    let root = workspace();
+    for (path, dialect, order, snap) in [
+        (
+            "examples/audiounit/plugin_registry.sdp",
+            Dialect::Sdp,
+            FieldOrder::Declaration,
+            "plugin_registry_sdp",
+        ),
+        (
+            "tests/vectors/ffi/schemas/complex.ffi",
+            Dialect::Ffi,
+            FieldOrder::Canonical,
+            "complex_ffi_canonical",
+        ),
+    ] {
+        let text = std::fs::read_to_string(root.join(path)).expect("read schema");
+        let a = analyze(
+            dialect,
+            &text,
+            None,
+            OrderChoice {
+                order: Some(order),
+                overrides_directive: true,
+            },
+        );
+        assert!(!a.has_errors(), "{path}: {:?}", a.diagnostics);
+        let file = path.rsplit('/').next().expect("file name");
+        let files = generate(&a.schema, &a.layout, file).expect("generates");
+        insta::assert_snapshot!(snap, files[0].contents);
+    }
+}

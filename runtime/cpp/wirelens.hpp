@@ -1,0 +1,903 @@
+// wirelens C++ runtime: the support code that wirelens-generated C++ (C++17) uses.
+//
+// One header, no dependencies beyond the C++17 standard library, no exceptions: every
+// operation that can fail returns a `Status` or a `Result<T>` carrying an `Error` (kind,
+// byte offset, value path). Works with -fno-exceptions.
+//
+// Little-endian loads and stores go through std::memcpy (never pointer casts); on a
+// little-endian host (detected with __BYTE_ORDER__) they are plain loads and stores and
+// arrays of primitives are copied in bulk. Any other host, or a build with
+// WIRELENS_PORTABLE_ENDIAN defined, assembles values byte by byte (correct everywhere).
+
+#ifndef WIRELENS_RUNTIME_HPP
+#define WIRELENS_RUNTIME_HPP
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace wirelens {
+
+#if !defined(WIRELENS_PORTABLE_ENDIAN) && defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && \
+    __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/// Whether loads and stores may copy the host representation as is.
+inline constexpr bool little_endian_host = true;
+#else
+inline constexpr bool little_endian_host = false;
+#endif
+
+static_assert(std::numeric_limits<float>::is_iec559 && sizeof(float) == 4, "float must be IEEE-754 binary32");
+static_assert(std::numeric_limits<double>::is_iec559 && sizeof(double) == 8, "double must be IEEE-754 binary64");
+
+/// Largest ffire string byte length and array element count (its prefixes are u16).
+inline constexpr size_t ffi_max_len = 65535;
+
+// ---------------------------------------------------------------- little-endian load/store
+
+namespace detail {
+template <size_t N>
+struct uint_of;
+template <>
+struct uint_of<1> {
+    using type = uint8_t;
+};
+template <>
+struct uint_of<2> {
+    using type = uint16_t;
+};
+template <>
+struct uint_of<4> {
+    using type = uint32_t;
+};
+template <>
+struct uint_of<8> {
+    using type = uint64_t;
+};
+
+/// Bytes as `const char*` for std::string_view: char may alias any object, so this is
+/// well defined (no value is loaded through a different type).
+inline const char* as_chars(const uint8_t* p) noexcept {
+    return static_cast<const char*>(static_cast<const void*>(p));
+}
+}  // namespace detail
+
+/// Encoded size of a primitive (`bool` is one byte on the wire, whatever sizeof says).
+template <class T>
+inline constexpr size_t wire_size = std::is_same_v<T, bool> ? 1 : sizeof(T);
+
+/// Reads a little-endian primitive at `p` (`bool`: any non-zero byte is true; decoders
+/// validate bytes before they get here).
+template <class T>
+inline T load_le(const uint8_t* p) noexcept {
+    static_assert(std::is_arithmetic_v<T>, "primitive types only");
+    if constexpr (std::is_same_v<T, bool>) {
+        return *p != 0;
+    } else {
+        using U = typename detail::uint_of<sizeof(T)>::type;
+        U u = 0;
+        if constexpr (little_endian_host) {
+            std::memcpy(&u, p, sizeof u);
+        } else {
+            for (size_t i = 0; i < sizeof(T); ++i) {
+                u = static_cast<U>(u | static_cast<U>(static_cast<U>(p[i]) << (8 * i)));
+            }
+        }
+        T v;
+        std::memcpy(&v, &u, sizeof v);
+        return v;
+    }
+}
+
+/// Writes a primitive little-endian at `p`.
+template <class T>
+inline void store_le(uint8_t* p, T v) noexcept {
+    static_assert(std::is_arithmetic_v<T>, "primitive types only");
+    if constexpr (std::is_same_v<T, bool>) {
+        *p = v ? 1 : 0;
+    } else {
+        using U = typename detail::uint_of<sizeof(T)>::type;
+        U u;
+        std::memcpy(&u, &v, sizeof u);
+        if constexpr (little_endian_host) {
+            std::memcpy(p, &u, sizeof u);
+        } else {
+            for (size_t i = 0; i < sizeof(T); ++i) {
+                p[i] = static_cast<uint8_t>(u >> (8 * i));
+            }
+        }
+    }
+}
+
+/// A zero-copy view of an array of little-endian primitives inside the input (what view
+/// decoders return for `[]u32`, `[]float64`, …). Elements are loaded on access.
+template <class T>
+class LeSpan {
+public:
+    LeSpan() = default;
+    LeSpan(const uint8_t* bytes, size_t count) noexcept : p_(bytes), n_(count) {}
+
+    size_t size() const noexcept { return n_; }
+    bool empty() const noexcept { return n_ == 0; }
+    T operator[](size_t i) const noexcept { return load_le<T>(p_ + i * wire_size<T>); }
+    /// The encoded bytes (size() × wire_size<T>).
+    const uint8_t* bytes() const noexcept { return p_; }
+    size_t size_bytes() const noexcept { return n_ * wire_size<T>; }
+
+    /// The elements as an owned vector (one bulk copy on little-endian hosts).
+    std::vector<T> to_vector() const {
+        std::vector<T> out;
+        out.resize(n_);
+        if constexpr (little_endian_host && !std::is_same_v<T, bool>) {
+            if (n_ != 0) {
+                std::memcpy(out.data(), p_, n_ * sizeof(T));
+            }
+        } else {
+            for (size_t i = 0; i < n_; ++i) {
+                out[i] = (*this)[i];
+            }
+        }
+        return out;
+    }
+
+    class iterator {
+    public:
+        iterator(const uint8_t* p) noexcept : p_(p) {}
+        T operator*() const noexcept { return load_le<T>(p_); }
+        iterator& operator++() noexcept {
+            p_ += wire_size<T>;
+            return *this;
+        }
+        bool operator!=(const iterator& o) const noexcept { return p_ != o.p_; }
+        bool operator==(const iterator& o) const noexcept { return p_ == o.p_; }
+
+    private:
+        const uint8_t* p_;
+    };
+    iterator begin() const noexcept { return iterator(p_); }
+    iterator end() const noexcept { return iterator(p_ + size_bytes()); }
+
+private:
+    const uint8_t* p_ = nullptr;
+    size_t n_ = 0;
+};
+
+// ---------------------------------------------------------------- errors
+
+/// Why an encode or decode failed. The meaning of Error::found / expected / left per kind
+/// is given on each enumerator.
+enum class ErrorKind : uint8_t {
+    ok = 0,
+    /// The input ends early: `expected` bytes needed, `left` remain.
+    unexpected_end,
+    /// A bool byte other than 00/01 (`found`).
+    invalid_bool,
+    /// A presence byte other than 00/01 (`found`).
+    invalid_presence,
+    /// A string that is not valid UTF-8 (offset = the first bad byte).
+    invalid_utf8,
+    /// A count the remaining input cannot justify: `found` elements of at least
+    /// `expected` bytes each, `left` bytes remain (DESIGN §4.3).
+    implausible_count,
+    /// `found` bytes after the value (use decode_prefix for back-to-back records).
+    trailing_bytes,
+    /// SDP message: the magic is not "SDP".
+    bad_magic,
+    /// SDP message: the version byte (`found`) is not '2'.
+    bad_version,
+    /// SDP message: type id `found`, expected `expected` (0 for a dispatcher: unknown id).
+    wrong_type_id,
+    /// SDP message: the header announces `expected` payload bytes, `found` were used/available.
+    length_mismatch,
+    /// Encode: a string or array of `found` bytes/elements exceeds the prefix's maximum `expected`.
+    too_long,
+    /// Encode: the caller's buffer holds `found` bytes, the encoding needs `expected`.
+    buffer_too_small,
+};
+
+/// An encode or decode failure: what, where (byte offset in the input, or in the output
+/// buffer when encoding), and the value path (`plugins[3].name`, empty at the root).
+struct Error {
+    ErrorKind kind = ErrorKind::ok;
+    size_t offset = 0;
+    uint64_t found = 0;
+    uint64_t expected = 0;
+    uint64_t left = 0;
+    std::string path;
+
+    static Error make(ErrorKind kind, size_t offset, uint64_t found = 0, uint64_t expected = 0, uint64_t left = 0) {
+        Error e;
+        e.kind = kind;
+        e.offset = offset;
+        e.found = found;
+        e.expected = expected;
+        e.left = left;
+        return e;
+    }
+
+    /// Adds an enclosing struct field (its JSON name) in front of the path.
+    void push_field(const char* name) {
+        std::string seg(name);
+        if (!path.empty() && path[0] != '[') {
+            seg.push_back('.');
+        }
+        path.insert(0, seg);
+    }
+
+    /// Adds an enclosing array index in front of the path.
+    void push_index(size_t i) {
+        std::string seg = "[" + std::to_string(i) + "]";
+        if (!path.empty() && path[0] != '[') {
+            seg.push_back('.');
+        }
+        path.insert(0, seg);
+    }
+
+    /// A readable description: `plugins[3].name: string is not valid UTF-8 (at byte offset 41)`.
+    std::string message() const {
+        std::string s = path.empty() ? std::string() : path + ": ";
+        auto n = [](uint64_t v) { return std::to_string(v); };
+        auto hex = [](uint64_t v) {
+            const char* digits = "0123456789abcdef";
+            std::string h = "0x";
+            h.push_back(digits[(v >> 4) & 15]);
+            h.push_back(digits[v & 15]);
+            return h;
+        };
+        switch (kind) {
+            case ErrorKind::ok:
+                return "ok";
+            case ErrorKind::unexpected_end:
+                s += "needs " + n(expected) + " byte(s) but only " + n(left) + " are left";
+                break;
+            case ErrorKind::invalid_bool:
+                s += "bool byte " + hex(found) + "; expected 00 or 01";
+                break;
+            case ErrorKind::invalid_presence:
+                s += "presence byte " + hex(found) + "; expected 00 or 01";
+                break;
+            case ErrorKind::invalid_utf8:
+                s += "string is not valid UTF-8";
+                break;
+            case ErrorKind::implausible_count:
+                s += "count " + n(found) + " x " + n(expected) + " byte(s) exceeds the " + n(left) + " bytes left";
+                break;
+            case ErrorKind::trailing_bytes:
+                s += n(found) + " trailing byte(s) after the value";
+                break;
+            case ErrorKind::bad_magic:
+                s += "bad message magic; expected \"SDP\"";
+                break;
+            case ErrorKind::bad_version:
+                s += "unsupported message version " + hex(found) + "; expected '2'";
+                break;
+            case ErrorKind::wrong_type_id:
+                s += expected == 0 ? "unknown message type id " + n(found)
+                                   : "message type id " + n(found) + "; expected " + n(expected);
+                break;
+            case ErrorKind::length_mismatch:
+                s += "message header announces " + n(expected) + " payload bytes but found " + n(found);
+                break;
+            case ErrorKind::too_long:
+                return "length " + n(found) + " exceeds the maximum " + n(expected) + " (at output offset " +
+                       n(offset) + ")";
+            case ErrorKind::buffer_too_small:
+                return "buffer too small: the encoding needs " + n(expected) + " bytes, the buffer has " + n(found);
+        }
+        return s + " (at byte offset " + n(offset) + ")";
+    }
+};
+
+/// Success, or an Error.
+class [[nodiscard]] Status {
+public:
+    Status() = default;
+    Status(Error error) : error_(std::move(error)) {}
+    bool ok() const noexcept { return error_.kind == ErrorKind::ok; }
+    explicit operator bool() const noexcept { return ok(); }
+    const Error& error() const noexcept { return error_; }
+
+private:
+    Error error_;
+};
+
+/// A value, or an Error (the exception-free return type of every decoder).
+template <class T>
+class [[nodiscard]] Result {
+public:
+    Result(T value) : value_(std::move(value)) {}
+    Result(Error error) : error_(std::move(error)) {}
+    bool ok() const noexcept { return value_.has_value(); }
+    explicit operator bool() const noexcept { return ok(); }
+    /// The value; only when ok().
+    T& value() & noexcept { return *value_; }
+    const T& value() const& noexcept { return *value_; }
+    T&& value() && noexcept { return std::move(*value_); }
+    T* operator->() noexcept { return &*value_; }
+    const T* operator->() const noexcept { return &*value_; }
+    T& operator*() & noexcept { return *value_; }
+    const T& operator*() const& noexcept { return *value_; }
+    /// The failure; only when !ok().
+    const Error& error() const noexcept { return error_; }
+
+private:
+    std::optional<T> value_;
+    Error error_;
+};
+
+/// What the `*_prefix` decoders return: the value and the bytes it used.
+template <class T>
+struct Decoded {
+    T value{};
+    size_t used = 0;
+};
+
+// ---------------------------------------------------------------- UTF-8
+
+/// Length of the longest valid UTF-8 prefix of `s` (== n when all of it is valid).
+/// Rejects overlong forms, surrogates and code points above U+10FFFF.
+inline size_t utf8_valid_up_to(const uint8_t* s, size_t n) noexcept {
+    size_t i = 0;
+    while (i < n) {
+        if (n - i >= 8) {
+            uint64_t word;
+            std::memcpy(&word, s + i, 8);
+            if ((word & 0x8080808080808080ull) == 0) {
+                i += 8;
+                continue;
+            }
+        }
+        const uint8_t c = s[i];
+        if (c < 0x80) {
+            ++i;
+            continue;
+        }
+        size_t len;
+        uint8_t lo = 0x80, hi = 0xBF;
+        if (c >= 0xC2 && c <= 0xDF) {
+            len = 2;
+        } else if (c == 0xE0) {
+            len = 3;
+            lo = 0xA0;
+        } else if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) {
+            len = 3;
+        } else if (c == 0xED) {
+            len = 3;
+            hi = 0x9F;
+        } else if (c == 0xF0) {
+            len = 4;
+            lo = 0x90;
+        } else if (c >= 0xF1 && c <= 0xF3) {
+            len = 4;
+        } else if (c == 0xF4) {
+            len = 4;
+            hi = 0x8F;
+        } else {
+            return i;
+        }
+        if (n - i < len || s[i + 1] < lo || s[i + 1] > hi) {
+            return i;
+        }
+        for (size_t k = 2; k < len; ++k) {
+            if ((s[i + k] & 0xC0) != 0x80) {
+                return i;
+            }
+        }
+        i += len;
+    }
+    return n;
+}
+
+namespace sdp {
+/// Length of the SDP message header: "SDP2" · u16 type id · u32 payload length.
+inline constexpr size_t header_len = 10;
+
+/// A checked message header: the type id and where the payload ends in the input.
+struct Header {
+    uint16_t type_id = 0;
+    size_t end = 0;
+};
+}  // namespace sdp
+
+// ---------------------------------------------------------------- Reader
+
+/// A bounds-checked cursor over the input. Every read checks the bytes left; a failed
+/// read records an Error (offset in the input) and returns false/nullptr. Generated code
+/// then adds its field path on the way out (`return rd.field("name");`).
+class Reader {
+public:
+    Reader(const uint8_t* data, size_t len) noexcept : data_(data), len_(len), end_(len) {}
+
+    size_t position() const noexcept { return at_; }
+    size_t remaining() const noexcept { return end_ - at_; }
+    const uint8_t* data() const noexcept { return data_; }
+    const Error& error() const noexcept { return err_; }
+    Error take_error() noexcept { return std::move(err_); }
+
+    /// Fails with trailing_bytes unless the whole input was used.
+    bool finish() {
+        if (at_ != len_) {
+            return set(Error::make(ErrorKind::trailing_bytes, at_, len_ - at_));
+        }
+        return true;
+    }
+
+    // -- error path (generated code: `return rd.index(i0).field("items");`)
+
+    /// Adds a struct field to the error path; returns false.
+    bool field(const char* name) {
+        err_.push_field(name);
+        return false;
+    }
+    /// Adds an array index to the error path.
+    Reader& index(size_t i) {
+        err_.push_index(i);
+        return *this;
+    }
+    /// Returns false (ends an error chain that has no field, at a root value).
+    bool fail() const noexcept { return false; }
+
+    // -- reads
+
+    /// The next `n` bytes, bounds-checked once (a whole fixed block); nullptr at the end.
+    const uint8_t* fixed(size_t n) {
+        if (n > end_ - at_) {
+            end(n);
+            return nullptr;
+        }
+        const uint8_t* p = data_ + at_;
+        at_ += n;
+        return p;
+    }
+
+    /// One primitive (`bool` must be 00 or 01).
+    template <class T>
+    bool prim(T& out) {
+        const size_t at = at_;
+        const uint8_t* p = fixed(wire_size<T>);
+        if (p == nullptr) {
+            return false;
+        }
+        if constexpr (std::is_same_v<T, bool>) {
+            if (*p > 1) {
+                return set(Error::make(ErrorKind::invalid_bool, at, *p));
+            }
+        }
+        out = load_le<T>(p);
+        return true;
+    }
+
+    /// A bool byte at `p` inside a block already returned by fixed().
+    bool block_bool(const uint8_t* p, bool& out) {
+        if (*p > 1) {
+            return set(Error::make(ErrorKind::invalid_bool, static_cast<size_t>(p - data_), *p));
+        }
+        out = *p == 1;
+        return true;
+    }
+
+    /// A presence byte: 00 absent, 01 present.
+    bool presence(bool& present) {
+        const size_t at = at_;
+        const uint8_t* p = fixed(1);
+        if (p == nullptr) {
+            return false;
+        }
+        if (*p > 1) {
+            return set(Error::make(ErrorKind::invalid_presence, at, *p));
+        }
+        present = *p == 1;
+        return true;
+    }
+
+    /// An SDP count/length prefix (u32), plausible for elements of at least `min_each` bytes.
+    bool count32(size_t min_each, size_t& n) {
+        const size_t start = at_;
+        uint32_t c = 0;
+        return prim(c) && plausible(start, c, min_each, n);
+    }
+
+    /// An ffire count/length prefix (u16), plausible for elements of at least `min_each` bytes.
+    bool count16(size_t min_each, size_t& n) {
+        const size_t start = at_;
+        uint16_t c = 0;
+        return prim(c) && plausible(start, c, min_each, n);
+    }
+
+    /// Strings: u32 (SDP) or u16 (ffire) byte length + UTF-8, as a view into the input or
+    /// copied into a std::string.
+    bool str32(std::string_view& out) {
+        size_t n = 0;
+        return count32(1, n) && utf8(n, out);
+    }
+    bool str16(std::string_view& out) {
+        size_t n = 0;
+        return count16(1, n) && utf8(n, out);
+    }
+    bool str32(std::string& out) {
+        std::string_view s;
+        if (!str32(s)) {
+            return false;
+        }
+        out.assign(s.data(), s.size());
+        return true;
+    }
+    bool str16(std::string& out) {
+        std::string_view s;
+        if (!str16(s)) {
+            return false;
+        }
+        out.assign(s.data(), s.size());
+        return true;
+    }
+
+    /// Arrays of primitives: u32 (SDP) or u16 (ffire) count + elements, copied in bulk
+    /// into a vector or viewed in place.
+    template <class T>
+    bool prims32(std::vector<T>& out) {
+        size_t n = 0;
+        return count32(wire_size<T>, n) && prims(n, out);
+    }
+    template <class T>
+    bool prims16(std::vector<T>& out) {
+        size_t n = 0;
+        return count16(wire_size<T>, n) && prims(n, out);
+    }
+    template <class T>
+    bool prims32(LeSpan<T>& out) {
+        size_t n = 0;
+        return count32(wire_size<T>, n) && prims(n, out);
+    }
+    template <class T>
+    bool prims16(LeSpan<T>& out) {
+        size_t n = 0;
+        return count16(wire_size<T>, n) && prims(n, out);
+    }
+
+    // -- SDP messages
+
+    /// Reads and checks a message header at the start of the input: magic "SDP", version
+    /// '2', type id (`expected`, or any when 0) and a payload length that fits. Reads are
+    /// then limited to the payload.
+    bool open_message(uint16_t expected, sdp::Header& h) {
+        const uint8_t* magic = fixed(3);
+        if (magic == nullptr) {
+            return false;
+        }
+        if (magic[0] != 'S' || magic[1] != 'D' || magic[2] != 'P') {
+            return set(Error::make(ErrorKind::bad_magic, 0));
+        }
+        uint8_t version = 0;
+        uint16_t type_id = 0;
+        uint32_t len = 0;
+        if (!prim(version)) {
+            return false;
+        }
+        if (version != '2') {
+            return set(Error::make(ErrorKind::bad_version, 3, version));
+        }
+        if (!prim(type_id) || !prim(len)) {
+            return false;
+        }
+        if (len > remaining()) {
+            return set(Error::make(ErrorKind::length_mismatch, 6, remaining(), len));
+        }
+        if (expected != 0 && type_id != expected) {
+            return set(Error::make(ErrorKind::wrong_type_id, 4, type_id, expected));
+        }
+        h.type_id = type_id;
+        h.end = at_ + len;
+        end_ = h.end;
+        return true;
+    }
+
+    /// After the payload: it must have used exactly the announced bytes. Lifts the limit.
+    bool close_message(const sdp::Header& h) {
+        if (at_ != h.end) {
+            return set(Error::make(ErrorKind::length_mismatch, at_, at_ - sdp::header_len, h.end - sdp::header_len));
+        }
+        end_ = len_;
+        return true;
+    }
+
+    /// The error of a dispatcher that knows no struct with this type id.
+    static Error unknown_type_id(uint16_t found) { return Error::make(ErrorKind::wrong_type_id, 4, found, 0); }
+
+private:
+    bool set(Error e) {
+        err_ = std::move(e);
+        return false;
+    }
+
+    void end(size_t needed) { set(Error::make(ErrorKind::unexpected_end, at_, 0, needed, end_ - at_)); }
+
+    bool plausible(size_t start, uint64_t count, size_t min_each, size_t& n) {
+        const uint64_t each = min_each == 0 ? 1 : min_each;
+        const uint64_t left = remaining();
+        if (count > left / each) {
+            at_ = start;
+            return set(Error::make(ErrorKind::implausible_count, start, count, min_each, left));
+        }
+        n = static_cast<size_t>(count);
+        return true;
+    }
+
+    bool utf8(size_t n, std::string_view& out) {
+        const size_t start = at_;
+        const uint8_t* p = fixed(n);
+        if (p == nullptr) {
+            return false;
+        }
+        const size_t good = utf8_valid_up_to(p, n);
+        if (good != n) {
+            return set(Error::make(ErrorKind::invalid_utf8, start + good));
+        }
+        out = std::string_view(detail::as_chars(p), n);
+        return true;
+    }
+
+    template <class T>
+    const uint8_t* checked_prims(size_t n) {
+        const size_t start = at_;
+        const uint8_t* p = fixed(n * wire_size<T>);
+        if (p == nullptr) {
+            return nullptr;
+        }
+        if constexpr (std::is_same_v<T, bool>) {
+            for (size_t i = 0; i < n; ++i) {
+                if (p[i] > 1) {
+                    set(Error::make(ErrorKind::invalid_bool, start + i, p[i]));
+                    err_.push_index(i);
+                    return nullptr;
+                }
+            }
+        }
+        return p;
+    }
+
+    template <class T>
+    bool prims(size_t n, std::vector<T>& out) {
+        const uint8_t* p = checked_prims<T>(n);
+        if (p == nullptr) {
+            return false;
+        }
+        out = LeSpan<T>(p, n).to_vector();
+        return true;
+    }
+
+    template <class T>
+    bool prims(size_t n, LeSpan<T>& out) {
+        const uint8_t* p = checked_prims<T>(n);
+        if (p == nullptr) {
+            return false;
+        }
+        out = LeSpan<T>(p, n);
+        return true;
+    }
+
+    const uint8_t* data_;
+    size_t len_;
+    size_t end_;
+    size_t at_ = 0;
+    Error err_;
+};
+
+// ---------------------------------------------------------------- Writer
+
+/// Writes an encoding into memory the caller sized with the value's encoded_size() (the
+/// exact-size pre-pass of every encode), so individual writes need no checks. Fails only
+/// on a string or array longer than its prefix allows (ffire: 65,535).
+class Writer {
+public:
+    /// `base` is the offset of `out` in the caller's buffer (for error offsets).
+    explicit Writer(uint8_t* out, size_t base = 0) noexcept : start_(out), p_(out), base_(base) {}
+
+    size_t written() const noexcept { return static_cast<size_t>(p_ - start_); }
+    const Error& error() const noexcept { return err_; }
+
+    /// Reserves `n` bytes for a fixed block; the caller stores into them.
+    uint8_t* block(size_t n) noexcept {
+        uint8_t* q = p_;
+        p_ += n;
+        return q;
+    }
+
+    void put_u8(uint8_t b) noexcept { *p_++ = b; }
+
+    template <class T>
+    void prim(T v) noexcept {
+        store_le<T>(p_, v);
+        p_ += wire_size<T>;
+    }
+
+    /// Length/count prefixes: u32 (SDP) or u16 (ffire, refuses more than 65,535).
+    bool len32(size_t n) {
+        if (n > std::numeric_limits<uint32_t>::max()) {
+            return too_long(n, std::numeric_limits<uint32_t>::max());
+        }
+        prim<uint32_t>(static_cast<uint32_t>(n));
+        return true;
+    }
+    bool len16(size_t n) {
+        if (n > ffi_max_len) {
+            return too_long(n, ffi_max_len);
+        }
+        prim<uint16_t>(static_cast<uint16_t>(n));
+        return true;
+    }
+
+    bool str32(std::string_view s) { return len32(s.size()) && raw(s.data(), s.size()); }
+    bool str16(std::string_view s) { return len16(s.size()) && raw(s.data(), s.size()); }
+
+    template <class T>
+    bool prims32(const std::vector<T>& v) {
+        return len32(v.size()) && prims(v);
+    }
+    template <class T>
+    bool prims16(const std::vector<T>& v) {
+        return len16(v.size()) && prims(v);
+    }
+
+private:
+    bool too_long(size_t n, size_t max) {
+        err_ = Error::make(ErrorKind::too_long, base_ + written(), n, max);
+        return false;
+    }
+
+    bool raw(const void* src, size_t n) noexcept {
+        if (n != 0) {
+            std::memcpy(p_, src, n);
+            p_ += n;
+        }
+        return true;
+    }
+
+    template <class T>
+    bool prims(const std::vector<T>& v) noexcept {
+        if constexpr (little_endian_host && !std::is_same_v<T, bool>) {
+            return raw(v.data(), v.size() * sizeof(T));
+        } else {
+            for (size_t i = 0; i < v.size(); ++i) {
+                prim<T>(v[i]);
+            }
+            return true;
+        }
+    }
+
+    uint8_t* start_;
+    uint8_t* p_;
+    size_t base_;
+    Error err_;
+};
+
+// ---------------------------------------------------------------- entry points
+// Generated types call these from their encode/decode members. T has
+// `size_t encoded_size() const`, `static bool write_to(Writer&, const T&)` and
+// `static bool read_from(Reader&, T&)` (views have read_from only), and SDP
+// structs `static constexpr uint16_t MESSAGE_ID`.
+
+/// Appends the encoding to `out`; on error `out` is left as it was.
+template <class T>
+Status encode_append(const T& value, std::vector<uint8_t>& out) {
+    const size_t start = out.size();
+    const size_t n = value.encoded_size();
+    out.resize(start + n);
+    Writer w(out.data() + start, start);
+    if (!T::write_to(w, value)) {
+        out.resize(start);
+        return w.error();
+    }
+    return Status();
+}
+
+/// Encodes into `buf`; returns the bytes written. Refuses a buffer smaller than the encoding.
+template <class T>
+Result<size_t> encode_into(const T& value, uint8_t* buf, size_t cap) {
+    const size_t n = value.encoded_size();
+    if (cap < n) {
+        return Error::make(ErrorKind::buffer_too_small, 0, cap, n);
+    }
+    Writer w(buf);
+    if (!T::write_to(w, value)) {
+        return w.error();
+    }
+    return Result<size_t>(n);
+}
+
+/// The encoding in a new vector of exactly the right size.
+template <class T>
+Result<std::vector<uint8_t>> to_bytes(const T& value) {
+    std::vector<uint8_t> out;
+    Status s = encode_append(value, out);
+    if (!s) {
+        return s.error();
+    }
+    return Result<std::vector<uint8_t>>(std::move(out));
+}
+
+/// Appends an SDP message: the 10-byte header, then the encoding. On error `out` is left
+/// as it was.
+template <class T>
+Status encode_message(const T& value, std::vector<uint8_t>& out) {
+    const size_t start = out.size();
+    const size_t n = value.encoded_size();
+    if (n > std::numeric_limits<uint32_t>::max()) {
+        return Error::make(ErrorKind::too_long, start + 6, n, std::numeric_limits<uint32_t>::max());
+    }
+    out.resize(start + sdp::header_len + n);
+    uint8_t* p = out.data() + start;
+    p[0] = 'S';
+    p[1] = 'D';
+    p[2] = 'P';
+    p[3] = '2';
+    store_le<uint16_t>(p + 4, T::MESSAGE_ID);
+    store_le<uint32_t>(p + 6, static_cast<uint32_t>(n));
+    Writer w(p + sdp::header_len, start + sdp::header_len);
+    if (!T::write_to(w, value)) {
+        out.resize(start);
+        return w.error();
+    }
+    return Status();
+}
+
+/// Decodes exactly one value (owned or view type V); trailing bytes are an error.
+template <class V>
+Result<V> decode_exact(const uint8_t* data, size_t len) {
+    Reader rd(data, len);
+    V value{};
+    if (!V::read_from(rd, value) || !rd.finish()) {
+        return rd.take_error();
+    }
+    return Result<V>(std::move(value));
+}
+
+/// Decodes one value from the start of the input; returns it and the bytes used.
+template <class V>
+Result<Decoded<V>> decode_prefix(const uint8_t* data, size_t len) {
+    Reader rd(data, len);
+    Decoded<V> d;
+    if (!V::read_from(rd, d.value)) {
+        return rd.take_error();
+    }
+    d.used = rd.position();
+    return Result<Decoded<V>>(std::move(d));
+}
+
+/// Decodes one SDP message of type id `id` from the start of the input (header checked).
+template <class V>
+Result<Decoded<V>> decode_message_prefix(const uint8_t* data, size_t len, uint16_t id) {
+    Reader rd(data, len);
+    sdp::Header h;
+    Decoded<V> d;
+    if (!rd.open_message(id, h) || !V::read_from(rd, d.value) || !rd.close_message(h)) {
+        return rd.take_error();
+    }
+    d.used = rd.position();
+    return Result<Decoded<V>>(std::move(d));
+}
+
+/// Decodes exactly one SDP message of type id `id`; trailing bytes are an error.
+template <class V>
+Result<V> decode_message(const uint8_t* data, size_t len, uint16_t id) {
+    Reader rd(data, len);
+    sdp::Header h;
+    V value{};
+    if (!rd.open_message(id, h) || !V::read_from(rd, value) || !rd.close_message(h) || !rd.finish()) {
+        return rd.take_error();
+    }
+    return Result<V>(std::move(value));
+}
+
+}  // namespace wirelens
+
+#endif  // WIRELENS_RUNTIME_HPP
