@@ -217,6 +217,9 @@ static inline size_t wl_error_format(const wl_error *e, char *buf, size_t cap) {
         break;
     case WL_ERR_TOO_LONG: snprintf(what, sizeof what, "length %llu exceeds the maximum %llu", v, l); break;
     case WL_ERR_NO_MEMORY: snprintf(what, sizeof what, "out of memory (wanted %llu bytes)", v); break;
+    case WL_OK:
+    case WL_ERR_UTF8:
+    case WL_ERR_MAGIC:
     default: snprintf(what, sizeof what, "%s", wl_status_name(e->status)); break;
     }
     if (path[0]) {

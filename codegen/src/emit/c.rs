@@ -1956,6 +1956,7 @@ impl Gen<'_> {
                     ident(self.n.short_name(*id))
                 ));
             }
+            c.line(&format!("case {m}_NONE:"));
             c.line("default: break;");
             c.close("}");
             c.line("if (err) wl_fail(err, WL_ERR_TYPE_ID, 0, (uint64_t)msg->kind, 0, 0);");
