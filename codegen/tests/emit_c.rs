@@ -7,7 +7,8 @@
 //! code: decode → re-encode gives the same bytes, `_size` is exact, `_encode` refuses a
 //! short buffer, the view decoder re-encodes to the same bytes, every truncation (of
 //! the first 256 bytes, each in an exactly sized heap buffer) and a trailing byte are
-//! rejected; SDP message cases go through the message API and the dispatcher. Hand
+//! rejected, 300 randomly mutated copies either fail to decode or re-encode to exactly
+//! themselves (the encoding is canonical); SDP message cases go through the message API and the dispatcher. Hand
 //! written checks cover the ffire 65,535 limits, huge counts, bad bool / presence
 //! bytes, bad UTF-8 and bad message headers.
 //!
@@ -317,6 +318,7 @@ const DRIVER_PRELUDE: &str = r#"
 
 static char g_msg[1024];
 static char g_err[1024];
+static uint64_t g_seed = 0x2545F4914F6CDD1Du;
 
 static uint8_t *load(const char *path, size_t *len) {
     FILE *f = fopen(path, "rb");
@@ -413,6 +415,32 @@ static const char *fail_err(const char *what, const wl_error *err) {
                     st = WL_OK;                                                                    \
                 free(buf);                                                                         \
                 if (st == WL_OK) FAIL("decode accepted a truncation to %zu bytes", k);             \
+            }                                                                                      \
+            for (k = 0; k < 300; k++) { /* hostile bytes: a decode either fails or is exact */    \
+                size_t at2;                                                                        \
+                g_seed = g_seed * 6364136223846793005u + 1442695040888963407u;                     \
+                at2 = (size_t)(g_seed >> 33) % used;                                               \
+                buf = copy_of(rest, used, 0);                                                      \
+                buf[at2] = (uint8_t)(g_seed >> 13);                                                \
+                if (k % 3 == 0) buf[(size_t)(g_seed >> 40) % used] = 0xff;                         \
+                if (T##_decode(buf, used, &value, &arena, &err) == WL_OK) {                        \
+                    wl_buf_clear(&again);                                                          \
+                    if (T##_encode_buf(&value, &again, &err) != WL_OK || again.len != used ||      \
+                        memcmp(again.data, buf, used) != 0) {                                      \
+                        free(buf);                                                                 \
+                        FAIL("a mutated input decoded but does not re-encode to itself");          \
+                    }                                                                              \
+                }                                                                                  \
+                if (T##_decode_view(buf, used, &view, &arena, &err) == WL_OK) {                    \
+                    wl_buf_clear(&again);                                                          \
+                    if (VENC(&view, &again, &err) != WL_OK || again.len != used ||                 \
+                        memcmp(again.data, buf, used) != 0) {                                      \
+                        free(buf);                                                                 \
+                        FAIL("a mutated input decoded as a view but does not re-encode to itself");\
+                    }                                                                              \
+                }                                                                                  \
+                free(buf);                                                                         \
+                wl_arena_reset(&arena);                                                            \
             }                                                                                      \
             buf = copy_of(rest, used, 1);                                                          \
             st = T##_decode(buf, used + 1, &value, &arena, &err);                                  \
