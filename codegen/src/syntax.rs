@@ -11,10 +11,22 @@ use crate::source::{ColumnUnit, SourceFile};
 
 /// Parses `text`, reusing `old` (already `Tree::edit`ed) for an incremental reparse.
 /// Returns `None` only if tree-sitter refuses the language, which would be a build bug.
+///
+/// tree-sitter's error recovery can end differently in an incremental parse than in a
+/// fresh one (the `reparse` fuzz target found such edit sequences: other `ERROR` nodes,
+/// so other diagnostics than a fresh open of the same text). So the old tree is reused
+/// only while both it and the result are free of errors; otherwise the text is parsed
+/// afresh, and what the editor shows always equals a fresh parse.
 pub fn parse(dialect: Dialect, text: &str, old: Option<&Tree>) -> Option<Tree> {
     let mut parser = Parser::new();
     parser.set_language(&dialect.language()).ok()?;
-    parser.parse(text, old)
+    let old = old.filter(|t| !t.root_node().has_error());
+    let tree = parser.parse(text, old)?;
+    if old.is_some() && tree.root_node().has_error() {
+        parser.reset();
+        return parser.parse(text, None);
+    }
+    Some(tree)
 }
 
 /// Replaces the bytes `range` of `source` with `new_text` (`None`: the whole text) and
