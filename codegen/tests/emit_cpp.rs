@@ -564,6 +564,21 @@ static std::string special_checks() {
         CHECK(!ri && ri.error().kind == ErrorKind::invalid_bool && ri.error().offset == 4 && ri.error().path == "ok",
               "bad bool in a fixed block: " + ri.error().message());
     }
+    // A bad bool inside a nested struct that the parent reads inline (its fixed block is
+    // part of the parent's layout): the path still names every level.
+    {
+        sdp_extra::Outer o;
+        auto ob = o.to_bytes().value();
+        // head (2), holder.grid / names / maybe counts (4 each), then holder.boxed {v, ok}.
+        ob[18] = 7;
+        auto r = sdp_extra::Outer::decode(ob.data(), ob.size());
+        CHECK(!r && r.error().kind == ErrorKind::invalid_bool && r.error().offset == 18 &&
+                  r.error().path == "holder.boxed.ok",
+              "bad bool in an inlined struct: " + r.error().message());
+        auto m = sdp_extra::Outer::decode_view(ob.data(), 17);
+        CHECK(!m && m.error().kind == ErrorKind::unexpected_end && m.error().path == "holder.boxed",
+              "truncated inlined block: " + m.error().message());
+    }
     // Invalid UTF-8 (and an encoded surrogate).
     {
         sdp_arrays::Item item;

@@ -432,12 +432,17 @@ public:
         return true;
     }
 
-    // -- error path (generated code: `return rd.index(i0).field("items");`)
+    // -- error path, innermost first (generated code: `return rd.index(i0).field("items");`)
 
     /// Adds a struct field to the error path; returns false.
     bool field(const char* name) {
         err_.push_field(name);
         return false;
+    }
+    /// Adds a field of a nested struct that was read inline to the error path.
+    Reader& in_field(const char* name) {
+        err_.push_field(name);
+        return *this;
     }
     /// Adds an array index to the error path.
     Reader& index(size_t i) {

@@ -20,11 +20,12 @@
 //! gives; consecutive fixed-size fields (nested fixed structs included) are one fixed
 //! block: one bounds check, stores/loads at constant offsets.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use super::{module_name, pascal_case, snake_case, Code, EmitError, OutputFile, GENERATED_HEADER};
 use crate::dialect::Dialect;
-use crate::layout::{size_expr, Layout, SizeInfo, TypeLayout, Wire};
+use crate::layout::{size_expr, Layout, TypeLayout, Wire, MAX_INLINE_DEPTH};
 use crate::model::{Primitive, Schema, TypeId};
 
 /// C++ keywords and alternative tokens (C++20 included), plus names the standard
@@ -317,7 +318,7 @@ pub fn generate(schema: &Schema, layout: &Layout, source: &str) -> Result<Vec<Ou
     c.blank();
     c.line("// ------------------------------------------------------------------ definitions");
     for &id in &order {
-        g.definitions(&mut c, id);
+        g.definitions(&mut c, id)?;
     }
     if g.sdp() {
         g.dispatcher_defs(&mut c);
@@ -401,10 +402,35 @@ fn comment_text(s: &str) -> String {
 struct Member {
     /// The C++ member name.
     access: String,
-    /// The JSON name for error paths; `None` for a root alias's `value`.
-    path: Option<String>,
     wire: Wire,
-    size: SizeInfo,
+}
+
+/// One item of a value's encoding in wire order (see [`Gen::plan`]).
+struct Flat {
+    /// Declaration indices from the struct down to the item (the layout's leaf path).
+    path: Vec<usize>,
+    /// Member access below the value: `.holder.x`.
+    place: String,
+    /// JSON names from the struct down, for error paths (empty at a root alias).
+    names: Vec<String>,
+    wire: Wire,
+    fixed: bool,
+}
+
+/// How a value is read and written, step by step.
+enum Step {
+    /// One of the layout's fixed blocks (index into `TypeLayout::blocks`) and the flat
+    /// item of each of its leaves: one bounds check, loads/stores at the leaves' offsets.
+    Block(usize, Vec<usize>),
+    /// A fixed-size item outside every block (the layout gives up on pathological nesting).
+    Single(usize),
+    /// A variable-size item.
+    Var(usize),
+}
+
+struct Plan {
+    flat: Vec<Flat>,
+    steps: Vec<Step>,
 }
 
 struct Gen<'s> {
@@ -637,9 +663,7 @@ impl Gen<'_> {
         if !def.is_struct() {
             return vec![Member {
                 access: "value".into(),
-                path: None,
                 wire: t.wire.clone(),
-                size: t.size,
             }];
         }
         let names = field_names(self.schema, id);
@@ -647,9 +671,7 @@ impl Gen<'_> {
             .iter()
             .map(|f| Member {
                 access: names[f.decl_index].clone(),
-                path: Some(def.fields()[f.decl_index].json_name.clone()),
                 wire: f.wire.clone(),
-                size: f.size,
             })
             .collect()
     }
@@ -878,18 +900,19 @@ impl Gen<'_> {
 
     // ------------------------------------------------------------------ definitions
 
-    fn definitions(&self, c: &mut Code, id: TypeId) {
-        let Some(t) = self.layout.get(id) else { return };
+    fn definitions(&self, c: &mut Code, id: TypeId) -> Result<(), EmitError> {
+        let Some(t) = self.layout.get(id) else { return Ok(()) };
         if !self.is_value_type(id) {
-            return;
+            return Ok(());
         }
         let def = &self.schema.types[id];
         let name = self.name(id).to_string();
         let members = self.members(id, t);
+        let plan = self.plan(id, t)?;
         c.blank();
         c.line(&format!("// --- {name}"));
         c.blank();
-        self.encoded_size(c, &name, t, &members);
+        self.encoded_size(c, &name, t, &plan);
         let wrap = |c: &mut Code, sig: &str, body: &str| {
             c.open(&format!("inline {sig} {{"));
             c.line(body);
@@ -959,18 +982,113 @@ impl Gen<'_> {
                 "return wirelens::decode_message<View>(data, len, MESSAGE_ID);",
             );
         }
-        self.write_to(c, &name, &members);
+        self.write_to(c, &name, t, &plan);
         if t.size.fixed.is_some() && def.is_struct() {
-            self.block_fns(c, &name, &members);
+            self.block_fns(c, id, &name, t);
         }
-        self.read_from(c, &name, &members, false);
+        self.read_from(c, &name, t, &plan, false);
         if let Some(Some(view)) = self.views.get(id) {
-            self.read_from(c, view, &members, true);
+            self.read_from(c, view, t, &plan, true);
             self.to_owned(c, &name, view, &members);
+        }
+        Ok(())
+    }
+
+    // ------------------------------------------------------------------ plan
+
+    /// The items of a value's encoding in wire order, from the layout: struct fields, with
+    /// nested variable-size structs inlined the way [`crate::layout`] flattens them into
+    /// fixed blocks (down to [`MAX_INLINE_DEPTH`]); then grouped by the layout's blocks.
+    fn plan(&self, id: TypeId, t: &TypeLayout) -> Result<Plan, EmitError> {
+        let def = &self.schema.types[id];
+        let mut flat = Vec::new();
+        if def.is_struct() {
+            self.flatten(id, &[], "", &[], &mut flat);
+        } else {
+            flat.push(Flat {
+                path: vec![],
+                place: ".value".into(),
+                names: vec![],
+                wire: t.wire.clone(),
+                fixed: t.size.fixed.is_some(),
+            });
+        }
+        let mut leaf_of: HashMap<&[usize], (usize, usize)> = HashMap::new();
+        for (bi, b) in t.blocks.iter().enumerate() {
+            for (li, l) in b.leaves.iter().enumerate() {
+                leaf_of.insert(&l.path, (bi, li));
+            }
+        }
+        let mut steps = Vec::new();
+        let mut i = 0;
+        while i < flat.len() {
+            let f = &flat[i];
+            if !f.fixed {
+                steps.push(Step::Var(i));
+                i += 1;
+                continue;
+            }
+            match leaf_of.get(f.path.as_slice()) {
+                None => {
+                    steps.push(Step::Single(i));
+                    i += 1;
+                }
+                Some(&(bi, 0)) => {
+                    let leaves = &t.blocks[bi].leaves;
+                    let follows = leaves
+                        .iter()
+                        .enumerate()
+                        .all(|(j, l)| flat.get(i + j).is_some_and(|g| g.fixed && g.path == l.path));
+                    if !follows {
+                        return Err(EmitError(format!(
+                            "{}: fixed block {bi} of the layout does not follow the fields' wire order",
+                            def.name
+                        )));
+                    }
+                    steps.push(Step::Block(bi, (i..i + leaves.len()).collect()));
+                    i += leaves.len();
+                }
+                Some(_) => {
+                    return Err(EmitError(format!(
+                        "{}: a fixed block of the layout starts in the middle of a run",
+                        def.name
+                    )))
+                }
+            }
+        }
+        Ok(Plan { flat, steps })
+    }
+
+    fn flatten(&self, id: TypeId, prefix: &[usize], place: &str, names: &[String], out: &mut Vec<Flat>) {
+        let Some(t) = self.layout.get(id) else { return };
+        let members = field_names(self.schema, id);
+        let fields = self.schema.types[id].fields();
+        for f in &t.fields {
+            let mut path = prefix.to_vec();
+            path.push(f.decl_index);
+            let place = format!("{place}.{}", members[f.decl_index]);
+            let mut names = names.to_vec();
+            names.push(fields[f.decl_index].json_name.clone());
+            match (&f.wire, f.size.fixed) {
+                (Wire::Struct(nested), None) if path.len() <= MAX_INLINE_DEPTH => {
+                    self.flatten(*nested, &path, &place, &names, out)
+                }
+                (w, fixed) => out.push(Flat {
+                    path,
+                    place,
+                    names,
+                    wire: w.clone(),
+                    fixed: fixed.is_some(),
+                }),
+            }
         }
     }
 
-    fn encoded_size(&self, c: &mut Code, name: &str, t: &TypeLayout, members: &[Member]) {
+    // ------------------------------------------------------------------ size
+
+    /// The layout's minimum size plus what each variable-size item adds beyond its minimum
+    /// (the `|name|` terms of the layout's offsets).
+    fn encoded_size(&self, c: &mut Code, name: &str, t: &TypeLayout, plan: &Plan) {
         if t.size.fixed.is_some() {
             c.line(&format!(
                 "inline size_t {name}::encoded_size() const {{ return SIZE; }}"
@@ -980,53 +1098,73 @@ impl Gen<'_> {
         }
         c.open(&format!("inline size_t {name}::encoded_size() const {{"));
         c.line("const auto& v = *this;");
-        let constant: u64 = members.iter().filter_map(|m| m.size.fixed).sum();
-        c.line(&format!("size_t n = {constant};"));
+        c.line(&format!(
+            "size_t n = {};  // the minimum, plus what each variable-size field adds",
+            t.size.min
+        ));
         let mut k = 0;
-        for m in members {
-            if m.size.fixed.is_none() {
-                self.size_add(c, &format!("v.{}", m.access), &m.wire, &mut k);
-            }
+        for f in plan.flat.iter().filter(|f| !f.fixed) {
+            self.size_extra(c, &format!("v{}", f.place), &f.wire, &mut k);
         }
         c.line("return n;");
         c.close("}");
         c.blank();
     }
 
-    /// Statements adding the encoded size of the value at `place` to `n`.
-    fn size_add(&self, c: &mut Code, place: &str, w: &Wire, k: &mut usize) {
-        if let Some(s) = self.fixed_size(w) {
-            c.line(&format!("n += {s};"));
-            return;
-        }
-        let prefix = self.prefix;
+    /// Statements adding to `n` the bytes of the value at `place` beyond its minimum size.
+    fn size_extra(&self, c: &mut Code, place: &str, w: &Wire, k: &mut usize) {
         match w {
-            Wire::Prim(_) => c.line(&format!("n += {prefix} + {place}.size();")),
+            Wire::Prim(_) => c.line(&format!("n += {place}.size();")),
             Wire::Array(e) => match self.fixed_size(e) {
-                Some(1) => c.line(&format!("n += {prefix} + {place}.size();")),
-                Some(s) => c.line(&format!("n += {prefix} + {s} * {place}.size();")),
+                Some(1) => c.line(&format!("n += {place}.size();")),
+                Some(s) => c.line(&format!("n += {s} * {place}.size();")),
                 None => {
                     let x = format!("x{k}");
                     *k += 1;
-                    c.line(&format!("n += {prefix};"));
                     c.open(&format!("for (const auto& {x} : {place}) {{"));
                     self.size_add(c, &x, e, k);
                     c.close("}");
                 }
             },
+            Wire::Optional(e) => match self.fixed_size(e) {
+                Some(s) => c.line(&format!("if ({place}) n += {s};")),
+                None => {
+                    c.open(&format!("if ({place}) {{"));
+                    let x = format!("x{k}");
+                    *k += 1;
+                    c.line(&format!("const auto& {x} = *{place};"));
+                    self.size_add(c, &x, e, k);
+                    c.close("}");
+                }
+            },
+            Wire::Struct(id) => c.line(&format!(
+                "n += {place}.encoded_size() - {};",
+                self.layout.get(*id).map_or(0, |t| t.size.min)
+            )),
+        }
+    }
+
+    /// Statements adding the whole encoded size of the value at `place` to `n`.
+    fn size_add(&self, c: &mut Code, place: &str, w: &Wire, k: &mut usize) {
+        if let Some(s) = self.fixed_size(w) {
+            c.line(&format!("n += {s};"));
+            return;
+        }
+        let min = self.min_size(w);
+        match w {
+            Wire::Prim(_) => c.line(&format!("n += {min} + {place}.size();")),
+            Wire::Array(e) if self.fixed_size(e) == Some(1) => c.line(&format!("n += {min} + {place}.size();")),
+            Wire::Array(e) if self.fixed_size(e).is_some() => c.line(&format!(
+                "n += {min} + {} * {place}.size();",
+                self.fixed_size(e).unwrap_or(0)
+            )),
+            Wire::Array(_) => {
+                c.line(&format!("n += {min};"));
+                self.size_extra(c, place, w, k);
+            }
             Wire::Optional(e) => {
                 c.line("n += 1;");
-                match self.fixed_size(e) {
-                    Some(s) => c.line(&format!("if ({place}) n += {s};")),
-                    None => {
-                        c.open(&format!("if ({place}) {{"));
-                        let x = format!("x{k}");
-                        *k += 1;
-                        c.line(&format!("const auto& {x} = *{place};"));
-                        self.size_add(c, &x, e, k);
-                        c.close("}");
-                    }
-                }
+                self.size_extra(c, place, &Wire::Optional(e.clone()), k);
             }
             Wire::Struct(_) => c.line(&format!("n += {place}.encoded_size();")),
         }
@@ -1034,39 +1172,29 @@ impl Gen<'_> {
 
     // ------------------------------------------------------------------ encode
 
-    fn write_to(&self, c: &mut Code, name: &str, members: &[Member]) {
+    fn write_to(&self, c: &mut Code, name: &str, t: &TypeLayout, plan: &Plan) {
         c.open(&format!(
             "inline bool {name}::write_to(wirelens::Writer& w, const {name}& v) {{"
         ));
-        let mut i = 0;
-        let mut block = 0;
         let mut k = 0;
-        while i < members.len() {
-            let run = members[i..].iter().take_while(|m| m.size.fixed.is_some()).count();
-            if run > 0 {
-                let run_members = &members[i..i + run];
-                if run == 1 && matches!(run_members[0].wire, Wire::Prim(_)) {
-                    let m = &run_members[0];
-                    if let Wire::Prim(p) = m.wire {
-                        c.line(&format!("w.prim<{}>(v.{});", Self::prim_ty(p), m.access));
-                    }
-                } else {
-                    let total: u64 = run_members.iter().filter_map(|m| m.size.fixed).sum();
-                    let b = format!("b{block}");
-                    block += 1;
-                    c.line(&format!("uint8_t* {b} = w.block({total});"));
-                    let mut at = 0u64;
-                    for m in run_members {
-                        self.store(c, &b, at, &format!("v.{}", m.access), &m.wire);
-                        at += m.size.fixed.unwrap_or(0);
+        let mut bn = 0;
+        for step in &plan.steps {
+            match step {
+                Step::Block(bi, items) => {
+                    let b = &t.blocks[*bi];
+                    let bv = format!("b{bn}");
+                    bn += 1;
+                    c.line(&format!("uint8_t* {bv} = w.block({});", b.size));
+                    for (leaf, &fi) in b.leaves.iter().zip(items) {
+                        let f = &plan.flat[fi];
+                        self.store(c, &bv, leaf.at, &format!("v{}", f.place), &f.wire);
                     }
                 }
-                i += run;
-                continue;
+                Step::Single(fi) | Step::Var(fi) => {
+                    let f = &plan.flat[*fi];
+                    self.write_value(c, &format!("v{}", f.place), &f.wire, &mut k);
+                }
             }
-            let m = &members[i];
-            self.write_value(c, &format!("v.{}", m.access), &m.wire, &mut k);
-            i += 1;
         }
         c.line("return true;");
         c.close("}");
@@ -1119,51 +1247,47 @@ impl Gen<'_> {
         }
     }
 
-    fn block_fns(&self, c: &mut Code, name: &str, members: &[Member]) {
+    /// Fixed-size structs: store / load the whole value at the field offsets the layout gives.
+    fn block_fns(&self, c: &mut Code, id: TypeId, name: &str, t: &TypeLayout) {
+        let members = field_names(self.schema, id);
+        let fields = self.schema.types[id].fields();
         c.open(&format!(
             "inline void {name}::write_block(uint8_t* b, const {name}& v) {{"
         ));
-        let mut at = 0u64;
-        for m in members {
-            self.store(c, "b", at, &format!("v.{}", m.access), &m.wire);
-            at += m.size.fixed.unwrap_or(0);
+        for f in &t.fields {
+            let at = f.offset.constant().unwrap_or(0);
+            self.store(c, "b", at, &format!("v.{}", members[f.decl_index]), &f.wire);
         }
         c.close("}");
         c.blank();
-        let needs_rd = members
+        let needs_rd = t
+            .fields
             .iter()
-            .any(|m| matches!(m.wire, Wire::Prim(Primitive::Bool) | Wire::Struct(_)));
+            .any(|f| matches!(f.wire, Wire::Prim(Primitive::Bool) | Wire::Struct(_)));
         let rd = if needs_rd { "rd" } else { "/*rd*/" };
         c.open(&format!(
             "inline bool {name}::read_block(wirelens::Reader& {rd}, const uint8_t* b, {name}& v) {{"
         ));
-        let mut at = 0u64;
-        for m in members {
-            self.load(c, "b", at, m);
-            at += m.size.fixed.unwrap_or(0);
+        for f in &t.fields {
+            let at = f.offset.constant().unwrap_or(0);
+            let names = [fields[f.decl_index].json_name.clone()];
+            self.load(c, "b", at, &format!("v.{}", members[f.decl_index]), &f.wire, &names);
         }
         c.line("return true;");
         c.close("}");
         c.blank();
     }
 
-    /// Loads a fixed-size member at `at` inside block `b`.
-    fn load(&self, c: &mut Code, b: &str, at: u64, m: &Member) {
+    /// Loads a fixed-size value at `at` inside block `b`.
+    fn load(&self, c: &mut Code, b: &str, at: u64, place: &str, w: &Wire, names: &[String]) {
         let off = if at == 0 { b.to_string() } else { format!("{b} + {at}") };
-        let err = Self::err(&m.path, "");
-        match &m.wire {
-            Wire::Prim(Primitive::Bool) => {
-                c.line(&format!("if (!rd.block_bool({off}, v.{})) {err}", m.access));
-            }
-            Wire::Prim(p) => c.line(&format!(
-                "v.{} = wirelens::load_le<{}>({off});",
-                m.access,
-                Self::prim_ty(*p)
-            )),
+        let err = Self::err(names, "");
+        match w {
+            Wire::Prim(Primitive::Bool) => c.line(&format!("if (!rd.block_bool({off}, {place})) {err}")),
+            Wire::Prim(p) => c.line(&format!("{place} = wirelens::load_le<{}>({off});", Self::prim_ty(*p))),
             Wire::Struct(id) => c.line(&format!(
-                "if (!{}::read_block(rd, {off}, v.{})) {err}",
-                self.name(*id),
-                m.access
+                "if (!{}::read_block(rd, {off}, {place})) {err}",
+                self.name(*id)
             )),
             _ => {}
         }
@@ -1171,42 +1295,46 @@ impl Gen<'_> {
 
     // ------------------------------------------------------------------ decode
 
-    /// `return rd<chain>.field("name");` (or `.fail()` at a root alias), where `chain`
-    /// holds the index segments inside the member, innermost first.
-    fn err(path: &Option<String>, chain: &str) -> String {
-        match path {
-            Some(p) => format!("return rd{chain}.field({});", lit(p)),
-            None => format!("return rd{chain}.fail();"),
+    /// `return rd<chain>.in_field("x").field("holder");` — the error path of an item:
+    /// `chain` holds its array indices (innermost first), `names` the JSON names from the
+    /// struct down (empty at a root alias: `.fail()`).
+    fn err(names: &[String], chain: &str) -> String {
+        let Some((outer, inner)) = names.split_first() else {
+            return format!("return rd{chain}.fail();");
+        };
+        let mut s = format!("return rd{chain}");
+        for n in inner.iter().rev() {
+            let _ = write!(s, ".in_field({})", lit(n));
         }
+        let _ = write!(s, ".field({});", lit(outer));
+        s
     }
 
-    fn read_from(&self, c: &mut Code, name: &str, members: &[Member], view: bool) {
+    fn read_from(&self, c: &mut Code, name: &str, t: &TypeLayout, plan: &Plan, view: bool) {
         c.open(&format!(
             "inline bool {name}::read_from(wirelens::Reader& rd, {name}& v) {{"
         ));
-        let mut i = 0;
-        let mut block = 0;
         let mut k = 0;
-        while i < members.len() {
-            let run = members[i..].iter().take_while(|m| m.size.fixed.is_some()).count();
-            if run > 1 || (run == 1 && matches!(members[i].wire, Wire::Struct(_))) {
-                let run_members = &members[i..i + run];
-                let total: u64 = run_members.iter().filter_map(|m| m.size.fixed).sum();
-                let b = format!("b{block}");
-                block += 1;
-                c.line(&format!("const uint8_t* {b} = rd.fixed({total});"));
-                c.line(&format!("if ({b} == nullptr) {}", Self::err(&run_members[0].path, "")));
-                let mut at = 0u64;
-                for m in run_members {
-                    self.load(c, &b, at, m);
-                    at += m.size.fixed.unwrap_or(0);
+        let mut bn = 0;
+        for step in &plan.steps {
+            match step {
+                Step::Block(bi, items) => {
+                    let b = &t.blocks[*bi];
+                    let bv = format!("b{bn}");
+                    bn += 1;
+                    c.line(&format!("const uint8_t* {bv} = rd.fixed({});", b.size));
+                    let first = items.first().map_or(&[][..], |&fi| &plan.flat[fi].names[..]);
+                    c.line(&format!("if ({bv} == nullptr) {}", Self::err(first, "")));
+                    for (leaf, &fi) in b.leaves.iter().zip(items) {
+                        let f = &plan.flat[fi];
+                        self.load(c, &bv, leaf.at, &format!("v{}", f.place), &f.wire, &f.names);
+                    }
                 }
-                i += run;
-                continue;
+                Step::Single(fi) | Step::Var(fi) => {
+                    let f = &plan.flat[*fi];
+                    self.read_value(c, &format!("v{}", f.place), &f.wire, &f.names, "", &mut k, view);
+                }
             }
-            let m = &members[i];
-            self.read_value(c, &format!("v.{}", m.access), &m.wire, &m.path, "", &mut k, view);
-            i += 1;
         }
         c.line("return true;");
         c.close("}");
@@ -1219,13 +1347,13 @@ impl Gen<'_> {
         c: &mut Code,
         place: &str,
         w: &Wire,
-        path: &Option<String>,
+        names: &[String],
         chain: &str,
         k: &mut usize,
         view: bool,
     ) {
         let n = self.n;
-        let err = Self::err(path, chain);
+        let err = Self::err(names, chain);
         match w {
             Wire::Prim(Primitive::Str) => c.line(&format!("if (!rd.str{n}({place})) {err}")),
             Wire::Prim(_) => c.line(&format!("if (!rd.prim({place})) {err}")),
@@ -1241,7 +1369,7 @@ impl Gen<'_> {
                     c.open(&format!("for (size_t i{j} = 0; i{j} < n{j}; ++i{j}) {{"));
                     c.line(&format!("auto& x{j} = {place}[i{j}];"));
                     let inner = format!(".index(i{j}){chain}");
-                    self.read_value(c, &format!("x{j}"), e, path, &inner, k, view);
+                    self.read_value(c, &format!("x{j}"), e, names, &inner, k, view);
                     c.close("}");
                 }
             },
@@ -1252,7 +1380,7 @@ impl Gen<'_> {
                 c.line(&format!("if (!rd.presence(p{j})) {err}"));
                 c.open(&format!("if (p{j}) {{"));
                 c.line(&format!("auto& x{j} = {place}.emplace();"));
-                self.read_value(c, &format!("x{j}"), e, path, chain, k, view);
+                self.read_value(c, &format!("x{j}"), e, names, chain, k, view);
                 c.close("}");
             }
             Wire::Struct(id) => {
