@@ -43,3 +43,8 @@ fn snapshot(lang: Lang) {
 fn rust() {
     snapshot(Lang::Rust);
 }
+
+#[test]
+fn c() {
+    snapshot(Lang::C);
+}

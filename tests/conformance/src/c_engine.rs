@@ -65,11 +65,15 @@ impl CEngine {
         r
     }
 
+    /// `object`: the generated module itself, compiled as users must be able to compile
+    /// it (warnings are errors); the drivers, which are test code, without warnings.
     fn compile(&self, args: &[&Path], out: &Path, object: bool) -> Result<(), String> {
         let mut cmd = Command::new(&self.cc);
-        cmd.args(["-std=c11", "-O1", "-w"]);
+        cmd.args(["-std=c11", "-O1"]);
         if object {
-            cmd.arg("-c");
+            cmd.args(["-Wall", "-Wextra", "-Werror", "-pedantic", "-c"]);
+        } else {
+            cmd.arg("-w");
         }
         cmd.args(args).arg("-o").arg(out);
         let o = cmd.output().map_err(|e| format!("{}: {e}", self.cc))?;
