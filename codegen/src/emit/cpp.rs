@@ -16,9 +16,12 @@
 //!   `decode_message_view`, and `AnyMessage` (a `std::variant` over every struct)
 //!   decoding any message by type id.
 //!
-//! Fields are read and written in the order [`crate::layout`] gives, with the sizes it
-//! gives; consecutive fixed-size fields (nested fixed structs included) are one fixed
-//! block: one bounds check, stores/loads at constant offsets.
+//! Everything about the wire comes from [`crate::layout`]: fields are read and written in
+//! its wire order; each of its fixed blocks (`TypeLayout::blocks`, nested fixed structs and
+//! the fixed fields of inlined nested variable structs included) is one bounds check and
+//! little-endian loads/stores (`std::memcpy`) at the leaves' offsets; `encoded_size` is
+//! the layout's minimum plus each variable field's extra bytes; count plausibility uses
+//! the element's minimum size. Primitive arrays are copied in bulk on little-endian hosts.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
