@@ -64,19 +64,76 @@ impl Rng {
 /// the emitters must escape. SDP's checker rejects some of them; those schemas are drawn
 /// again.
 const SDP_NAMES: &[&str] = &[
-    "id", "name", "value", "count", "flags", "items", "data", "offset", "gain_db", "label", "next", "kind", "mode",
-    "int", "char", "default", "register", "new", "delete", "class", "namespace", "size", "len", "view", "result",
-    "encode", "decode", "buf", "out",
+    "id",
+    "name",
+    "value",
+    "count",
+    "flags",
+    "items",
+    "data",
+    "offset",
+    "gain_db",
+    "label",
+    "next",
+    "kind",
+    "mode",
+    "int",
+    "char",
+    "default",
+    "register",
+    "new",
+    "delete",
+    "class",
+    "namespace",
+    "size",
+    "len",
+    "view",
+    "result",
+    "encode",
+    "decode",
+    "buf",
+    "out",
 ];
 const FFI_NAMES: &[&str] = &[
-    "ID", "Name", "Value", "Count", "Flags", "Items", "Data", "Offset", "GainDb", "Label", "Next", "Kind", "Mode",
-    "Int", "Char", "Default", "Class", "Namespace", "Size", "Len", "View", "Result", "Encode", "Decode", "Self_",
+    "ID",
+    "Name",
+    "Value",
+    "Count",
+    "Flags",
+    "Items",
+    "Data",
+    "Offset",
+    "GainDb",
+    "Label",
+    "Next",
+    "Kind",
+    "Mode",
+    "Int",
+    "Char",
+    "Default",
+    "Class",
+    "Namespace",
+    "Size",
+    "Len",
+    "View",
+    "Result",
+    "Encode",
+    "Decode",
+    "Self_",
 ];
-const SDP_TYPES: &[&str] = &["Record", "Entry", "Header", "Frame", "Sample", "Node", "Item", "Default", "Box2"];
-const FFI_TYPES: &[&str] = &["Record", "Entry", "Header", "Frame", "Sample", "Node", "Item", "Default", "Vec"];
+const SDP_TYPES: &[&str] = &[
+    "Record", "Entry", "Header", "Frame", "Sample", "Node", "Item", "Default", "Box2",
+];
+const FFI_TYPES: &[&str] = &[
+    "Record", "Entry", "Header", "Frame", "Sample", "Node", "Item", "Default", "Vec",
+];
 
-const SDP_PRIMS: &[&str] = &["u8", "u16", "u32", "u64", "i8", "i16", "i32", "i64", "f32", "f64", "bool", "str"];
-const FFI_PRIMS: &[&str] = &["int8", "int16", "int32", "int64", "float32", "float64", "bool", "string"];
+const SDP_PRIMS: &[&str] = &[
+    "u8", "u16", "u32", "u64", "i8", "i16", "i32", "i64", "f32", "f64", "bool", "str",
+];
+const FFI_PRIMS: &[&str] = &[
+    "int8", "int16", "int32", "int64", "float32", "float64", "bool", "string",
+];
 
 /// A type expression for a field of struct `i`, which may mention structs `0..i`.
 fn sdp_type(rng: &mut Rng, structs: &[String], i: usize, depth: usize) -> String {
@@ -156,7 +213,17 @@ fn ffi_schema(rng: &mut Rng) -> String {
     text
 }
 
-const STRINGS: &[&str] = &["", "a", "wirelens", "ä", "日本語", "🎛️ gain", "nul\u{0}inside", "quote\"back\\slash", "tab\tline\nend"];
+const STRINGS: &[&str] = &[
+    "",
+    "a",
+    "wirelens",
+    "ä",
+    "日本語",
+    "🎛️ gain",
+    "nul\u{0}inside",
+    "quote\"back\\slash",
+    "tab\tline\nend",
+];
 
 fn prim_value(rng: &mut Rng, p: Primitive) -> Value {
     let edge = rng.chance(30);
@@ -204,7 +271,13 @@ fn prim_value(rng: &mut Rng, p: Primitive) -> Value {
 }
 
 /// A random value of `wire`; `budget` bounds the total number of elements.
-fn value(rng: &mut Rng, schema: &Schema, codec_layout: &codegen::layout::Layout, wire: &Wire, budget: &mut usize) -> Value {
+fn value(
+    rng: &mut Rng,
+    schema: &Schema,
+    codec_layout: &codegen::layout::Layout,
+    wire: &Wire,
+    budget: &mut usize,
+) -> Value {
     match wire {
         Wire::Prim(p) => prim_value(rng, *p),
         Wire::Optional(inner) => {
@@ -223,7 +296,13 @@ fn value(rng: &mut Rng, schema: &Schema, codec_layout: &codegen::layout::Layout,
     }
 }
 
-fn struct_value(rng: &mut Rng, schema: &Schema, layout: &codegen::layout::Layout, id: TypeId, budget: &mut usize) -> Value {
+fn struct_value(
+    rng: &mut Rng,
+    schema: &Schema,
+    layout: &codegen::layout::Layout,
+    id: TypeId,
+    budget: &mut usize,
+) -> Value {
     let Some(t) = layout.get(id) else { return Value::Null };
     if !matches!(t.wire, Wire::Struct(s) if s == id) {
         return value(rng, schema, layout, &t.wire.clone(), budget);
@@ -334,7 +413,10 @@ fn run(args: &Args) -> Result<usize, String> {
                 case.insert("root".into(), json!(a.schema.types[root].name));
                 match dialect {
                     Dialect::Sdp => {
-                        case.insert("mode".into(), json!(if mode == Mode::Message { "message" } else { "byte" }));
+                        case.insert(
+                            "mode".into(),
+                            json!(if mode == Mode::Message { "message" } else { "byte" }),
+                        );
                     }
                     Dialect::Ffi => {
                         case.insert("order".into(), json!(order.as_str()));
