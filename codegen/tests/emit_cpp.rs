@@ -6,9 +6,11 @@
 //! round-trips every case through the generated code: decode → re-encode gives the same
 //! bytes, `encoded_size` is exact, `encode_into` works and refuses a short buffer, the
 //! view decoder agrees, every truncation (of the first 256 bytes) and a trailing byte
-//! are rejected; SDP message cases go through the message API and `AnyMessage`; plus
-//! limits and hostile input (65,535, huge counts, bad bool/presence bytes, bad UTF-8,
-//! bad message headers). The g++ build uses the portable (big-endian-safe) byte path,
+//! are rejected, and each of those bytes flipped three ways either fails in both the
+//! owned and the view decoder or re-encodes to exactly the flipped bytes. SDP message
+//! cases go through the message API and `AnyMessage`. Plus limits and hostile input
+//! (65,535, huge counts, bad bool/presence bytes, bad UTF-8, bad message headers, errors
+//! inside inlined structs). The g++ build uses the portable (big-endian-safe) byte path,
 //! the clang++ build the little-endian fast path.
 
 use std::fmt::Write as _;
@@ -360,6 +362,23 @@ static bool rejects_bad_lengths(const Bytes& record) {
         if (T::decode(cut.data(), cut.size()) || T::decode_view(cut.data(), cut.size()) ||
             T::decode_prefix(cut.data(), cut.size())) {
             return fail("a decoder accepted a truncation");
+        }
+    }
+    // Hostile bytes: each of the first 256 bytes flipped three ways. Whatever still decodes
+    // must re-encode to exactly those bytes (the wire format has one encoding per value).
+    for (size_t k = 0; k < limit; ++k) {
+        const uint8_t flips[] = {0x00, 0xff, static_cast<uint8_t>(record[k] ^ 0x80)};
+        for (const uint8_t b : flips) {
+            Bytes bad = record;
+            bad[k] = b;
+            auto d = T::decode(bad.data(), bad.size());
+            auto dv = T::decode_view(bad.data(), bad.size());
+            if (d.ok() != dv.ok()) {
+                return fail("the owned and view decoders disagree on hostile bytes");
+            }
+            if (d && !same_bytes(*d, bad)) {
+                return fail("hostile bytes decoded to a value that encodes differently");
+            }
         }
     }
     Bytes longer = record;
