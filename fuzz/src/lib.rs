@@ -3,14 +3,15 @@
 //! and a few thousand pseudo-random inputs.
 //!
 //! - [`analyze`]: arbitrary text through parse, check, layout and the formatter.
-//! - [`incremental`]: random edit sequences; every incremental reparse (the language
-//!   server's `codegen::syntax::apply_edit` + `Tree::edit`) must analyse exactly like a
+//! - [`incremental`]: random edit sequences; every incremental reanalysis (the language
+//!   server's `apply_edit` + `Tree::edit` + layout reuse) must analyse exactly like a
 //!   fresh parse of the same text.
 //! - [`decode`]: hostile bytes into the CLI's codec (`codegen::codec`), every golden schema.
 //! - [`rust_decode`]: hostile bytes into the generated Rust decoders of every golden schema.
 
 use std::sync::OnceLock;
 
+use codegen::analysis::analyze_reusing;
 use codegen::codec::{Codec, Mode};
 use codegen::layout::Layout;
 use codegen::model::Schema;
@@ -375,8 +376,8 @@ fn observable(a: &Analysis) -> (Vec<codegen::Diagnostic>, String) {
 }
 
 /// Random edit sequences over a golden schema (or nothing), as the language server
-/// applies them: after every edit, the incremental reparse must analyse exactly like a
-/// fresh parse. Byte 0: dialect, order, starting text. Then per edit: u16 start, delete
+/// applies them (edited tree, previous layout reused where unchanged): after every edit,
+/// the result must equal a fresh analysis. Byte 0: dialect, order, starting text. Then per edit: u16 start, delete
 /// length, insert length (high nibble 0xf: replace the whole text), the inserted bytes.
 pub fn incremental(data: &[u8]) {
     let [head, tail @ ..] = data else { return };
@@ -410,9 +411,20 @@ pub fn incremental(data: &[u8]) {
         let len = source.text.len();
         let start = u16::from_le_bytes([a, b]) as usize % (len + 1);
         let range = (ins & 0xf0 != 0xf0).then(|| start..start + (del as usize & 0x1f));
+        // As the server's `Document::change`: the edited tree, and the previous layout
+        // whose unchanged types may be reused.
         let mut tree = analysis.tree.take();
         apply_edit(&mut source, range, &insert, tree.as_mut());
-        analysis = analyze_text(dialect, &source.text, tree.as_ref(), order);
+        let previous = std::mem::replace(
+            &mut analysis.layout,
+            Layout {
+                dialect,
+                order: Default::default(),
+                types: Vec::new(),
+                fingerprints: Vec::new(),
+            },
+        );
+        analysis = analyze_reusing(dialect, &source.text, tree.as_ref(), order, Some(previous));
         let fresh = analyze_text(dialect, &source.text, None, order);
         let (inc, full) = (observable(&analysis), observable(&fresh));
         if inc != full {
