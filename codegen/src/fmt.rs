@@ -585,7 +585,9 @@ impl<'t> Printer<'t> {
                 self.space = true;
             }
             (_, "raw_string_literal") => {
-                let text = text.replace("\r\n", "\n");
+                // Go discards every `\r` inside a raw string; so does the formatter (all of
+                // them, not only those of CRLF, or formatting twice would differ).
+                let text = text.replace('\r', "");
                 self.code(node, &text);
             }
             _ => self.code(node, text),
@@ -890,7 +892,7 @@ impl<'t> Printer<'t> {
             let k = raws.partition_point(|r| r.0 < at);
             let in_raw = k > 0 && at < raws[k - 1].1;
             if in_raw {
-                out.push_str(line.strip_suffix('\r').unwrap_or(line));
+                out.push_str(&line.replace('\r', ""));
                 blank = false;
             } else {
                 let line = line.trim_end();

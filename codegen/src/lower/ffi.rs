@@ -290,7 +290,8 @@ fn lower_fields(body: Node, text: &str, diags: &mut Vec<Diagnostic>) -> Vec<Fiel
                 }
             }
         }
-        let tag = tag_node.map(|t| node_text(t, text).trim_matches('`').to_string());
+        // Go discards `\r` inside raw strings (and so does the formatter).
+        let tag = tag_node.map(|t| node_text(t, text).trim_matches('`').replace('\r', ""));
         if let Some(embedded) = embedded {
             let name = node_text(embedded, text);
             let field_name = name.rsplit('.').next().unwrap_or(name);
