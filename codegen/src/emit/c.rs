@@ -29,7 +29,7 @@ use std::fmt::Write as _;
 use super::{module_name, snake_case, Code, EmitError, OutputFile, GENERATED_HEADER};
 use crate::dialect::Dialect;
 use crate::graph::Graph;
-use crate::layout::{size_expr, FixedBlock, Layout, LeafKind, SizeInfo, TypeLayout, Wire};
+use crate::layout::{FixedBlock, Layout, LeafKind, SizeInfo, TypeLayout, Wire};
 use crate::model::{Primitive, Schema, TypeId, TypeKind};
 
 /// C11 keywords, C23 keywords and the macros of the standard headers the generated code
@@ -666,18 +666,6 @@ impl Gen<'_> {
         }
     }
 
-    fn wire_display(&self, w: &Wire) -> String {
-        match w {
-            Wire::Prim(p) => p.spelling(self.schema.dialect).unwrap_or("?").into(),
-            Wire::Array(e) => format!("[]{}", self.wire_display(e)),
-            Wire::Optional(e) => match self.schema.dialect {
-                Dialect::Sdp => format!("Option<{}>", self.wire_display(e)),
-                Dialect::Ffi => format!("*{}", self.wire_display(e)),
-            },
-            Wire::Struct(id) => self.schema.types.get(*id).map_or("?".into(), |t| t.name.clone()),
-        }
-    }
-
     // ------------------------------------------------------------------ plan
 
     /// The encoding of value type `id` as fixed blocks and variable items, read off the
@@ -907,76 +895,24 @@ impl Gen<'_> {
     }
 
     fn layout_doc(&self, c: &mut Code, id: TypeId, t: &TypeLayout) {
-        let def = &self.schema.types[id];
-        let size = match t.size.fixed {
-            Some(n) => format!("fixed {n} B"),
-            None => format!("min {} B", t.size.min),
-        };
-        let order = match self.schema.dialect {
-            Dialect::Sdp => "declaration order".to_string(),
-            Dialect::Ffi => format!("{} order", self.layout.order.as_str()),
-        };
-        let mut what = String::new();
-        if let Some(mid) = t.message_id {
-            let _ = write!(what, ", message type id {mid}");
-        }
-        if t.root {
-            what.push_str(", ffire root");
-        }
+        let d = super::layout_doc(self.schema, self.layout, id, t);
         c.line(&format!(
-            "// Wire layout of `{}` ({order}{what}): {size}.",
-            comment(&def.name)
+            "// Wire layout of `{}` ({}): {}.",
+            comment(&self.schema.types[id].name),
+            d.order,
+            d.size
         ));
-        if def.is_struct() {
-            let mut rows = vec![[
-                "#".to_string(),
-                "field".into(),
-                "type".into(),
-                "offset".into(),
-                "size".into(),
-            ]];
-            for f in &t.fields {
-                rows.push([
-                    f.wire_index.to_string(),
-                    def.fields()[f.decl_index].name.clone(),
-                    self.wire_display(&f.wire),
-                    f.offset.expr(),
-                    size_expr(self.layout, &f.wire),
-                ]);
-            }
-            let mut widths = [0usize; 5];
-            for r in &rows {
-                for (w, cell) in widths.iter_mut().zip(r) {
-                    *w = (*w).max(cell.chars().count());
-                }
-            }
+        if let Some(wire) = &d.wire_type {
+            c.line(&comment(&format!("// {wire}.")));
+            return;
+        }
+        c.line("//");
+        for row in &d.table {
+            c.line(&comment(&format!("//   {row}")));
+        }
+        if let Some(blocks) = &d.blocks {
             c.line("//");
-            for r in &rows {
-                let mut line = String::from("//");
-                for (i, (w, cell)) in widths.iter().zip(r).enumerate() {
-                    line.push_str(if i == 0 { "   " } else { "  " });
-                    line.push_str(cell);
-                    if i + 1 < r.len() {
-                        line.push_str(&" ".repeat(w - cell.chars().count()));
-                    }
-                }
-                c.line(&comment(&line));
-            }
-            if !t.blocks.is_empty() {
-                let blocks: Vec<String> = t
-                    .blocks
-                    .iter()
-                    .map(|b| format!("{} B at {}", b.size, b.offset.expr()))
-                    .collect();
-                c.line("//");
-                c.line(&comment(&format!("// Fixed blocks: {}.", blocks.join(", "))));
-            }
-        } else {
-            c.line(&comment(&format!(
-                "// Wire type `{}`, size {}.",
-                self.wire_display(&t.wire),
-                size_expr(self.layout, &t.wire)
-            )));
+            c.line(&comment(&format!("// {blocks}.")));
         }
     }
 

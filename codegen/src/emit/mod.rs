@@ -6,8 +6,9 @@ pub mod c;
 pub mod cpp;
 pub mod rust;
 
-use crate::layout::Layout;
-use crate::model::Schema;
+use crate::dialect::Dialect;
+use crate::layout::{size_expr, Layout, TypeLayout, Wire};
+use crate::model::{Schema, TypeId};
 
 /// A target language of `wirelens gen`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -171,6 +172,118 @@ pub fn pascal_case(name: &str) -> String {
         out.push_str("Type");
     }
     out
+}
+
+/// A wire type as the schema's dialect writes it (`[]Option<Item>`, `*[]string`).
+pub fn wire_display(schema: &Schema, w: &Wire) -> String {
+    match w {
+        Wire::Prim(p) => p.spelling(schema.dialect).unwrap_or("?").into(),
+        Wire::Array(e) => format!("[]{}", wire_display(schema, e)),
+        Wire::Optional(e) => match schema.dialect {
+            Dialect::Sdp => format!("Option<{}>", wire_display(schema, e)),
+            Dialect::Ffi => format!("*{}", wire_display(schema, e)),
+        },
+        Wire::Struct(id) => schema.types.get(*id).map_or("?".into(), |t| t.name.clone()),
+    }
+}
+
+/// The wire layout every emitter writes above a type, as comment text without the
+/// comment markers (each language adds its own).
+pub struct LayoutDoc {
+    /// `declaration order, message type id 2` / `canonical order, ffire root`.
+    pub order: String,
+    /// `fixed 16 B` / `min 42 B`.
+    pub size: String,
+    /// Structs: the field table, header first, columns aligned; empty otherwise.
+    pub table: Vec<String>,
+    /// Structs with fixed blocks: `Fixed blocks: 16 B at 0, 4 B at 20 + |name|`.
+    pub blocks: Option<String>,
+    /// Other types: `Wire type `[]int32`, size 2 + 4·n`.
+    pub wire_type: Option<String>,
+}
+
+pub fn layout_doc(schema: &Schema, layout: &Layout, id: TypeId, t: &TypeLayout) -> LayoutDoc {
+    let def = &schema.types[id];
+    let size = match t.size.fixed {
+        Some(n) => format!("fixed {n} B"),
+        None => format!("min {} B", t.size.min),
+    };
+    let mut order = match schema.dialect {
+        Dialect::Sdp => "declaration order".to_string(),
+        Dialect::Ffi => format!("{} order", layout.order.as_str()),
+    };
+    if let Some(mid) = t.message_id {
+        order.push_str(&format!(", message type id {mid}"));
+    }
+    if t.root {
+        order.push_str(", ffire root");
+    }
+    if !def.is_struct() {
+        return LayoutDoc {
+            order,
+            size,
+            table: Vec::new(),
+            blocks: None,
+            wire_type: Some(format!(
+                "Wire type `{}`, size {}",
+                wire_display(schema, &t.wire),
+                size_expr(layout, &t.wire)
+            )),
+        };
+    }
+    let mut rows = vec![[
+        "#".to_string(),
+        "field".into(),
+        "type".into(),
+        "offset".into(),
+        "size".into(),
+    ]];
+    for f in &t.fields {
+        rows.push([
+            f.wire_index.to_string(),
+            def.fields()[f.decl_index].name.clone(),
+            wire_display(schema, &f.wire),
+            f.offset.expr(),
+            size_expr(layout, &f.wire),
+        ]);
+    }
+    let mut widths = [0usize; 5];
+    for r in &rows {
+        for (w, cell) in widths.iter_mut().zip(r) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let table = rows
+        .iter()
+        .map(|r| {
+            let mut line = String::new();
+            for (i, (w, cell)) in widths.iter().zip(r).enumerate() {
+                if i > 0 {
+                    line.push_str("  ");
+                }
+                line.push_str(cell);
+                if i + 1 < r.len() {
+                    line.push_str(&" ".repeat(w - cell.chars().count()));
+                }
+            }
+            line
+        })
+        .collect();
+    let blocks = (!t.blocks.is_empty()).then(|| {
+        let list: Vec<String> = t
+            .blocks
+            .iter()
+            .map(|b| format!("{} B at {}", b.size, b.offset.expr()))
+            .collect();
+        format!("Fixed blocks: {}", list.join(", "))
+    });
+    LayoutDoc {
+        order,
+        size,
+        table,
+        blocks,
+        wire_type: None,
+    }
 }
 
 /// An indenting line writer shared by the emitters (4-space indent).
