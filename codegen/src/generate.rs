@@ -12,11 +12,10 @@
 //!   (its mtime stays, so builds that depend on it do not rerun).
 
 use std::collections::BTreeMap;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use crate::emit::{self, is_generated, EmitError, Lang, OutputFile};
-use crate::project::{load, LoadFailure};
+use crate::project::{load, write_temp, LoadFailure};
 use crate::source::ColumnUnit;
 use crate::{Analysis, FieldOrder, Severity, SourceFile};
 
@@ -168,7 +167,8 @@ pub enum Staleness {
 }
 
 /// Writes `files` into `out_dir` (created if missing) under the rules in the module
-/// docs. On error nothing has been written.
+/// docs. On error no target has changed (only a failing final rename, after every
+/// file is on disk, can leave the earlier ones renamed).
 pub fn write_files(out_dir: &Path, files: &[OutputFile]) -> Result<WriteReport, GenError> {
     std::fs::create_dir_all(out_dir).map_err(|e| io_error(out_dir, "cannot create the output directory", &e))?;
     let mut plan = Vec::with_capacity(files.len());
@@ -177,15 +177,33 @@ pub fn write_files(out_dir: &Path, files: &[OutputFile]) -> Result<WriteReport, 
         let current = existing_generated(&target)?;
         plan.push((target, file, current.as_deref() == Some(file.contents.as_str())));
     }
+    // Every new file goes to a temporary file first; only when all are on disk are they
+    // renamed into place, so a failure (disk full) leaves every target as it was.
     let mut report = WriteReport::default();
+    let mut staged: Vec<(PathBuf, PathBuf)> = Vec::new();
     for (target, file, same) in plan {
         if same {
             report.unchanged.push(target);
             continue;
         }
-        write_atomically(&target, file.contents.as_bytes())
-            .map_err(|e| io_error(&target, "cannot write the generated file", &e))?;
-        report.written.push(target);
+        match write_temp(&target, file.contents.as_bytes()) {
+            Ok(tmp) => staged.push((tmp, target)),
+            Err(e) => {
+                for (tmp, _) in &staged {
+                    let _ = std::fs::remove_file(tmp);
+                }
+                return Err(io_error(&target, "cannot write the generated file", &e));
+            }
+        }
+    }
+    for (i, (tmp, target)) in staged.iter().enumerate() {
+        if let Err(e) = std::fs::rename(tmp, target) {
+            for (tmp, _) in &staged[i..] {
+                let _ = std::fs::remove_file(tmp);
+            }
+            return Err(io_error(target, "cannot move the generated file into place", &e));
+        }
+        report.written.push(target.clone());
     }
     Ok(report)
 }
@@ -249,28 +267,6 @@ fn existing_generated(target: &Path) -> Result<Option<String>, GenError> {
             emit::GENERATED_HEADER
         ))),
     }
-}
-
-/// Temp file beside `path` (created exclusively, so never through a planted link),
-/// synced, then renamed over `path`.
-fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.wirelens-{}.tmp", std::process::id()));
-    let _ = std::fs::remove_file(&tmp);
-    let result = (|| {
-        let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
 }
 
 fn io_error(path: &Path, what: &str, e: &std::io::Error) -> GenError {
@@ -461,6 +457,34 @@ mod tests {
             .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
             .collect();
         assert!(leftovers.is_empty(), "temp files left behind: {leftovers:?}");
+    }
+
+    #[test]
+    fn a_failed_write_changes_no_target() {
+        let d = tempdir("twophase");
+        write_files(
+            &d,
+            &[file("a.rs", &generated("old a")), file("b.rs", &generated("old b"))],
+        )
+        .unwrap();
+        // b's temporary file cannot be created: a directory stands in its place.
+        let blocker = d.join(format!(".b.rs.wirelens-{}.tmp", std::process::id()));
+        std::fs::create_dir(&blocker).unwrap();
+        let e = write_files(
+            &d,
+            &[file("a.rs", &generated("new a")), file("b.rs", &generated("new b"))],
+        )
+        .unwrap_err();
+        assert!(e.message.contains("cannot write"), "{e}");
+        assert_eq!(std::fs::read_to_string(d.join("a.rs")).unwrap(), generated("old a"));
+        assert_eq!(std::fs::read_to_string(d.join("b.rs")).unwrap(), generated("old b"));
+        std::fs::remove_dir(&blocker).unwrap();
+        let stray: Vec<_> = std::fs::read_dir(&d)
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+            .collect();
+        assert!(stray.is_empty(), "temp files left behind: {stray:?}");
     }
 
     #[test]

@@ -2,8 +2,7 @@
 //! and formatted in memory first; if any cannot be (unreadable, syntax errors), nothing
 //! is written. Writes are atomic (temp file + rename).
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use codegen::fmt::format;
@@ -11,6 +10,7 @@ use codespan_reporting::files::SimpleFile;
 
 use super::check::render;
 use super::{expand_paths, load};
+use codegen::project::write_atomically;
 
 pub fn run(paths: &[PathBuf], check: bool) -> Result<ExitCode, String> {
     let files = expand_paths(paths).map_err(|e| e.to_string())?;
@@ -63,35 +63,8 @@ pub fn run(paths: &[PathBuf], check: bool) -> Result<ExitCode, String> {
         });
     }
     for (path, text) in &changed {
-        write_atomically(path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+        write_atomically(path, text.as_bytes()).map_err(|e| format!("{}: {e}", path.display()))?;
         println!("formatted {}", path.display());
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// Writes `text` to a temporary file beside `path` and renames it over `path`, keeping
-/// the original's permissions, so a reader never sees a half-written schema.
-pub fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.wirelens-{}.tmp", std::process::id()));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(text.as_bytes())?;
-        f.sync_all()?;
-        if let Ok(meta) = std::fs::metadata(path) {
-            std::fs::set_permissions(&tmp, meta.permissions())?;
-        }
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
 }
