@@ -7,19 +7,47 @@ use crate::diagnostic::Diagnostic;
 use crate::dialect::Dialect;
 use crate::graph::Graph;
 use crate::layout::{referenced_types, Layout};
-use crate::model::{Schema, TypeExpr, TypeExprKind, TypeKind};
+use crate::model::{Schema, TypeDef, TypeExpr, TypeExprKind, TypeKind};
 use crate::reserved::reserved_in;
 
 /// ffire's nesting limit: a root value is depth 0, each field or array element adds 1.
 pub const MAX_FFI_DEPTH: u32 = 32;
 
+/// Every check: [`check_type`] for each type, then [`check_schema`].
 pub fn check(schema: &Schema, text_is_blank: bool) -> Vec<Diagnostic> {
+    let mut d: Vec<Diagnostic> = schema
+        .types
+        .iter()
+        .flat_map(|def| check_type(schema.dialect, def))
+        .collect();
+    d.extend(check_schema(schema, &Graph::new(schema), text_is_blank));
+    d
+}
+
+/// The checks of one type on its own — its names, its fields, its wrappers: nothing an
+/// edit elsewhere in the file can change, so the language server keeps their result for
+/// the types an edit did not touch.
+pub fn check_type(dialect: Dialect, def: &TypeDef) -> Vec<Diagnostic> {
     let mut d = Vec::new();
-    let graph = Graph::new(schema);
-    duplicates(schema, &mut d);
+    duplicate_fields(dialect, def, &mut d);
+    empty_struct(dialect, def, &mut d);
+    match dialect {
+        Dialect::Sdp => {
+            sdp_identifiers(def, &mut d);
+            sdp_wrappers(def, &mut d);
+        }
+        Dialect::Ffi => ffi_identifiers(def, &mut d),
+    }
+    d
+}
+
+/// The checks across types: duplicate names, unknown names, cycles and, for ffire, roots
+/// and nesting depth. `graph` is `Graph::new(schema)`.
+pub fn check_schema(schema: &Schema, graph: &Graph, text_is_blank: bool) -> Vec<Diagnostic> {
+    let mut d = Vec::new();
+    duplicate_types(schema, &mut d);
     unknown_types(schema, &mut d);
-    empty_structs(schema, &mut d);
-    cycles(schema, &graph, &mut d);
+    cycles(schema, graph, &mut d);
     match schema.dialect {
         Dialect::Sdp => {
             if schema.types.is_empty() {
@@ -36,13 +64,10 @@ pub fn check(schema: &Schema, text_is_blank: bool) -> Vec<Diagnostic> {
                     .with_note("help: declare at least one `struct Name { field: type }`"),
                 );
             }
-            sdp_identifiers(schema, &mut d);
-            sdp_wrappers(schema, &mut d);
         }
         Dialect::Ffi => {
-            ffi_identifiers(schema, &mut d);
-            ffi_roots(schema, &graph, &mut d);
-            ffi_depth(schema, &graph, &mut d);
+            ffi_roots(schema, graph, &mut d);
+            ffi_depth(schema, graph, &mut d);
         }
     }
     d
@@ -50,12 +75,19 @@ pub fn check(schema: &Schema, text_is_blank: bool) -> Vec<Diagnostic> {
 
 /// Lints that need the layout: SDP structs whose fixed fields are split by variable ones.
 pub fn layout_lints(schema: &Schema, layout: &Layout) -> Vec<Diagnostic> {
-    let mut d = Vec::new();
+    (0..schema.types.len())
+        .filter_map(|id| layout_lint(schema, layout, id))
+        .collect()
+}
+
+/// [`layout_lints`] for type `id`: a function of the type and its layout only.
+pub fn layout_lint(schema: &Schema, layout: &Layout, id: usize) -> Option<Diagnostic> {
     if schema.dialect != Dialect::Sdp {
-        return d;
+        return None;
     }
-    for (id, def) in schema.types.iter().enumerate() {
-        let Some(t) = layout.get(id) else { continue };
+    {
+        let def = schema.types.get(id)?;
+        let t = layout.get(id)?;
         let fields = def.fields();
         // Runs of consecutive fixed-size fields; more than one means a variable-size
         // field splits them and generated code needs one copy per run.
@@ -70,7 +102,7 @@ pub fn layout_lints(schema: &Schema, layout: &Layout) -> Vec<Diagnostic> {
             in_run = f.size.fixed.is_some();
         }
         if runs.len() < 2 {
-            continue;
+            return None;
         }
         let total: u64 = t.fields.iter().filter_map(|f| f.size.fixed).sum();
         let stranded: Vec<usize> = runs[1..].iter().flatten().copied().collect();
@@ -79,7 +111,7 @@ pub fn layout_lints(schema: &Schema, layout: &Layout) -> Vec<Diagnostic> {
             .map(|&i| format!("`{}`", fields[t.fields[i].decl_index].name))
             .collect();
         let first = &fields[t.fields[stranded[0]].decl_index];
-        d.push(
+        Some(
             Diagnostic::info(
                 "split-fixed-block",
                 first.name_range.clone(),
@@ -89,27 +121,21 @@ pub fn layout_lints(schema: &Schema, layout: &Layout) -> Vec<Diagnostic> {
             .with_note(format!(
                 "help: declaring the fixed-size fields first gives one {total} B block that generated code reads and writes with one copy; this changes the wire format"
             )),
-        );
+        )
     }
-    d
 }
 
-fn duplicates(schema: &Schema, d: &mut Vec<Diagnostic>) {
-    let (dup_type, dup_field) = match schema.dialect {
-        Dialect::Sdp => ("DUPLICATE_STRUCT", "DUPLICATE_FIELD"),
-        Dialect::Ffi => ("duplicate-type", "duplicate-field"),
+fn duplicate_types(schema: &Schema, d: &mut Vec<Diagnostic>) {
+    let (code, what) = match schema.dialect {
+        Dialect::Sdp => ("DUPLICATE_STRUCT", "struct"),
+        Dialect::Ffi => ("duplicate-type", "type"),
     };
-    let mut seen: HashMap<&str, &crate::model::TypeDef> = HashMap::default();
+    let mut seen: HashMap<&str, &TypeDef> = HashMap::default();
     for def in &schema.types {
         if let Some(first) = seen.get(def.name.as_str()) {
-            let what = if schema.dialect == Dialect::Sdp {
-                "struct"
-            } else {
-                "type"
-            };
             d.push(
                 Diagnostic::error(
-                    dup_type,
+                    code,
                     def.name_range.clone(),
                     format!("{what} `{}` is defined more than once", def.name),
                 )
@@ -119,57 +145,62 @@ fn duplicates(schema: &Schema, d: &mut Vec<Diagnostic>) {
         } else {
             seen.insert(&def.name, def);
         }
-        let mut names: HashMap<&str, &crate::model::Field> = HashMap::default();
-        let mut json: HashMap<&str, &crate::model::Field> = HashMap::default();
-        for f in def.fields() {
-            if let Some(first) = names.get(f.name.as_str()) {
+    }
+}
+
+fn duplicate_fields(dialect: Dialect, def: &TypeDef, d: &mut Vec<Diagnostic>) {
+    let code = match dialect {
+        Dialect::Sdp => "DUPLICATE_FIELD",
+        Dialect::Ffi => "duplicate-field",
+    };
+    let fields = def.fields();
+    if fields.len() < 2 {
+        return;
+    }
+    let mut names: HashMap<&str, &crate::model::Field> = HashMap::default();
+    let mut json: HashMap<&str, &crate::model::Field> = HashMap::default();
+    for f in fields {
+        if let Some(first) = names.get(f.name.as_str()) {
+            d.push(
+                Diagnostic::error(
+                    code,
+                    f.name_range.clone(),
+                    format!("field `{}` is declared more than once in `{}`", f.name, def.name),
+                )
+                .with_label("redeclared here")
+                .with_related(first.name_range.clone(), "first declared here"),
+            );
+            continue;
+        }
+        names.insert(&f.name, f);
+        if dialect == Dialect::Ffi {
+            if let Some(first) = json.get(f.json_name.as_str()) {
                 d.push(
                     Diagnostic::error(
-                        dup_field,
+                        "duplicate-json-name",
                         f.name_range.clone(),
-                        format!("field `{}` is declared more than once in `{}`", f.name, def.name),
+                        format!(
+                            "fields `{}` and `{}` of `{}` both use the JSON name `{}`",
+                            first.name, f.name, def.name, f.json_name
+                        ),
                     )
-                    .with_label("redeclared here")
-                    .with_related(first.name_range.clone(), "first declared here"),
+                    .with_label("same JSON name")
+                    .with_related(first.name_range.clone(), "first used here"),
                 );
-                continue;
-            }
-            names.insert(&f.name, f);
-            if schema.dialect == Dialect::Ffi {
-                if let Some(first) = json.get(f.json_name.as_str()) {
-                    d.push(
-                        Diagnostic::error(
-                            "duplicate-json-name",
-                            f.name_range.clone(),
-                            format!(
-                                "fields `{}` and `{}` of `{}` both use the JSON name `{}`",
-                                first.name, f.name, def.name, f.json_name
-                            ),
-                        )
-                        .with_label("same JSON name")
-                        .with_related(first.name_range.clone(), "first used here"),
-                    );
-                } else {
-                    json.insert(&f.json_name, f);
-                }
+            } else {
+                json.insert(&f.json_name, f);
             }
         }
     }
 }
 
 fn each_type_expr(schema: &Schema) -> impl Iterator<Item = &TypeExpr> {
-    schema.types.iter().flat_map(|def| match &def.kind {
-        TypeKind::Struct { fields, .. } => fields.iter().map(|f| &f.ty).collect::<Vec<_>>(),
-        TypeKind::Alias { target, .. } => vec![target],
-    })
+    schema.types.iter().flat_map(TypeDef::type_exprs)
 }
 
 fn unknown_types(schema: &Schema, d: &mut Vec<Diagnostic>) {
     for ty in each_type_expr(schema) {
-        for (name, target, range) in ty.named_refs() {
-            if target.is_some() {
-                continue;
-            }
+        if let Some((name, None, range)) = ty.named_ref() {
             let diag = match schema.dialect {
                 Dialect::Sdp => {
                     let mut diag = Diagnostic::error("UNKNOWN_TYPE", range, format!("unknown type `{name}`"))
@@ -219,9 +250,12 @@ fn sdp_type_hint(name: &str, schema: &Schema) -> Option<String> {
 
 /// The candidate within a small edit distance of `name`, if any.
 fn closest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<String> {
-    let limit = (name.chars().count() / 3).max(1);
+    let len = name.chars().count();
+    let limit = (len / 3).max(1);
     candidates
         .filter(|c| *c != name)
+        // The distance is at least the difference in length: skip the hopeless ones cheaply.
+        .filter(|c| c.chars().count().abs_diff(len) <= limit)
         .map(|c| (edit_distance(&name.to_ascii_lowercase(), &c.to_ascii_lowercase()), c))
         .filter(|(dist, _)| *dist <= limit)
         .min_by_key(|(dist, _)| *dist)
@@ -241,24 +275,22 @@ fn edit_distance(a: &str, b: &str) -> usize {
     prev[b.len()]
 }
 
-fn empty_structs(schema: &Schema, d: &mut Vec<Diagnostic>) {
-    let code = match schema.dialect {
+fn empty_struct(dialect: Dialect, def: &TypeDef, d: &mut Vec<Diagnostic>) {
+    let code = match dialect {
         Dialect::Sdp => "EMPTY_STRUCT",
         Dialect::Ffi => "E006",
     };
-    for def in &schema.types {
-        if let TypeKind::Struct { fields, .. } = &def.kind {
-            if fields.is_empty() {
-                d.push(
-                    Diagnostic::error(
-                        code,
-                        def.name_range.clone(),
-                        format!("struct `{}` has no fields", def.name),
-                    )
-                    .with_label("empty struct")
-                    .with_note("help: an empty struct has no wire encoding; add a field or remove the struct"),
-                );
-            }
+    if let TypeKind::Struct { fields, .. } = &def.kind {
+        if fields.is_empty() {
+            d.push(
+                Diagnostic::error(
+                    code,
+                    def.name_range.clone(),
+                    format!("struct `{}` has no fields", def.name),
+                )
+                .with_label("empty struct")
+                .with_note("help: an empty struct has no wire encoding; add a field or remove the struct"),
+            );
         }
     }
 }
@@ -289,7 +321,7 @@ fn cycles(schema: &Schema, graph: &Graph, d: &mut Vec<Diagnostic>) {
     }
 }
 
-fn sdp_identifiers(schema: &Schema, d: &mut Vec<Diagnostic>) {
+fn sdp_identifiers(def: &TypeDef, d: &mut Vec<Diagnostic>) {
     let mut check = |name: &str, range: &std::ops::Range<usize>, what: &str| {
         let valid = name.bytes().next().is_some_and(|b| b.is_ascii_alphabetic())
             && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
@@ -323,19 +355,17 @@ fn sdp_identifiers(schema: &Schema, d: &mut Vec<Diagnostic>) {
             );
         }
     };
-    for def in &schema.types {
-        check(&def.name, &def.name_range, "struct");
-        for f in def.fields() {
-            check(&f.name, &f.name_range, "field");
-        }
+    check(&def.name, &def.name_range, "struct");
+    for f in def.fields() {
+        check(&f.name, &f.name_range, "field");
     }
 }
 
 /// `Option<T>` and `Box<T>` need a struct; nested arrays and arrays of options are
 /// fine on the wire but upstream's generators break on them (one warning per run of
 /// nested arrays: `[][][]u8` is one problem, not two).
-fn sdp_wrappers(schema: &Schema, d: &mut Vec<Diagnostic>) {
-    for ty in each_type_expr(schema) {
+fn sdp_wrappers(def: &TypeDef, d: &mut Vec<Diagnostic>) {
+    for ty in def.type_exprs() {
         // (expression, directly inside an array, a nested-array warning already covers it)
         let mut stack = vec![(ty, false, false)];
         while let Some((t, in_array, gap_reported)) = stack.pop() {
@@ -402,7 +432,7 @@ fn gap(t: &TypeExpr, what: &str) -> Diagnostic {
     .with_label("fine in wirelens, broken in sdp-gen output")
 }
 
-fn ffi_identifiers(schema: &Schema, d: &mut Vec<Diagnostic>) {
+fn ffi_identifiers(def: &TypeDef, d: &mut Vec<Diagnostic>) {
     let mut check = |name: &str, range: &std::ops::Range<usize>, what: &str| {
         let valid = name
             .bytes()
@@ -422,11 +452,9 @@ fn ffi_identifiers(schema: &Schema, d: &mut Vec<Diagnostic>) {
             );
         }
     };
-    for def in &schema.types {
-        check(&def.name, &def.name_range, "type");
-        for f in def.fields() {
-            check(&f.name, &f.name_range, "field");
-        }
+    check(&def.name, &def.name_range, "type");
+    for f in def.fields() {
+        check(&f.name, &f.name_range, "field");
     }
 }
 

@@ -36,13 +36,10 @@ impl Graph {
         for def in &schema.types {
             let mut out = Vec::new();
             let mut unknown = false;
-            let mut add = |ty: &crate::model::TypeExpr, field: Option<usize>| {
-                for (_, target, range) in ty.named_refs() {
-                    match target {
-                        Some(to) => out.push(Edge { to, range, field }),
-                        None => unknown = true,
-                    }
-                }
+            let mut add = |ty: &crate::model::TypeExpr, field: Option<usize>| match ty.named_ref() {
+                Some((_, Some(to), range)) => out.push(Edge { to, range, field }),
+                Some((_, None, _)) => unknown = true,
+                None => {}
             };
             match &def.kind {
                 TypeKind::Struct { fields, .. } => fields.iter().enumerate().for_each(|(i, f)| add(&f.ty, Some(i))),

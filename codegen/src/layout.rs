@@ -196,19 +196,19 @@ impl Layout {
     }
 
     pub fn compute(schema: &Schema) -> Layout {
-        Layout::compute_reusing(schema, None)
+        Layout::compute_reusing(schema, &Graph::new(schema), None)
     }
 
     /// [`Layout::compute`], taking over from `previous` (the layout before an edit) every
     /// type whose fingerprint is unchanged, so typing in one struct of a 5,000-struct
     /// schema recomputes that struct and the structs that contain it, not all of them.
     /// The result is identical to a fresh computation.
-    pub fn compute_reusing(schema: &Schema, previous: Option<Layout>) -> Layout {
+    /// `graph` is `Graph::new(schema)`.
+    pub fn compute_reusing(schema: &Schema, graph: &Graph, previous: Option<Layout>) -> Layout {
         let mut previous = previous.filter(|p| p.dialect == schema.dialect && p.order == schema.order);
-        let graph = Graph::new(schema);
         let (order, cycles) = graph.order_and_cycles();
         let bad = graph.unresolvable(&order, &cycles);
-        let referenced = referenced_types(&graph);
+        let referenced = referenced_types(graph);
         let mut engine = Engine {
             schema,
             wires: vec![None; schema.types.len()],

@@ -22,6 +22,7 @@ pub mod model;
 pub mod project;
 pub mod report;
 pub mod reserved;
+mod reuse;
 pub mod source;
 pub mod syntax;
 

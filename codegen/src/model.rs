@@ -130,16 +130,20 @@ impl TypeExpr {
 
     /// Every named reference inside this expression, outermost first.
     pub fn named_refs(&self) -> Vec<(&str, Option<TypeId>, Range<usize>)> {
-        let mut out = Vec::new();
-        let mut stack = vec![self];
-        while let Some(t) = stack.pop() {
+        self.named_ref().into_iter().collect()
+    }
+
+    /// The named reference inside this expression, if any: there is at most one, since
+    /// every wrapper (`[]`, `Option`, `*`, `Box`) holds exactly one type.
+    pub fn named_ref(&self) -> Option<(&str, Option<TypeId>, Range<usize>)> {
+        let mut t = self;
+        loop {
             match &t.kind {
-                TypeExprKind::Named { name, target } => out.push((name.as_str(), *target, t.range.clone())),
-                TypeExprKind::Array(e) | TypeExprKind::Optional(e) | TypeExprKind::Boxed(e) => stack.push(e),
-                TypeExprKind::Primitive(_) | TypeExprKind::Invalid => {}
+                TypeExprKind::Named { name, target } => return Some((name.as_str(), *target, t.range.clone())),
+                TypeExprKind::Array(e) | TypeExprKind::Optional(e) | TypeExprKind::Boxed(e) => t = e,
+                TypeExprKind::Primitive(_) | TypeExprKind::Invalid => return None,
             }
         }
-        out
     }
 }
 
@@ -185,6 +189,15 @@ impl TypeDef {
             TypeKind::Struct { fields, .. } => fields,
             TypeKind::Alias { .. } => &[],
         }
+    }
+
+    /// The type expressions it is made of: its fields' types, or an alias's target.
+    pub fn type_exprs(&self) -> impl Iterator<Item = &TypeExpr> {
+        let target = match &self.kind {
+            TypeKind::Alias { target, .. } => Some(target),
+            TypeKind::Struct { .. } => None,
+        };
+        self.fields().iter().map(|f| &f.ty).chain(target)
     }
 
     pub fn is_struct(&self) -> bool {

@@ -1,7 +1,8 @@
-//! Reusing the previous layout after an edit (`analyze_reusing`, what the language
-//! server does on every keystroke) must give exactly what a fresh analysis gives, for
-//! any edit: thousands of random insertions and deletions over real schemas, through
-//! broken intermediate states.
+//! Reusing the previous analysis after an edit (`analyze_reusing`, what the language
+//! server does on every keystroke: unchanged declarations keep their lowered types and
+//! diagnostics, unchanged types their layouts) must give exactly what a fresh analysis
+//! gives, for any edit: thousands of random insertions and deletions over real schemas,
+//! through broken intermediate states.
 
 use std::path::Path;
 
@@ -23,6 +24,7 @@ impl Rng {
 }
 
 fn same(a: &Analysis, b: &Analysis, context: &str) {
+    assert_eq!(a.schema, b.schema, "model differs after {context}");
     assert_eq!(a.layout, b.layout, "layout differs after {context}");
     assert_eq!(a.diagnostics, b.diagnostics, "diagnostics differ after {context}");
 }
@@ -87,9 +89,9 @@ fn churn(dialect: Dialect, text: &str, seed: u64, steps: usize) {
         } else {
             text.insert_str(at, snippets[rng.below(snippets.len())]);
         }
-        // The layout is what is reused; the tree is reparsed from scratch here (the
-        // incremental tree is the grammar's business, fuzzed separately).
-        let next = analyze_reusing(dialect, &text, None, OrderChoice::default(), Some(current.layout));
+        // The tree is reparsed from scratch here (the incremental tree is the grammar's
+        // business, fuzzed separately by the `reparse` target).
+        let next = analyze_reusing(dialect, &text, None, OrderChoice::default(), Some(current));
         let fresh = analyze(dialect, &text, None, OrderChoice::default());
         same(&next, &fresh, &format!("step {step} (seed {seed})"));
         current = next;
@@ -132,9 +134,76 @@ fn an_edit_inside_one_struct_keeps_the_others_layouts() {
     let mut edited = text.clone();
     edited.insert(field.name_range.end, 'x');
     let fps = before.layout.fingerprints.clone();
-    let after = analyze_reusing(Dialect::Sdp, &edited, None, OrderChoice::default(), Some(before.layout));
+    let after = analyze_reusing(Dialect::Sdp, &edited, None, OrderChoice::default(), Some(before));
     let changed: Vec<usize> = (0..fps.len())
         .filter(|&i| fps[i] != after.layout.fingerprints[i])
         .collect();
     assert_eq!(changed, vec![last], "only the edited struct changes");
+}
+
+/// Edits that change what a declaration means without touching its own text: the
+/// comments above it (its docs), the line before it, a duplicate of it, its position.
+#[test]
+fn edits_around_a_declaration_match_fresh_analysis() {
+    let cases: &[(Dialect, &str, &str)] = &[
+        // SDP docs come from the `///` lines above the struct.
+        (
+            Dialect::Sdp,
+            "/// old\nstruct A { a: u8 }\nstruct B { b: A }\n",
+            "/// new\nstruct A { a: u8 }\nstruct B { b: A }\n",
+        ),
+        (
+            Dialect::Sdp,
+            "/// doc\nstruct A { a: u8 }\n",
+            "/// doc\nstruct Z { z: u8 }\nstruct A { a: u8 }\n",
+        ),
+        // Moved below another struct: same text, new offsets, other message ids.
+        (
+            Dialect::Sdp,
+            "struct A { a: u8, b: str, c: u16 }\nstruct B { x: []u8 }\n",
+            "struct B { x: []u8 }\nstruct A { a: u8, b: str, c: u16 }\n",
+        ),
+        // The same struct twice: each copy is reported, at its own place.
+        (
+            Dialect::Sdp,
+            "struct A { a: u8, a: u8 }\n",
+            "struct A { a: u8, a: u8 }\nstruct A { a: u8, a: u8 }\n",
+        ),
+        // A reference starts to resolve: `B`'s own text is unchanged.
+        (
+            Dialect::Sdp,
+            "struct B { a: A, b: str, c: u8 }\n",
+            "struct A { x: u8 }\nstruct B { a: A, b: str, c: u8 }\n",
+        ),
+        // Go docs: the comment must end on the line right above `type`…
+        (
+            Dialect::Ffi,
+            "package p\n\n// Doc.\ntype A struct {\n\tX int32\n}\n",
+            "package p\n\n// Doc.\n\ntype A struct {\n\tX int32\n}\n",
+        ),
+        // …and must not end a line of code.
+        (
+            Dialect::Ffi,
+            "package p\n\ntype B int32\n// Doc.\ntype A struct {\n\tX B\n}\n",
+            "package p\n\ntype B int32 // Doc.\ntype A struct {\n\tX B\n}\n",
+        ),
+        (
+            Dialect::Ffi,
+            "package p\n\ntype A struct {\n\tX int32\n}\n",
+            "//wirelens:order declaration\npackage p\n\ntype A struct {\n\tX int32\n}\n",
+        ),
+        (
+            Dialect::Ffi,
+            "package p\n\ntype (\n\t// One.\n\tA int32\n\tB struct {\n\t\tX A\n\t}\n)\n",
+            "package p\n\ntype (\n\t// Two.\n\tA int32\n\tB struct {\n\t\tX A\n\t}\n)\n",
+        ),
+    ];
+    for (i, (dialect, before, after)) in cases.iter().enumerate() {
+        for (from, to) in [(before, after), (after, before)] {
+            let previous = analyze(*dialect, from, None, OrderChoice::default());
+            let next = analyze_reusing(*dialect, to, None, OrderChoice::default(), Some(previous));
+            let fresh = analyze(*dialect, to, None, OrderChoice::default());
+            same(&next, &fresh, &format!("case {i}: {from:?} → {to:?}"));
+        }
+    }
 }

@@ -368,10 +368,13 @@ fn render(bytes: &[u8]) -> String {
 }
 
 /// What the user sees of an analysis: every diagnostic and the whole layout.
-fn observable(a: &Analysis) -> (Vec<codegen::Diagnostic>, String) {
+/// Everything a view can see of an analysis: diagnostics, layout and the whole model
+/// (names, docs, every source range).
+fn observable(a: &Analysis) -> (Vec<codegen::Diagnostic>, String, Schema) {
     (
         a.diagnostics.clone(),
         codegen::report::layout_json(&a.schema, &a.layout, None).to_string(),
+        a.schema.clone(),
     )
 }
 
@@ -411,19 +414,11 @@ pub fn incremental(data: &[u8]) {
         let len = source.text.len();
         let start = u16::from_le_bytes([a, b]) as usize % (len + 1);
         let range = (ins & 0xf0 != 0xf0).then(|| start..start + (del as usize & 0x1f));
-        // As the server's `Document::change`: the edited tree, and the previous layout
-        // whose unchanged types may be reused.
+        // As the server's `Document::change`: the edited tree, and the previous analysis
+        // whose unchanged declarations and layouts may be reused.
         let mut tree = analysis.tree.take();
         apply_edit(&mut source, range, &insert, tree.as_mut());
-        let previous = std::mem::replace(
-            &mut analysis.layout,
-            Layout {
-                dialect,
-                order: Default::default(),
-                types: Vec::new(),
-                fingerprints: Vec::new(),
-            },
-        );
+        let previous = std::mem::replace(&mut analysis, Analysis::placeholder(dialect));
         analysis = analyze_reusing(dialect, &source.text, tree.as_ref(), order, Some(previous));
         let fresh = analyze_text(dialect, &source.text, None, order);
         let (inc, full) = (observable(&analysis), observable(&fresh));

@@ -3,10 +3,11 @@
 
 use std::ops::Range;
 
-use tree_sitter::{Node, Tree};
+use tree_sitter::Node;
 
 use super::{
-    child, children_through_errors, comment_range, node_text, too_deep, FieldName, OrderChoice, MAX_TYPE_NESTING,
+    child, children_through_errors, comment_range, node_text, too_deep, Declarations, FieldName, OrderChoice,
+    MAX_TYPE_NESTING,
 };
 use crate::config::FieldOrder;
 use crate::diagnostic::Diagnostic;
@@ -15,12 +16,20 @@ use crate::model::{Field, OrderSource, Primitive, Schema, TypeDef, TypeExpr, Typ
 
 const DIRECTIVE: &str = "//wirelens:order";
 
-pub(super) fn lower(text: &str, tree: &Tree, choice: OrderChoice, diags: &mut Vec<Diagnostic>) -> Schema {
+pub(super) fn lower(
+    text: &str,
+    nodes: &[Node],
+    choice: OrderChoice,
+    diags: &mut Vec<Diagnostic>,
+    decls: &mut Declarations,
+) -> Schema {
     let mut types = Vec::new();
     let mut package: Option<(String, Range<usize>)> = None;
     let mut directive: Option<(FieldOrder, Range<usize>)> = None;
-    let nodes = children_through_errors(tree.root_node());
     for (i, node) in nodes.iter().copied().enumerate() {
+        if !matches!(node.kind(), "comment" | "type_declaration") {
+            decls.other(node);
+        }
         match node.kind() {
             "comment" => {
                 let t = node_text(node, text).trim_end();
@@ -51,7 +60,7 @@ pub(super) fn lower(text: &str, tree: &Tree, choice: OrderChoice, diags: &mut Ve
                     package = Some((node_text(name, text).to_string(), node.byte_range()));
                 }
             }
-            "type_declaration" => {
+            "type_declaration" => decls.declaration(node, text, &mut types, |diags| {
                 let mut cursor = node.walk();
                 let specs: Vec<Node> = node
                     .named_children(&mut cursor)
@@ -65,15 +74,17 @@ pub(super) fn lower(text: &str, tree: &Tree, choice: OrderChoice, diags: &mut Ve
                     .filter(|c| matches!(c.kind(), "type_spec" | "type_alias"))
                     .collect();
                 let grouped = specs.len() != 1 || node.child(1).is_some_and(|c| c.kind() == "(");
+                let mut defs = Vec::new();
                 for spec in specs {
                     // A lone `type T …` takes the comment above `type`; in a group, the one above the spec.
                     let doc_anchor = if grouped { spec } else { node };
                     let docs = doc_comments(&nodes[..i], doc_anchor, text, grouped.then_some(node));
                     if let Some(def) = lower_type_spec(spec, text, docs, diags) {
-                        types.push(def);
+                        defs.push(def);
                     }
                 }
-            }
+                defs
+            }),
             "import_declaration" | "const_declaration" | "var_declaration" | "function_declaration" => {
                 let what = match node.kind() {
                     "import_declaration" => "imports",

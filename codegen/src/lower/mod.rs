@@ -5,12 +5,15 @@
 mod ffi;
 mod sdp;
 
+use std::ops::Range;
+
 use tree_sitter::{Node, Tree};
 
 use crate::config::FieldOrder;
 use crate::diagnostic::Diagnostic;
 use crate::dialect::Dialect;
-use crate::model::{OrderSource, Schema};
+use crate::model::{OrderSource, Schema, TypeDef};
+use crate::reuse::{Item, Memo};
 
 /// The ffire order chosen outside the file (settings or a command-line flag).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -20,18 +23,89 @@ pub struct OrderChoice {
     pub overrides_directive: bool,
 }
 
+/// Lowers a whole file: the schema (names resolved) and every lowering diagnostic.
 pub fn lower(dialect: Dialect, text: &str, tree: &Tree, order: OrderChoice) -> (Schema, Vec<Diagnostic>) {
+    let (schema, mut diags, items) = lower_reusing(dialect, text, tree, order, None);
+    diags.extend(items.into_iter().flat_map(|i| i.diags));
+    (schema, diags)
+}
+
+/// [`lower`], taking unchanged declarations over from `memo`. The diagnostics are split:
+/// those of the file as a whole, and each declaration's in its [`Item`].
+pub(crate) fn lower_reusing(
+    dialect: Dialect,
+    text: &str,
+    tree: &Tree,
+    order: OrderChoice,
+    memo: Option<&mut Memo>,
+) -> (Schema, Vec<Diagnostic>, Vec<Item>) {
     let mut diags = Vec::new();
+    let (nodes, errors) = top_level(tree.root_node());
+    let mut decls = Declarations {
+        memo,
+        errors,
+        next_error: 0,
+        prev_end: 0,
+        items: Vec::new(),
+    };
     let mut schema = match dialect {
-        Dialect::Sdp => sdp::lower(text, tree, &mut diags),
-        Dialect::Ffi => ffi::lower(text, tree, order, &mut diags),
+        Dialect::Sdp => sdp::lower(text, &nodes, &mut decls),
+        Dialect::Ffi => ffi::lower(text, &nodes, order, &mut diags, &mut decls),
     };
     if dialect == Dialect::Sdp {
         schema.order = FieldOrder::Declaration;
         schema.order_source = OrderSource::Dialect;
     }
     schema.resolve();
-    (schema, diags)
+    (schema, diags, decls.items)
+}
+
+/// The top-level declarations of one lowering, each lowered or taken over from the memo.
+pub(crate) struct Declarations<'m> {
+    memo: Option<&'m mut Memo>,
+    /// `ERROR` nodes looked through at the top level: nothing near them is reused.
+    errors: Vec<Range<usize>>,
+    next_error: usize,
+    /// End of the previous non-comment node: an item's text starts there.
+    prev_end: usize,
+    items: Vec<Item>,
+}
+
+impl Declarations<'_> {
+    /// A node that is not a declaration (and not a comment) ends the text of the next item.
+    pub fn other(&mut self, node: Node) {
+        self.prev_end = node.end_byte();
+    }
+
+    /// The types of declaration `node`: from the memo when its text is unchanged, else
+    /// from `lower`, which reports into the item's diagnostics.
+    pub fn declaration(
+        &mut self,
+        node: Node,
+        text: &str,
+        types: &mut Vec<TypeDef>,
+        lower: impl FnOnce(&mut Vec<Diagnostic>) -> Vec<TypeDef>,
+    ) {
+        let span = self.prev_end.min(node.start_byte())..node.end_byte();
+        self.prev_end = node.end_byte();
+        // `errors` is disjoint and in order, and spans come in order.
+        while self.errors.get(self.next_error).is_some_and(|e| e.end < span.start) {
+            self.next_error += 1;
+        }
+        let near_error = self.errors.get(self.next_error).is_some_and(|e| e.start <= span.end);
+        let reusable = !node.has_error() && !near_error;
+        if let (true, Some(memo)) = (reusable, self.memo.as_deref_mut()) {
+            if let Some((item, defs)) = memo.take(text, &span, types.len()) {
+                types.extend(defs);
+                self.items.push(item);
+                return;
+            }
+        }
+        let start = types.len();
+        let mut diags = Vec::new();
+        types.extend(lower(&mut diags));
+        self.items.push(Item::new(span, start..types.len(), diags, reusable));
+    }
 }
 
 /// `node.child_by_field_name(name)` without its cost: tree-sitter looks the name up by
@@ -98,21 +172,31 @@ pub(crate) fn comment_range(node: Node, text: &str) -> std::ops::Range<usize> {
 /// Named children, looking through `ERROR` nodes so that one typo does not hide the
 /// declarations around it.
 pub(crate) fn children_through_errors<'t>(node: Node<'t>) -> Vec<Node<'t>> {
+    top_level(node).0
+}
+
+/// [`children_through_errors`], and the ranges of the `ERROR` nodes looked through.
+fn top_level(node: Node<'_>) -> (Vec<Node<'_>>, Vec<Range<usize>>) {
     let mut out = Vec::new();
+    let mut errors = Vec::new();
     // Iterative: error recovery can nest ERROR nodes deeply on hostile input.
     let mut cursor = node.walk();
-    let mut stack: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
+    let mut stack: Vec<Node> = node.named_children(&mut cursor).collect();
     stack.reverse();
     while let Some(child) = stack.pop() {
         if child.is_error() {
+            // Kept disjoint and in order (an ERROR inside another adds nothing).
+            if errors.last().is_none_or(|e: &Range<usize>| e.end <= child.start_byte()) {
+                errors.push(child.byte_range());
+            }
             let mut c = child.walk();
-            let inner: Vec<Node<'t>> = child.named_children(&mut c).collect();
+            let inner: Vec<Node> = child.named_children(&mut c).collect();
             stack.extend(inner.into_iter().rev());
         } else {
             out.push(child);
         }
     }
-    out
+    (out, errors)
 }
 
 /// Deepest type expression lowered (`[][]…T`, `Option<Option<…>>`); deeper ones are

@@ -1,25 +1,32 @@
 //! SDP CST → model.
 
-use tree_sitter::{Node, Tree};
+use tree_sitter::Node;
 
-use super::{child, children_through_errors, comment_range, node_text, too_deep, FieldName, MAX_TYPE_NESTING};
+use super::{child, comment_range, node_text, too_deep, Declarations, FieldName, MAX_TYPE_NESTING};
 use crate::config::FieldOrder;
 use crate::diagnostic::Diagnostic;
 use crate::dialect::Dialect;
 use crate::model::{Field, OrderSource, Primitive, Schema, TypeDef, TypeExpr, TypeExprKind, TypeKind};
 
-pub(super) fn lower(text: &str, tree: &Tree, diags: &mut Vec<Diagnostic>) -> Schema {
+pub(super) fn lower(text: &str, nodes: &[Node], decls: &mut Declarations) -> Schema {
     let mut types = Vec::new();
-    let mut docs: Vec<String> = Vec::new();
-    for node in children_through_errors(tree.root_node()) {
+    // The comments since the last declaration: the `///` ones are the next struct's docs.
+    let mut comments: Vec<Node> = Vec::new();
+    for &node in nodes {
         match node.kind() {
-            "comment" => collect_doc(node, text, &mut docs),
+            "comment" => comments.push(node),
             "struct_item" => {
-                if let Some(def) = lower_struct(node, text, std::mem::take(&mut docs), diags) {
-                    types.push(def);
-                }
+                let above = std::mem::take(&mut comments);
+                decls.declaration(node, text, &mut types, |diags| {
+                    let mut docs = Vec::new();
+                    above.iter().for_each(|&c| collect_doc(c, text, &mut docs));
+                    lower_struct(node, text, docs, diags).into_iter().collect()
+                });
             }
-            _ => docs.clear(),
+            _ => {
+                comments.clear();
+                decls.other(node);
+            }
         }
     }
     Schema {

@@ -55,15 +55,7 @@ impl Document {
         };
         let old_fingerprints = self.analysis.layout.fingerprints.clone();
         let old_shape = shape(&self.analysis.layout);
-        let previous = std::mem::replace(
-            &mut self.analysis.layout,
-            Layout {
-                dialect: self.dialect,
-                order: Default::default(),
-                types: Vec::new(),
-                fingerprints: Vec::new(),
-            },
-        );
+        let previous = std::mem::replace(&mut self.analysis, Analysis::placeholder(self.dialect));
         self.analysis = analyze_reusing(self.dialect, &self.source.text, tree.as_ref(), order, Some(previous));
         Some(old_fingerprints != self.analysis.layout.fingerprints || old_shape != shape(&self.analysis.layout))
     }

@@ -1,0 +1,160 @@
+//! Reuse across edits. A keystroke changes one declaration of a file that may hold
+//! thousands; everything the analysis derives from a declaration alone — its lowered
+//! types, the lowering diagnostics, its own checks and, while its layout is unchanged,
+//! its layout lints — is taken over from the previous analysis when the declaration's
+//! text is unchanged, instead of being computed again. Only the passes that look at the
+//! whole file (name resolution, cross-type checks, the layout) run every time.
+//!
+//! The unit is an [`Item`]: one top-level declaration together with the text before it
+//! back to the previous declaration, because the comments and blank lines there decide
+//! its docs. Two items with the same text lower to the same types, shifted by the
+//! distance between them; only declarations the parser accepted without error are
+//! reused (error recovery may depend on what follows). `tests/incremental.rs` and the
+//! `reparse` fuzz target check that the result always equals a fresh analysis.
+
+use std::hash::{Hash, Hasher};
+use std::ops::Range;
+
+use rustc_hash::{FxHashMap, FxHasher};
+
+use crate::diagnostic::Diagnostic;
+use crate::model::{TypeDef, TypeExpr, TypeExprKind, TypeKind};
+
+/// One top-level declaration and what the analysis derived from it alone.
+#[derive(Debug, Clone)]
+pub(crate) struct Item {
+    /// From the end of the previous declaration to the end of this one.
+    pub span: Range<usize>,
+    /// Its types, as indices into `Schema::types`.
+    pub types: Range<usize>,
+    /// What lowering reported, then (once [`Item::checked`]) its own checks.
+    pub diags: Vec<Diagnostic>,
+    pub checked: bool,
+    /// Whether a later analysis may take it over.
+    pub reusable: bool,
+    /// Its layout lints, valid while its types' layout fingerprints are these.
+    pub lints: Option<(Vec<u64>, Vec<Diagnostic>)>,
+}
+
+impl Item {
+    pub fn new(span: Range<usize>, types: Range<usize>, diags: Vec<Diagnostic>, reusable: bool) -> Item {
+        Item {
+            span,
+            types,
+            diags,
+            checked: false,
+            reusable,
+            lints: None,
+        }
+    }
+}
+
+/// The previous analysis, taken apart for reuse: its text, its items and its types.
+pub(crate) struct Memo {
+    text: String,
+    items: Vec<Option<Item>>,
+    types: Vec<TypeDef>,
+    /// Hash of an item's text → indices of the reusable items with that hash.
+    by_hash: FxHashMap<u64, Vec<usize>>,
+}
+
+impl Memo {
+    pub fn new(text: String, items: Vec<Item>, types: Vec<TypeDef>) -> Memo {
+        let mut by_hash: FxHashMap<u64, Vec<usize>> = FxHashMap::default();
+        for (i, item) in items.iter().enumerate() {
+            if let (true, Some(t)) = (item.reusable, text.get(item.span.clone())) {
+                by_hash.entry(hash(t)).or_default().push(i);
+            }
+        }
+        Memo {
+            text,
+            items: items.into_iter().map(Some).collect(),
+            types,
+            by_hash,
+        }
+    }
+
+    /// The previous item whose text equals `text[span]` (each is handed out once), with
+    /// its types moved out of the previous schema; everything is shifted to `span`.
+    /// `types_at` is where its types will start in the new schema.
+    pub fn take(&mut self, text: &str, span: &Range<usize>, types_at: usize) -> Option<(Item, Vec<TypeDef>)> {
+        let wanted = text.get(span.clone())?;
+        let candidates = self.by_hash.get_mut(&hash(wanted))?;
+        let pos = candidates
+            .iter()
+            .position(|&i| self.items[i].as_ref().and_then(|item| self.text.get(item.span.clone())) == Some(wanted))?;
+        let index = candidates.swap_remove(pos);
+        let mut item = self.items[index].take()?;
+        let delta = span.start as isize - item.span.start as isize;
+        let mut types = Vec::with_capacity(item.types.len());
+        for slot in self.types.get_mut(item.types.clone())? {
+            let mut def = std::mem::replace(slot, placeholder());
+            shift_def(&mut def, delta);
+            types.push(def);
+        }
+        item.span = span.clone();
+        item.types = types_at..types_at + types.len();
+        item.diags.iter_mut().for_each(|d| shift_diag(d, delta));
+        if let Some((_, lints)) = &mut item.lints {
+            lints.iter_mut().for_each(|d| shift_diag(d, delta));
+        }
+        Some((item, types))
+    }
+}
+
+fn hash(text: &str) -> u64 {
+    let mut h = FxHasher::default();
+    text.hash(&mut h);
+    h.finish()
+}
+
+/// What stays behind in the previous schema when a type is taken (allocates nothing).
+fn placeholder() -> TypeDef {
+    TypeDef {
+        name: String::new(),
+        name_range: 0..0,
+        range: 0..0,
+        docs: Vec::new(),
+        kind: TypeKind::Struct {
+            fields: Vec::new(),
+            body_range: 0..0,
+        },
+    }
+}
+
+fn shift(r: &mut Range<usize>, delta: isize) {
+    r.start = r.start.saturating_add_signed(delta);
+    r.end = r.end.saturating_add_signed(delta);
+}
+
+fn shift_expr(t: &mut TypeExpr, delta: isize) {
+    let mut cur = Some(t);
+    while let Some(t) = cur {
+        shift(&mut t.range, delta);
+        cur = match &mut t.kind {
+            TypeExprKind::Array(e) | TypeExprKind::Optional(e) | TypeExprKind::Boxed(e) => Some(e),
+            TypeExprKind::Primitive(_) | TypeExprKind::Named { .. } | TypeExprKind::Invalid => None,
+        };
+    }
+}
+
+fn shift_def(def: &mut TypeDef, delta: isize) {
+    shift(&mut def.name_range, delta);
+    shift(&mut def.range, delta);
+    match &mut def.kind {
+        TypeKind::Struct { fields, body_range } => {
+            shift(body_range, delta);
+            for f in fields {
+                shift(&mut f.name_range, delta);
+                shift(&mut f.range, delta);
+                shift_expr(&mut f.ty, delta);
+            }
+        }
+        TypeKind::Alias { target, .. } => shift_expr(target, delta),
+    }
+}
+
+fn shift_diag(d: &mut Diagnostic, delta: isize) {
+    shift(&mut d.range, delta);
+    d.related.iter_mut().for_each(|r| shift(&mut r.range, delta));
+}
