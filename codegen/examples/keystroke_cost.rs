@@ -45,4 +45,20 @@ fn main() {
     let t_reuse = t.elapsed();
     assert!(a.layout == b.layout && a.schema == b.schema && a.diagnostics == b.diagnostics);
     println!("full {t_full:?} reuse {t_reuse:?}");
+    // `keystroke_cost SCHEMA N`: then type N more characters, for profilers.
+    let n: usize = std::env::args().nth(2).and_then(|n| n.parse().ok()).unwrap_or(0);
+    let mut analysis = b;
+    let mut times = Vec::new();
+    for i in 0..n {
+        let at = at + 1 + i;
+        let mut tree = analysis.tree.take();
+        syntax::apply_edit(&mut source, Some(at..at), "y", tree.as_mut());
+        let t = std::time::Instant::now();
+        analysis = reuse(d, &source.text, tree.as_ref().expect("parsed"), analysis);
+        times.push(t.elapsed());
+    }
+    times.sort();
+    if let (Some(p50), Some(max)) = (times.get(n / 2), times.last()) {
+        println!("{n} more keystrokes: p50 {p50:?} max {max:?}");
+    }
 }

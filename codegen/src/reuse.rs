@@ -54,23 +54,24 @@ pub(crate) struct Memo {
     text: String,
     items: Vec<Option<Item>>,
     types: Vec<TypeDef>,
-    /// Hash of an item's text → indices of the reusable items with that hash.
-    by_hash: FxHashMap<u64, Vec<usize>>,
+    /// The previous item after the last one taken: an edit leaves the items before and
+    /// after it in order, so this is almost always the one asked for next.
+    next: usize,
+    misses: usize,
+    /// Hash of an item's text → indices of its reusable items with that hash; built
+    /// only when the guess fails (an item moved or was duplicated).
+    by_hash: Option<FxHashMap<u64, Vec<usize>>>,
 }
 
 impl Memo {
     pub fn new(text: String, items: Vec<Item>, types: Vec<TypeDef>) -> Memo {
-        let mut by_hash: FxHashMap<u64, Vec<usize>> = FxHashMap::default();
-        for (i, item) in items.iter().enumerate() {
-            if let (true, Some(t)) = (item.reusable, text.get(item.span.clone())) {
-                by_hash.entry(hash(t)).or_default().push(i);
-            }
-        }
         Memo {
             text,
             items: items.into_iter().map(Some).collect(),
             types,
-            by_hash,
+            next: 0,
+            misses: 0,
+            by_hash: None,
         }
     }
 
@@ -79,26 +80,67 @@ impl Memo {
     /// `types_at` is where its types will start in the new schema.
     pub fn take(&mut self, text: &str, span: &Range<usize>, types_at: usize) -> Option<(Item, Vec<TypeDef>)> {
         let wanted = text.get(span.clone())?;
-        let candidates = self.by_hash.get_mut(&hash(wanted))?;
-        let pos = candidates
-            .iter()
-            .position(|&i| self.items[i].as_ref().and_then(|item| self.text.get(item.span.clone())) == Some(wanted))?;
-        let index = candidates.swap_remove(pos);
-        let mut item = self.items[index].take()?;
+        // The usual cases: the item is where the last one ended, or right after the one
+        // an edit changed or removed. Only when that fails twice (a paste, a moved
+        // block) is it worth hashing every previous item to look the text up.
+        let index = if self.text_of(self.next) == Some(wanted) {
+            self.next
+        } else if self.text_of(self.next + 1) == Some(wanted) {
+            self.next + 1
+        } else {
+            self.misses += 1;
+            if self.misses < 2 {
+                return None;
+            }
+            self.find(wanted)?
+        };
+        self.next = index + 1;
+        let mut item = self.items.get_mut(index)?.take()?;
         let delta = span.start as isize - item.span.start as isize;
         let mut types = Vec::with_capacity(item.types.len());
         for slot in self.types.get_mut(item.types.clone())? {
             let mut def = std::mem::replace(slot, placeholder());
-            shift_def(&mut def, delta);
+            if delta != 0 {
+                shift_def(&mut def, delta);
+            }
             types.push(def);
         }
         item.span = span.clone();
         item.types = types_at..types_at + types.len();
-        item.diags.iter_mut().for_each(|d| shift_diag(d, delta));
-        if let Some((_, lints)) = &mut item.lints {
-            lints.iter_mut().for_each(|d| shift_diag(d, delta));
+        if delta != 0 {
+            item.diags.iter_mut().for_each(|d| shift_diag(d, delta));
+            if let Some((_, lints)) = &mut item.lints {
+                lints.iter_mut().for_each(|d| shift_diag(d, delta));
+            }
         }
         Some((item, types))
+    }
+
+    /// The text of previous item `index` if it is still there to take and reusable.
+    fn text_of(&self, index: usize) -> Option<&str> {
+        let item = self.items.get(index)?.as_ref().filter(|i| i.reusable)?;
+        self.text.get(item.span.clone())
+    }
+
+    fn find(&mut self, wanted: &str) -> Option<usize> {
+        let by_hash = self.by_hash.get_or_insert_with(|| {
+            let mut map: FxHashMap<u64, Vec<usize>> = FxHashMap::default();
+            for (i, item) in self.items.iter().enumerate() {
+                if let Some(t) = item
+                    .as_ref()
+                    .filter(|i| i.reusable)
+                    .and_then(|i| self.text.get(i.span.clone()))
+                {
+                    map.entry(hash(t)).or_default().push(i);
+                }
+            }
+            map
+        });
+        let candidates = by_hash.get(&hash(wanted))?;
+        candidates
+            .iter()
+            .copied()
+            .find(|&i| self.items[i].as_ref().and_then(|item| self.text.get(item.span.clone())) == Some(wanted))
     }
 }
 
