@@ -9,17 +9,25 @@ use crate::graph::Graph;
 use crate::layout::Layout;
 use crate::lower::{self, OrderChoice};
 use crate::model::Schema;
-use crate::reuse::{Item, Memo};
+use crate::reuse::{Item, Memo, Origin};
 use crate::syntax;
 
 pub struct Analysis {
     pub tree: Option<Tree>,
     pub schema: Schema,
     pub layout: Layout,
-    /// Sorted by position.
+    /// Sorted by position. Read only: [`analyze_reusing`] hands them back to the
+    /// declarations they came from.
     pub diagnostics: Vec<Diagnostic>,
-    /// The analysed text and its declarations, for [`analyze_reusing`] after an edit.
-    reuse: Option<(String, Vec<Item>)>,
+    /// For [`analyze_reusing`] after an edit: the analysed text, its declarations, and
+    /// for each diagnostic which declaration it belongs to (see [`Memo::new`]).
+    reuse: Option<Reuse>,
+}
+
+struct Reuse {
+    text: String,
+    items: Vec<Item>,
+    origins: Vec<Origin>,
 }
 
 impl Analysis {
@@ -53,7 +61,8 @@ pub fn analyze_reusing(
     let (previous_layout, mut memo) = match previous.filter(|p| p.schema.dialect == dialect) {
         Some(p) => (
             Some(p.layout),
-            p.reuse.map(|(text, items)| Memo::new(text, items, p.schema.types)),
+            p.reuse
+                .and_then(|r| Memo::new(r.text, r.items, p.schema.types, p.diagnostics, r.origins)),
         ),
         None => (None, None),
     };
@@ -97,16 +106,35 @@ pub fn analyze_reusing(
                 .filter_map(|id| check::layout_lint(&schema, &layout, id));
             item.lints = Some((fingerprints.to_vec(), lints.collect()));
         }
-        diagnostics.extend(item.diags.iter().cloned());
-        diagnostics.extend(item.lints.iter().flat_map(|(_, l)| l.iter().cloned()));
     }
-    diagnostics.sort_by_key(|d| (d.range.start, d.range.end, d.severity));
+    // The items' diagnostics are moved, not copied, into the sorted list, each tagged
+    // with its item so that the next analysis can hand them back (`Memo::new`).
+    let mut tagged: Vec<(Diagnostic, Origin)> = Vec::with_capacity(
+        diagnostics.len()
+            + items
+                .iter()
+                .map(|i| i.diags.len() + i.lints.as_ref().map_or(0, |l| l.1.len()))
+                .sum::<usize>(),
+    );
+    tagged.extend(diagnostics.into_iter().map(|d| (d, Origin::File)));
+    for (index, item) in items.iter_mut().enumerate() {
+        tagged.extend(item.diags.drain(..).map(|d| (d, Origin::Item(index))));
+        if let Some((_, lints)) = &mut item.lints {
+            tagged.extend(lints.drain(..).map(|d| (d, Origin::Lint(index))));
+        }
+    }
+    tagged.sort_by_key(|(d, _)| (d.range.start, d.range.end, d.severity));
+    let (diagnostics, origins) = tagged.into_iter().unzip();
     Analysis {
         tree,
         schema,
         layout,
         diagnostics,
-        reuse: Some((text.to_string(), items)),
+        reuse: Some(Reuse {
+            text: text.to_string(),
+            items,
+            origins,
+        }),
     }
 }
 

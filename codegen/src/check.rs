@@ -296,7 +296,7 @@ fn empty_struct(dialect: Dialect, def: &TypeDef, d: &mut Vec<Diagnostic>) {
 }
 
 fn cycles(schema: &Schema, graph: &Graph, d: &mut Vec<Diagnostic>) {
-    let (_, cycles) = graph.order_and_cycles();
+    let cycles = &graph.cycles;
     let code = match schema.dialect {
         Dialect::Sdp => "CIRCULAR_REFERENCE",
         Dialect::Ffi => "E010",
@@ -486,8 +486,7 @@ fn ffi_roots(schema: &Schema, graph: &Graph, d: &mut Vec<Diagnostic>) {
 
 /// E011: the deepest value under each root, computed bottom-up in dependency order.
 fn ffi_depth(schema: &Schema, graph: &Graph, d: &mut Vec<Diagnostic>) {
-    let (order, cycles) = graph.order_and_cycles();
-    let bad = graph.unresolvable(&order, &cycles);
+    let (order, bad) = (&graph.order, &graph.unresolvable);
     // depth[t] = how many levels a value of type t adds below itself.
     let mut depth: Vec<u32> = vec![0; schema.types.len()];
     fn expr_depth(t: &TypeExpr, depth: &[u32]) -> u32 {
@@ -498,7 +497,7 @@ fn ffi_depth(schema: &Schema, graph: &Graph, d: &mut Vec<Diagnostic>) {
             _ => 0,
         }
     }
-    for &id in &order {
+    for &id in order {
         if bad[id] {
             continue;
         }

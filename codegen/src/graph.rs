@@ -19,6 +19,11 @@ pub struct Graph {
     pub edges: Vec<Vec<Edge>>,
     /// Types that mention a name that is not declared.
     pub has_unknown: Vec<bool>,
+    /// Every type in dependency order, and the cycles: see [`Graph::order_and_cycles`].
+    pub order: Vec<TypeId>,
+    pub cycles: Vec<Cycle>,
+    /// See [`Graph::unresolvable`].
+    pub unresolvable: Vec<bool>,
 }
 
 /// A cycle, as the edges that close it: `path[0] → path[1] → … → path[0]`.
@@ -48,13 +53,22 @@ impl Graph {
             edges.push(out);
             has_unknown.push(unknown);
         }
-        Graph { edges, has_unknown }
+        let mut graph = Graph {
+            edges,
+            has_unknown,
+            order: Vec::new(),
+            cycles: Vec::new(),
+            unresolvable: Vec::new(),
+        };
+        (graph.order, graph.cycles) = graph.order_and_cycles();
+        graph.unresolvable = graph.unresolvable(&graph.order, &graph.cycles);
+        graph
     }
 
     /// Every type in dependency order (a type after everything it mentions, where the
     /// graph is acyclic), plus the cycles closed by each back edge of a depth-first walk
     /// (every group of mutually dependent types yields at least one).
-    pub fn order_and_cycles(&self) -> (Vec<TypeId>, Vec<Cycle>) {
+    fn order_and_cycles(&self) -> (Vec<TypeId>, Vec<Cycle>) {
         #[derive(Clone, Copy, PartialEq)]
         enum Mark {
             New,
@@ -103,7 +117,7 @@ impl Graph {
 
     /// Types whose layout cannot be known: on a cycle, mentioning an undeclared name,
     /// or depending on such a type. `order` must come from [`Graph::order_and_cycles`].
-    pub fn unresolvable(&self, order: &[TypeId], cycles: &[Cycle]) -> Vec<bool> {
+    fn unresolvable(&self, order: &[TypeId], cycles: &[Cycle]) -> Vec<bool> {
         let mut bad = self.has_unknown.clone();
         for c in cycles {
             for &t in &c.path {

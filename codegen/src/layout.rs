@@ -206,18 +206,14 @@ impl Layout {
     /// `graph` is `Graph::new(schema)`.
     pub fn compute_reusing(schema: &Schema, graph: &Graph, previous: Option<Layout>) -> Layout {
         let mut previous = previous.filter(|p| p.dialect == schema.dialect && p.order == schema.order);
-        let (order, cycles) = graph.order_and_cycles();
-        let bad = graph.unresolvable(&order, &cycles);
+        let (order, bad) = (&graph.order, &graph.unresolvable);
         let referenced = referenced_types(graph);
         let mut engine = Engine {
             schema,
-            wires: vec![None; schema.types.len()],
-            sizes: vec![None; schema.types.len()],
-            laid: vec![None; schema.types.len()],
+            types: vec![None; schema.types.len()],
         };
-        let mut types: Vec<Option<TypeLayout>> = vec![None; schema.types.len()];
         let mut fingerprints = vec![0u64; schema.types.len()];
-        for &id in &order {
+        for &id in order {
             if bad[id] {
                 continue;
             }
@@ -228,8 +224,7 @@ impl Layout {
                 .and_then(|p| p.types.get_mut(id))
                 .and_then(Option::take);
             if let Some(t) = reusable {
-                engine.adopt(&t);
-                types[id] = Some(t);
+                engine.types[id] = Some(t);
                 continue;
             }
             let def = &schema.types[id];
@@ -265,25 +260,25 @@ impl Layout {
                         offset.advance(&f.size, || fields[f.decl_index].name.clone());
                         size = size.then(f.size);
                     }
-                    engine.laid[id] = Some(laid.iter().map(|f| (f.decl_index, f.wire.clone())).collect());
-                    engine.wires[id] = Some(Wire::Struct(id));
-                    engine.sizes[id] = Some(size);
-                    let blocks = engine.blocks(id);
-                    TypeLayout {
+                    // In place first: its blocks are computed from its own fields.
+                    engine.types[id] = Some(TypeLayout {
                         id,
                         wire: Wire::Struct(id),
                         size,
                         fields: laid,
-                        blocks,
+                        blocks: Vec::new(),
                         message_id: None,
                         root: false,
+                    });
+                    let blocks = engine.blocks(id);
+                    if let Some(t) = engine.types[id].as_mut() {
+                        t.blocks = blocks;
                     }
+                    continue;
                 }
                 TypeKind::Alias { target, .. } => {
                     let Some(wire) = engine.wire_of(target) else { continue };
                     let size = engine.size_of(&wire);
-                    engine.wires[id] = Some(wire.clone());
-                    engine.sizes[id] = Some(size);
                     TypeLayout {
                         id,
                         wire,
@@ -295,8 +290,9 @@ impl Layout {
                     }
                 }
             };
-            types[id] = Some(layout);
+            engine.types[id] = Some(layout);
         }
+        let mut types = engine.types;
         for (id, t) in types.iter_mut().enumerate() {
             let Some(t) = t else { continue };
             match schema.dialect {
@@ -380,27 +376,25 @@ pub fn referenced_types(graph: &Graph) -> Vec<bool> {
 
 struct Engine<'s> {
     schema: &'s Schema,
-    /// Resolved wire shape and size of each type laid out so far (dependencies first).
-    wires: Vec<Option<Wire>>,
-    sizes: Vec<Option<SizeInfo>>,
-    /// Each laid-out struct's fields in wire order: (declaration index, wire).
-    laid: Vec<Option<Vec<(usize, Wire)>>>,
+    /// The layouts computed or reused so far (dependencies come first).
+    types: Vec<Option<TypeLayout>>,
 }
 
 impl Engine<'_> {
-    /// Records a reused layout as if it had just been computed, for its dependents.
-    fn adopt(&mut self, t: &TypeLayout) {
-        self.wires[t.id] = Some(t.wire.clone());
-        self.sizes[t.id] = Some(t.size);
-        if matches!(t.wire, Wire::Struct(id) if id == t.id) {
-            self.laid[t.id] = Some(t.fields.iter().map(|f| (f.decl_index, f.wire.clone())).collect());
-        }
+    fn laid_out(&self, id: TypeId) -> Option<&TypeLayout> {
+        self.types.get(id)?.as_ref()
+    }
+
+    /// A laid-out struct's fields in wire order.
+    fn laid(&self, id: TypeId) -> Option<&[FieldLayout]> {
+        let t = self.laid_out(id)?;
+        matches!(t.wire, Wire::Struct(s) if s == id).then_some(&t.fields[..])
     }
 
     fn wire_of(&self, ty: &TypeExpr) -> Option<Wire> {
         Some(match &ty.kind {
             TypeExprKind::Primitive(p) => Wire::Prim(*p),
-            TypeExprKind::Named { target, .. } => self.wires.get((*target)?)?.clone()?,
+            TypeExprKind::Named { target, .. } => self.laid_out((*target)?)?.wire.clone(),
             TypeExprKind::Array(e) => Wire::Array(Box::new(self.wire_of(e)?)),
             TypeExprKind::Optional(e) => match self.wire_of(e)? {
                 w @ Wire::Optional(_) => w,
@@ -442,7 +436,7 @@ impl Engine<'_> {
                     max: inner.max.and_then(|m| m.checked_add(1)),
                 }
             }
-            Wire::Struct(id) => self.sizes.get(*id).copied().flatten().unwrap_or(SizeInfo::fixed(0)),
+            Wire::Struct(id) => self.laid_out(*id).map_or(SizeInfo::fixed(0), |t| t.size),
         }
     }
 
@@ -462,7 +456,7 @@ impl Engine<'_> {
     /// (up to [`MAX_INLINE_DEPTH`] levels), and groups consecutive fixed-size leaves
     /// into blocks.
     fn blocks(&self, id: TypeId) -> Vec<FixedBlock> {
-        let Some(Some(top)) = self.laid.get(id) else {
+        let Some(top) = self.laid(id) else {
             return Vec::new();
         };
         let mut blocks: Vec<FixedBlock> = Vec::new();
@@ -472,7 +466,7 @@ impl Engine<'_> {
         };
         let mut open = false;
         // Explicit stack of (path, wire) still to visit, in reverse order.
-        let mut todo: Vec<(Vec<usize>, &Wire)> = top.iter().rev().map(|(d, w)| (vec![*d], w)).collect();
+        let mut todo: Vec<(Vec<usize>, &Wire)> = top.iter().rev().map(|f| (vec![f.decl_index], &f.wire)).collect();
         let mut budget = MAX_FLATTENED_ITEMS;
         while let Some((path, wire)) = todo.pop() {
             budget -= 1;
@@ -485,11 +479,11 @@ impl Engine<'_> {
                 Wire::Prim(p) if size.fixed.is_some() => Some(LeafKind::Prim(*p)),
                 Wire::Struct(nested) if size.fixed.is_some() => Some(LeafKind::Struct(*nested)),
                 Wire::Struct(nested) if path.len() <= MAX_INLINE_DEPTH => {
-                    if let Some(Some(inner)) = self.laid.get(*nested) {
-                        for (decl_index, w) in inner.iter().rev() {
+                    if let Some(inner) = self.laid(*nested) {
+                        for f in inner.iter().rev() {
                             let mut p = path.clone();
-                            p.push(*decl_index);
-                            todo.push((p, w));
+                            p.push(f.decl_index);
+                            todo.push((p, &f.wire));
                         }
                         continue;
                     }
@@ -522,7 +516,7 @@ impl Engine<'_> {
                     open = false;
                     offset.advance(&size, || {
                         path_name(self.schema, id, &path, |t| {
-                            self.laid.get(t)?.as_ref().map(|v| v.iter().map(|(d, w)| (*d, w)))
+                            self.laid(t).map(|v| v.iter().map(|f| (f.decl_index, &f.wire)))
                         })
                     });
                 }

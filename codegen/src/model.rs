@@ -133,6 +133,17 @@ impl TypeExpr {
         self.named_ref().into_iter().collect()
     }
 
+    fn set_named_target(&mut self, id: Option<TypeId>) {
+        let mut t = self;
+        loop {
+            match &mut t.kind {
+                TypeExprKind::Named { target, .. } => return *target = id,
+                TypeExprKind::Array(e) | TypeExprKind::Optional(e) | TypeExprKind::Boxed(e) => t = e,
+                TypeExprKind::Primitive(_) | TypeExprKind::Invalid => return,
+            }
+        }
+    }
+
     /// The named reference inside this expression, if any: there is at most one, since
     /// every wrapper (`[]`, `Option`, `*`, `Box`) holds exactly one type.
     pub fn named_ref(&self) -> Option<(&str, Option<TypeId>, Range<usize>)> {
@@ -240,24 +251,28 @@ impl Schema {
 
     /// Fills `target` of every named reference. Unknown names stay `None`.
     pub fn resolve(&mut self) {
-        let ids: rustc_hash::FxHashMap<String, TypeId> = self
-            .types
-            .iter()
-            .enumerate()
-            .rev()
-            .map(|(i, t)| (t.name.clone(), i))
-            .collect();
-        fn walk(t: &mut TypeExpr, ids: &rustc_hash::FxHashMap<String, TypeId>) {
-            match &mut t.kind {
-                TypeExprKind::Named { name, target } => *target = ids.get(name.as_str()).copied(),
-                TypeExprKind::Array(e) | TypeExprKind::Optional(e) | TypeExprKind::Boxed(e) => walk(e, ids),
-                TypeExprKind::Primitive(_) | TypeExprKind::Invalid => {}
+        // Looked up with borrowed names first, then written: no name is copied.
+        let targets: Vec<Option<TypeId>> = {
+            let mut ids: rustc_hash::FxHashMap<&str, TypeId> = rustc_hash::FxHashMap::default();
+            ids.reserve(self.types.len());
+            for (i, t) in self.types.iter().enumerate() {
+                ids.entry(t.name.as_str()).or_insert(i);
             }
-        }
+            self.types
+                .iter()
+                .flat_map(TypeDef::type_exprs)
+                .map(|t| t.named_ref().and_then(|(name, _, _)| ids.get(name).copied()))
+                .collect()
+        };
+        let mut targets = targets.into_iter();
         for def in &mut self.types {
             match &mut def.kind {
-                TypeKind::Struct { fields, .. } => fields.iter_mut().for_each(|f| walk(&mut f.ty, &ids)),
-                TypeKind::Alias { target, .. } => walk(target, &ids),
+                TypeKind::Struct { fields, .. } => {
+                    for f in fields {
+                        f.ty.set_named_target(targets.next().flatten());
+                    }
+                }
+                TypeKind::Alias { target, .. } => target.set_named_target(targets.next().flatten()),
             }
         }
     }

@@ -49,6 +49,15 @@ impl Item {
     }
 }
 
+/// Where a diagnostic of an analysis came from: the file as a whole, or one item's
+/// own diagnostics or layout lints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Origin {
+    File,
+    Item(usize),
+    Lint(usize),
+}
+
 /// The previous analysis, taken apart for reuse: its text, its items and its types.
 pub(crate) struct Memo {
     text: String,
@@ -64,15 +73,33 @@ pub(crate) struct Memo {
 }
 
 impl Memo {
-    pub fn new(text: String, items: Vec<Item>, types: Vec<TypeDef>) -> Memo {
-        Memo {
+    /// `diagnostics` and `origins` are the previous analysis' diagnostics and where each
+    /// came from: the items' ones go back to their items (`None` if they do not match).
+    pub fn new(
+        text: String,
+        mut items: Vec<Item>,
+        types: Vec<TypeDef>,
+        diagnostics: Vec<Diagnostic>,
+        origins: Vec<Origin>,
+    ) -> Option<Memo> {
+        if diagnostics.len() != origins.len() {
+            return None;
+        }
+        for (d, origin) in diagnostics.into_iter().zip(origins) {
+            match origin {
+                Origin::File => {}
+                Origin::Item(i) => items.get_mut(i)?.diags.push(d),
+                Origin::Lint(i) => items.get_mut(i)?.lints.as_mut()?.1.push(d),
+            }
+        }
+        Some(Memo {
             text,
             items: items.into_iter().map(Some).collect(),
             types,
             next: 0,
             misses: 0,
             by_hash: None,
-        }
+        })
     }
 
     /// The previous item whose text equals `text[span]` (each is handed out once), with

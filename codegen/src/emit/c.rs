@@ -294,7 +294,7 @@ impl Names {
             module
         };
         let n = schema.types.len();
-        let (order, _) = Graph::new(schema).order_and_cycles();
+        let order = Graph::new(schema).order;
         let order: Vec<TypeId> = order.into_iter().filter(|&id| layout.get(id).is_some()).collect();
         let mut names = Names {
             prefix,
