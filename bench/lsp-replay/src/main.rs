@@ -6,8 +6,8 @@
 //! ```
 //!
 //! Measured, each from just before the client writes the message to the moment the
-//! reader thread has parsed the answer (so the time includes the pipe and JSON on both
-//! sides, like a real editor's):
+//! last byte of the answer has arrived (so the time includes the pipe and the server's
+//! JSON, not the client's parsing of it: the server's time, as the targets are set):
 //! - `open_ms`: `didOpen` → first `publishDiagnostics` for the file;
 //! - `edit_*`: every `didChange` (one edit each: a newline, single typed characters,
 //!   deleting a line, removing a field and pasting it back; as a range, or as the whole
@@ -94,7 +94,9 @@ fn send(writer: &Mutex<ChildStdin>, msg: &Value) {
     let _ = w.flush();
 }
 
-fn read_message(r: &mut impl BufRead) -> Option<Value> {
+/// The next message and when its last byte arrived (before parsing it: the client's
+/// JSON parsing is not the server's time).
+fn read_message(r: &mut impl BufRead) -> Option<(Instant, Value)> {
     let mut len = None;
     loop {
         let mut line = String::new();
@@ -111,7 +113,8 @@ fn read_message(r: &mut impl BufRead) -> Option<Value> {
     }
     let mut body = vec![0u8; len?];
     r.read_exact(&mut body).ok()?;
-    serde_json::from_slice(&body).ok()
+    let arrived = Instant::now();
+    serde_json::from_slice(&body).ok().map(|v| (arrived, v))
 }
 
 impl Conn {
@@ -129,8 +132,7 @@ impl Conn {
         let w = writer.clone();
         std::thread::spawn(move || {
             let mut r = BufReader::new(stdout);
-            while let Some(msg) = read_message(&mut r) {
-                let now = Instant::now();
+            while let Some((now, msg)) = read_message(&mut r) {
                 if msg.get("method").is_some() {
                     if let Some(id) = msg.get("id") {
                         send(&w, &json!({"jsonrpc": "2.0", "id": id, "result": null}));
