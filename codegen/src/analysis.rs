@@ -8,7 +8,7 @@ use crate::dialect::Dialect;
 use crate::graph::Graph;
 use crate::layout::Layout;
 use crate::lower::{self, OrderChoice};
-use crate::model::Schema;
+use crate::model::{Names, Schema};
 use crate::reuse::{Item, Memo, Origin};
 use crate::syntax;
 
@@ -27,6 +27,7 @@ pub struct Analysis {
 struct Reuse {
     text: String,
     items: Vec<Item>,
+    names: Names,
     origins: Vec<Origin>,
 }
 
@@ -62,12 +63,12 @@ pub fn analyze_reusing(
         Some(p) => (
             Some(p.layout),
             p.reuse
-                .and_then(|r| Memo::new(r.text, r.items, p.schema.types, p.diagnostics, r.origins)),
+                .and_then(|r| Memo::new(r.text, r.items, p.schema.types, r.names, p.diagnostics, r.origins)),
         ),
         None => (None, None),
     };
     let mut diagnostics = Vec::new();
-    let (schema, file_diags, mut items) = match &tree {
+    let (schema, file_diags, mut items, names) = match &tree {
         Some(tree) => {
             diagnostics.extend(syntax::syntax_errors(dialect, tree, text));
             lower::lower_reusing(dialect, text, tree, order, memo.as_mut())
@@ -133,6 +134,7 @@ pub fn analyze_reusing(
         reuse: Some(Reuse {
             text: text.to_string(),
             items,
+            names,
             origins,
         }),
     }

@@ -16,7 +16,11 @@ pub struct Edge {
 }
 
 pub struct Graph {
-    pub edges: Vec<Vec<Edge>>,
+    /// Every type's edges, type after type (one allocation, not one per type); see
+    /// [`Graph::edges`].
+    all_edges: Vec<Edge>,
+    /// Where each type's edges start in `all_edges`, plus the end.
+    starts: Vec<usize>,
     /// Types that mention a name that is not declared.
     pub has_unknown: Vec<bool>,
     /// Every type in dependency order, and the cycles: see [`Graph::order_and_cycles`].
@@ -36,10 +40,11 @@ pub struct Cycle {
 
 impl Graph {
     pub fn new(schema: &Schema) -> Graph {
-        let mut edges = Vec::with_capacity(schema.types.len());
+        let mut out = Vec::new();
+        let mut starts = Vec::with_capacity(schema.types.len() + 1);
         let mut has_unknown = Vec::with_capacity(schema.types.len());
         for def in &schema.types {
-            let mut out = Vec::new();
+            starts.push(out.len());
             let mut unknown = false;
             let mut add = |ty: &crate::model::TypeExpr, field: Option<usize>| match ty.named_ref() {
                 Some((_, Some(to), range)) => out.push(Edge { to, range, field }),
@@ -50,11 +55,12 @@ impl Graph {
                 TypeKind::Struct { fields, .. } => fields.iter().enumerate().for_each(|(i, f)| add(&f.ty, Some(i))),
                 TypeKind::Alias { target, .. } => add(target, None),
             }
-            edges.push(out);
             has_unknown.push(unknown);
         }
+        starts.push(out.len());
         let mut graph = Graph {
-            edges,
+            all_edges: out,
+            starts,
             has_unknown,
             order: Vec::new(),
             cycles: Vec::new(),
@@ -63,6 +69,23 @@ impl Graph {
         (graph.order, graph.cycles) = graph.order_and_cycles();
         graph.unresolvable = graph.unresolvable(&graph.order, &graph.cycles);
         graph
+    }
+
+    /// The number of types.
+    pub fn len(&self) -> usize {
+        self.has_unknown.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.has_unknown.is_empty()
+    }
+
+    /// The references type `t` makes, in declaration order.
+    pub fn edges(&self, t: TypeId) -> &[Edge] {
+        match (self.starts.get(t), self.starts.get(t + 1)) {
+            (Some(&a), Some(&b)) => &self.all_edges[a..b],
+            _ => &[],
+        }
     }
 
     /// Every type in dependency order (a type after everything it mentions, where the
@@ -75,7 +98,7 @@ impl Graph {
             OnStack,
             Done,
         }
-        let n = self.edges.len();
+        let n = self.len();
         let mut mark = vec![Mark::New; n];
         let mut post = Vec::with_capacity(n);
         let mut cycles = Vec::new();
@@ -87,7 +110,7 @@ impl Graph {
             let mut stack: Vec<(TypeId, usize)> = vec![(start, 0)];
             mark[start] = Mark::OnStack;
             while let Some(&mut (node, ref mut next)) = stack.last_mut() {
-                if let Some(edge) = self.edges[node].get(*next) {
+                if let Some(edge) = self.edges(node).get(*next) {
                     *next += 1;
                     match mark[edge.to] {
                         Mark::New => {
@@ -129,7 +152,7 @@ impl Graph {
         loop {
             let mut changed = false;
             for &t in order {
-                if !bad[t] && self.edges[t].iter().any(|e| bad[e.to]) {
+                if !bad[t] && self.edges(t).iter().any(|e| bad[e.to]) {
                     bad[t] = true;
                     changed = true;
                 }

@@ -363,9 +363,9 @@ fn fingerprint(schema: &Schema, id: TypeId, deps: &[u64]) -> u64 {
 
 /// Types mentioned by some other type (ffire roots are the exported types that are not).
 pub fn referenced_types(graph: &Graph) -> Vec<bool> {
-    let mut referenced = vec![false; graph.edges.len()];
-    for (from, edges) in graph.edges.iter().enumerate() {
-        for e in edges {
+    let mut referenced = vec![false; graph.len()];
+    for from in 0..graph.len() {
+        for e in graph.edges(from) {
             if e.to != from {
                 referenced[e.to] = true;
             }

@@ -133,11 +133,12 @@ impl TypeExpr {
         self.named_ref().into_iter().collect()
     }
 
-    fn set_named_target(&mut self, id: Option<TypeId>) {
+    /// Sets the target of the named reference inside, if any, to `lookup(name)`.
+    fn resolve_with(&mut self, lookup: impl Fn(&str) -> Option<TypeId>) {
         let mut t = self;
         loop {
             match &mut t.kind {
-                TypeExprKind::Named { target, .. } => return *target = id,
+                TypeExprKind::Named { name, target } => return *target = lookup(name),
                 TypeExprKind::Array(e) | TypeExprKind::Optional(e) | TypeExprKind::Boxed(e) => t = e,
                 TypeExprKind::Primitive(_) | TypeExprKind::Invalid => return,
             }
@@ -251,29 +252,50 @@ impl Schema {
 
     /// Fills `target` of every named reference. Unknown names stay `None`.
     pub fn resolve(&mut self) {
-        // Looked up with borrowed names first, then written: no name is copied.
-        let targets: Vec<Option<TypeId>> = {
-            let mut ids: rustc_hash::FxHashMap<&str, TypeId> = rustc_hash::FxHashMap::default();
-            ids.reserve(self.types.len());
-            for (i, t) in self.types.iter().enumerate() {
-                ids.entry(t.name.as_str()).or_insert(i);
+        self.resolve_reusing(&mut Names::default(), &[]);
+    }
+
+    /// [`Schema::resolve`] after an edit. `names` is the table the previous analysis
+    /// resolved against, and `resolved[id]` says type `id` was taken over from it with
+    /// its references. While the names of all types are the same as then, only the
+    /// other types are resolved; otherwise `names` is rebuilt and every type resolved.
+    pub(crate) fn resolve_reusing(&mut self, names: &mut Names, resolved: &[bool]) {
+        let unchanged =
+            names.names.len() == self.types.len() && names.names.iter().zip(&self.types).all(|(n, t)| *n == t.name);
+        if !unchanged {
+            *names = Names::of(self);
+        }
+        for (id, def) in self.types.iter_mut().enumerate() {
+            if unchanged && resolved.get(id) == Some(&true) {
+                continue;
             }
-            self.types
-                .iter()
-                .flat_map(TypeDef::type_exprs)
-                .map(|t| t.named_ref().and_then(|(name, _, _)| ids.get(name).copied()))
-                .collect()
-        };
-        let mut targets = targets.into_iter();
-        for def in &mut self.types {
+            let lookup = |name: &str| names.first.get(name).copied();
             match &mut def.kind {
-                TypeKind::Struct { fields, .. } => {
-                    for f in fields {
-                        f.ty.set_named_target(targets.next().flatten());
-                    }
-                }
-                TypeKind::Alias { target, .. } => target.set_named_target(targets.next().flatten()),
+                TypeKind::Struct { fields, .. } => fields.iter_mut().for_each(|f| f.ty.resolve_with(lookup)),
+                TypeKind::Alias { target, .. } => target.resolve_with(lookup),
             }
+        }
+    }
+}
+
+/// Every type's name in order, and the first type with each name: what references are
+/// resolved against.
+#[derive(Debug, Default)]
+pub(crate) struct Names {
+    names: Vec<String>,
+    first: rustc_hash::FxHashMap<String, TypeId>,
+}
+
+impl Names {
+    fn of(schema: &Schema) -> Names {
+        let mut first = rustc_hash::FxHashMap::default();
+        first.reserve(schema.types.len());
+        for (id, t) in schema.types.iter().enumerate() {
+            first.entry(t.name.clone()).or_insert(id);
+        }
+        Names {
+            names: schema.types.iter().map(|t| t.name.clone()).collect(),
+            first,
         }
     }
 }

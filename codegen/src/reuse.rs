@@ -18,7 +18,7 @@ use std::ops::Range;
 use rustc_hash::{FxHashMap, FxHasher};
 
 use crate::diagnostic::Diagnostic;
-use crate::model::{TypeDef, TypeExpr, TypeExprKind, TypeKind};
+use crate::model::{Names, TypeDef, TypeExpr, TypeExprKind, TypeKind};
 
 /// One top-level declaration and what the analysis derived from it alone.
 #[derive(Debug, Clone)]
@@ -61,6 +61,8 @@ pub(crate) enum Origin {
 /// The previous analysis, taken apart for reuse: its text, its items and its types.
 pub(crate) struct Memo {
     text: String,
+    /// The name table the previous types were resolved against.
+    names: Names,
     items: Vec<Option<Item>>,
     types: Vec<TypeDef>,
     /// The previous item after the last one taken: an edit leaves the items before and
@@ -79,6 +81,7 @@ impl Memo {
         text: String,
         mut items: Vec<Item>,
         types: Vec<TypeDef>,
+        names: Names,
         diagnostics: Vec<Diagnostic>,
         origins: Vec<Origin>,
     ) -> Option<Memo> {
@@ -94,6 +97,7 @@ impl Memo {
         }
         Some(Memo {
             text,
+            names,
             items: items.into_iter().map(Some).collect(),
             types,
             next: 0,
@@ -102,10 +106,10 @@ impl Memo {
         })
     }
 
-    /// The previous item whose text equals `text[span]` (each is handed out once), with
-    /// its types moved out of the previous schema; everything is shifted to `span`.
-    /// `types_at` is where its types will start in the new schema.
-    pub fn take(&mut self, text: &str, span: &Range<usize>, types_at: usize) -> Option<(Item, Vec<TypeDef>)> {
+    /// The previous item whose text equals `text[span]` (each is handed out once), its
+    /// types moved from the previous schema to the end of `types`; everything is shifted
+    /// to `span`.
+    pub fn take(&mut self, text: &str, span: &Range<usize>, types: &mut Vec<TypeDef>) -> Option<Item> {
         let wanted = text.get(span.clone())?;
         // The usual cases: the item is where the last one ended, or right after the one
         // an edit changed or removed. Only when that fails twice (a paste, a moved
@@ -122,10 +126,11 @@ impl Memo {
             self.find(wanted)?
         };
         self.next = index + 1;
+        let old_types = self.types.get_mut(self.items.get(index)?.as_ref()?.types.clone())?;
         let mut item = self.items.get_mut(index)?.take()?;
         let delta = span.start as isize - item.span.start as isize;
-        let mut types = Vec::with_capacity(item.types.len());
-        for slot in self.types.get_mut(item.types.clone())? {
+        let start = types.len();
+        for slot in old_types {
             let mut def = std::mem::replace(slot, placeholder());
             if delta != 0 {
                 shift_def(&mut def, delta);
@@ -133,14 +138,18 @@ impl Memo {
             types.push(def);
         }
         item.span = span.clone();
-        item.types = types_at..types_at + types.len();
+        item.types = start..types.len();
         if delta != 0 {
             item.diags.iter_mut().for_each(|d| shift_diag(d, delta));
             if let Some((_, lints)) = &mut item.lints {
                 lints.iter_mut().for_each(|d| shift_diag(d, delta));
             }
         }
-        Some((item, types))
+        Some(item)
+    }
+
+    pub fn take_names(&mut self) -> Names {
+        std::mem::take(&mut self.names)
     }
 
     /// The text of previous item `index` if it is still there to take and reusable.

@@ -6,8 +6,8 @@ use std::ops::Range;
 use tree_sitter::Node;
 
 use super::{
-    child, children_through_errors, comment_range, node_text, too_deep, Declarations, FieldName, OrderChoice,
-    MAX_TYPE_NESTING,
+    child, children_through_errors, comment_range, node_text, too_deep, top_kinds, Declarations, FieldName,
+    OrderChoice, MAX_TYPE_NESTING,
 };
 use crate::config::FieldOrder;
 use crate::diagnostic::Diagnostic;
@@ -26,9 +26,14 @@ pub(super) fn lower(
     let mut types = Vec::new();
     let mut package: Option<(String, Range<usize>)> = None;
     let mut directive: Option<(FieldOrder, Range<usize>)> = None;
+    let kinds = top_kinds(Dialect::Ffi);
     for (i, node) in nodes.iter().copied().enumerate() {
-        if !matches!(node.kind(), "comment" | "type_declaration") {
+        let kind = node.kind_id();
+        if kind != kinds.comment && kind != kinds.declaration {
             decls.other(node);
+        }
+        if kind == kinds.comment && !node_text(node, text).starts_with(DIRECTIVE) {
+            continue; // the common case, decided without `kind()`
         }
         match node.kind() {
             "comment" => {

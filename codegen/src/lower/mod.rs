@@ -12,7 +12,7 @@ use tree_sitter::{Node, Tree};
 use crate::config::FieldOrder;
 use crate::diagnostic::Diagnostic;
 use crate::dialect::Dialect;
-use crate::model::{OrderSource, Schema, TypeDef};
+use crate::model::{Names, OrderSource, Schema, TypeDef};
 use crate::reuse::{Item, Memo};
 
 /// The ffire order chosen outside the file (settings or a command-line flag).
@@ -25,7 +25,7 @@ pub struct OrderChoice {
 
 /// Lowers a whole file: the schema (names resolved) and every lowering diagnostic.
 pub fn lower(dialect: Dialect, text: &str, tree: &Tree, order: OrderChoice) -> (Schema, Vec<Diagnostic>) {
-    let (schema, mut diags, items) = lower_reusing(dialect, text, tree, order, None);
+    let (schema, mut diags, items, _) = lower_reusing(dialect, text, tree, order, None);
     diags.extend(items.into_iter().flat_map(|i| i.diags));
     (schema, diags)
 }
@@ -37,10 +37,11 @@ pub(crate) fn lower_reusing(
     text: &str,
     tree: &Tree,
     order: OrderChoice,
-    memo: Option<&mut Memo>,
-) -> (Schema, Vec<Diagnostic>, Vec<Item>) {
+    mut memo: Option<&mut Memo>,
+) -> (Schema, Vec<Diagnostic>, Vec<Item>, Names) {
     let mut diags = Vec::new();
     let (nodes, errors) = top_level(tree.root_node());
+    let mut names = memo.as_mut().map(|m| m.take_names()).unwrap_or_default();
     let mut decls = Declarations {
         memo,
         errors,
@@ -56,8 +57,14 @@ pub(crate) fn lower_reusing(
         schema.order = FieldOrder::Declaration;
         schema.order_source = OrderSource::Dialect;
     }
-    schema.resolve();
-    (schema, diags, decls.items)
+    // Types taken over from the memo (their items are already checked) come with their
+    // references resolved.
+    let mut resolved = vec![false; schema.types.len()];
+    for item in decls.items.iter().filter(|i| i.checked) {
+        resolved[item.types.clone()].fill(true);
+    }
+    schema.resolve_reusing(&mut names, &resolved);
+    (schema, diags, decls.items, names)
 }
 
 /// The top-level declarations of one lowering, each lowered or taken over from the memo.
@@ -95,8 +102,7 @@ impl Declarations<'_> {
         let near_error = self.errors.get(self.next_error).is_some_and(|e| e.start <= span.end);
         let reusable = !node.has_error() && !near_error;
         if let (true, Some(memo)) = (reusable, self.memo.as_deref_mut()) {
-            if let Some((item, defs)) = memo.take(text, &span, types.len()) {
-                types.extend(defs);
+            if let Some(item) = memo.take(text, &span, types) {
                 self.items.push(item);
                 return;
             }
@@ -121,6 +127,32 @@ pub(crate) fn child<'t>(node: Node<'t>, dialect: Dialect, name: FieldName) -> Op
     });
     let id = ids[dialect as usize][name as usize]?;
     node.child_by_field_id(id.get())
+}
+
+/// The ids of the two node kinds the top-level loops test on every node: comments and
+/// declarations (`struct_item`, `type_declaration`). Comparing `kind()` strings costs a
+/// `strlen` per test, on every keystroke, for every node of the file.
+pub(crate) struct TopKinds {
+    pub comment: u16,
+    pub declaration: u16,
+}
+
+pub(crate) fn top_kinds(dialect: Dialect) -> &'static TopKinds {
+    static KINDS: std::sync::OnceLock<[TopKinds; 2]> = std::sync::OnceLock::new();
+    let kinds = KINDS.get_or_init(|| {
+        [Dialect::Sdp, Dialect::Ffi].map(|d| {
+            let lang = d.language();
+            let declaration = match d {
+                Dialect::Sdp => "struct_item",
+                Dialect::Ffi => "type_declaration",
+            };
+            TopKinds {
+                comment: lang.id_for_node_kind("comment", true),
+                declaration: lang.id_for_node_kind(declaration, true),
+            }
+        })
+    });
+    &kinds[dialect as usize]
 }
 
 /// The grammar field names lowering reads.

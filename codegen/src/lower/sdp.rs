@@ -2,7 +2,7 @@
 
 use tree_sitter::Node;
 
-use super::{child, comment_range, node_text, too_deep, Declarations, FieldName, MAX_TYPE_NESTING};
+use super::{child, comment_range, node_text, too_deep, top_kinds, Declarations, FieldName, MAX_TYPE_NESTING};
 use crate::config::FieldOrder;
 use crate::diagnostic::Diagnostic;
 use crate::dialect::Dialect;
@@ -11,22 +11,22 @@ use crate::model::{Field, OrderSource, Primitive, Schema, TypeDef, TypeExpr, Typ
 pub(super) fn lower(text: &str, nodes: &[Node], decls: &mut Declarations) -> Schema {
     let mut types = Vec::new();
     // The comments since the last declaration: the `///` ones are the next struct's docs.
+    let kinds = top_kinds(Dialect::Sdp);
     let mut comments: Vec<Node> = Vec::new();
     for &node in nodes {
-        match node.kind() {
-            "comment" => comments.push(node),
-            "struct_item" => {
-                let above = std::mem::take(&mut comments);
-                decls.declaration(node, text, &mut types, |diags| {
-                    let mut docs = Vec::new();
-                    above.iter().for_each(|&c| collect_doc(c, text, &mut docs));
-                    lower_struct(node, text, docs, diags).into_iter().collect()
-                });
-            }
-            _ => {
-                comments.clear();
-                decls.other(node);
-            }
+        let kind = node.kind_id();
+        if kind == kinds.comment {
+            comments.push(node);
+        } else if kind == kinds.declaration {
+            decls.declaration(node, text, &mut types, |diags| {
+                let mut docs = Vec::new();
+                comments.iter().for_each(|&c| collect_doc(c, text, &mut docs));
+                lower_struct(node, text, docs, diags).into_iter().collect()
+            });
+            comments.clear();
+        } else {
+            comments.clear();
+            decls.other(node);
         }
     }
     Schema {
