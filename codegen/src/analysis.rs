@@ -6,7 +6,7 @@ use crate::check;
 use crate::diagnostic::Diagnostic;
 use crate::dialect::Dialect;
 use crate::graph::Graph;
-use crate::layout::Layout;
+use crate::layout::{shape_hash, Layout};
 use crate::lower::{self, OrderChoice};
 use crate::model::{Names, Schema};
 use crate::reuse::{Item, Memo, Origin};
@@ -90,14 +90,22 @@ pub fn analyze_reusing(
     diagnostics.extend(file_diags);
     let graph = Graph::new(&schema);
     diagnostics.extend(check::check_schema(&schema, &graph, text.trim().is_empty()));
-    let layout = Layout::compute_reusing(&schema, &graph, previous_layout);
+    let mut shapes = Vec::with_capacity(schema.types.len());
     for item in &mut items {
         if !item.checked {
             for def in &schema.types[item.types.clone()] {
                 item.diags.extend(check::check_type(dialect, def));
+                item.shapes.push(shape_hash(def));
             }
             item.checked = true;
         }
+        shapes.extend_from_slice(&item.shapes);
+    }
+    if shapes.len() != schema.types.len() {
+        shapes.clear(); // every type comes from one item; if not, compute them afresh
+    }
+    let layout = Layout::compute_reusing(&schema, &graph, &shapes, previous_layout);
+    for item in &mut items {
         // Layout lints hold while the types' fingerprints do.
         let fingerprints = &layout.fingerprints[item.types.clone()];
         if item.lints.as_ref().is_none_or(|(fps, _)| fps != fingerprints) {
@@ -124,8 +132,7 @@ pub fn analyze_reusing(
             tagged.extend(lints.drain(..).map(|d| (d, Origin::Lint(index))));
         }
     }
-    tagged.sort_by_key(|(d, _)| (d.range.start, d.range.end, d.severity));
-    let (diagnostics, origins) = tagged.into_iter().unzip();
+    let (diagnostics, origins) = sort_by_position(tagged);
     Analysis {
         tree,
         schema,
@@ -138,6 +145,19 @@ pub fn analyze_reusing(
             origins,
         }),
     }
+}
+
+/// Sorts by position (start, end, severity), keeping the given order among equals.
+/// The order is found on small keys, then each (large) diagnostic moves once.
+fn sort_by_position(tagged: Vec<(Diagnostic, Origin)>) -> (Vec<Diagnostic>, Vec<Origin>) {
+    let mut keys: Vec<(usize, usize, crate::Severity, usize)> = tagged
+        .iter()
+        .enumerate()
+        .map(|(i, (d, _))| (d.range.start, d.range.end, d.severity, i))
+        .collect();
+    keys.sort_unstable();
+    let mut slots: Vec<Option<(Diagnostic, Origin)>> = tagged.into_iter().map(Some).collect();
+    keys.iter().filter_map(|k| slots[k.3].take()).unzip()
 }
 
 impl Analysis {

@@ -5,7 +5,7 @@
 use crate::config::FieldOrder;
 use crate::dialect::Dialect;
 use crate::graph::Graph;
-use crate::model::{Primitive, Schema, TypeExpr, TypeExprKind, TypeId, TypeKind};
+use crate::model::{Primitive, Schema, TypeDef, TypeExpr, TypeExprKind, TypeId, TypeKind};
 
 /// The wire shape of a value: aliases and SDP `Box` resolved away, `**T` collapsed.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -196,15 +196,15 @@ impl Layout {
     }
 
     pub fn compute(schema: &Schema) -> Layout {
-        Layout::compute_reusing(schema, &Graph::new(schema), None)
+        Layout::compute_reusing(schema, &Graph::new(schema), &[], None)
     }
 
     /// [`Layout::compute`], taking over from `previous` (the layout before an edit) every
     /// type whose fingerprint is unchanged, so typing in one struct of a 5,000-struct
     /// schema recomputes that struct and the structs that contain it, not all of them.
     /// The result is identical to a fresh computation.
-    /// `graph` is `Graph::new(schema)`.
-    pub fn compute_reusing(schema: &Schema, graph: &Graph, previous: Option<Layout>) -> Layout {
+    /// `graph` is `Graph::new(schema)`, `shapes[id]` the [`shape_hash`] of type `id`.
+    pub fn compute_reusing(schema: &Schema, graph: &Graph, shapes: &[u64], previous: Option<Layout>) -> Layout {
         let mut previous = previous.filter(|p| p.dialect == schema.dialect && p.order == schema.order);
         let (order, bad) = (&graph.order, &graph.unresolvable);
         let referenced = referenced_types(graph);
@@ -217,7 +217,8 @@ impl Layout {
             if bad[id] {
                 continue;
             }
-            fingerprints[id] = fingerprint(schema, id, &fingerprints);
+            let shape = shapes.get(id).copied().unwrap_or_else(|| shape_hash(&schema.types[id]));
+            fingerprints[id] = fingerprint(schema, graph, id, shape, &fingerprints);
             let reusable = previous
                 .as_mut()
                 .filter(|p| p.fingerprints.get(id) == Some(&fingerprints[id]))
@@ -309,16 +310,13 @@ impl Layout {
     }
 }
 
-/// A hash of what type `id`'s layout depends on: the dialect and order, its position,
-/// its name, its fields' names and types (not their source ranges or docs), and the
-/// fingerprints of the types it mentions (`deps`, computed first: dependency order).
-fn fingerprint(schema: &Schema, id: TypeId, deps: &[u64]) -> u64 {
+/// A hash of what declaration `def` says about layout on its own: its name, its
+/// fields' names and type shapes (not source ranges or docs; a reference counts by
+/// name, what it resolves to is added by [`fingerprint`]). A declaration whose text an
+/// edit did not touch keeps it, so the analysis computes it once per declaration.
+pub fn shape_hash(def: &TypeDef) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = rustc_hash::FxHasher::default();
-    (schema.dialect as u8, schema.order as u8, id).hash(&mut h);
-    let Some(def) = schema.types.get(id) else {
-        return h.finish();
-    };
     def.name.hash(&mut h);
     let ty = |t: &TypeExpr, h: &mut rustc_hash::FxHasher| {
         let mut cur = Some(t);
@@ -326,9 +324,7 @@ fn fingerprint(schema: &Schema, id: TypeId, deps: &[u64]) -> u64 {
             cur = None;
             match &t.kind {
                 TypeExprKind::Primitive(p) => (0u8, *p).hash(h),
-                TypeExprKind::Named { target, .. } => {
-                    (1u8, *target, target.and_then(|t| deps.get(t)).copied()).hash(h);
-                }
+                TypeExprKind::Named { name, .. } => (1u8, name).hash(h),
                 TypeExprKind::Array(e) => {
                     2u8.hash(h);
                     cur = Some(e);
@@ -357,6 +353,19 @@ fn fingerprint(schema: &Schema, id: TypeId, deps: &[u64]) -> u64 {
             1u8.hash(&mut h);
             ty(target, &mut h);
         }
+    }
+    h.finish()
+}
+
+/// A hash of what type `id`'s layout depends on: the dialect and order, its position,
+/// its [`shape_hash`], and what each reference resolves to with that type's fingerprint
+/// (`deps`, computed first: dependency order).
+fn fingerprint(schema: &Schema, graph: &Graph, id: TypeId, shape: u64, deps: &[u64]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = rustc_hash::FxHasher::default();
+    (schema.dialect as u8, schema.order as u8, id, shape).hash(&mut h);
+    for e in graph.edges(id) {
+        (e.field, e.to, deps.get(e.to)).hash(&mut h);
     }
     h.finish()
 }

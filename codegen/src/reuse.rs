@@ -30,6 +30,8 @@ pub(crate) struct Item {
     /// What lowering reported, then (once [`Item::checked`]) its own checks.
     pub diags: Vec<Diagnostic>,
     pub checked: bool,
+    /// The [`crate::layout::shape_hash`] of each of its types, once checked.
+    pub shapes: Vec<u64>,
     /// Whether a later analysis may take it over.
     pub reusable: bool,
     /// Its layout lints, valid while its types' layout fingerprints are these.
@@ -43,6 +45,7 @@ impl Item {
             types,
             diags,
             checked: false,
+            shapes: Vec::new(),
             reusable,
             lints: None,
         }
