@@ -460,6 +460,21 @@ mod tests {
     }
 
     #[test]
+    #[cfg(target_os = "linux")]
+    fn temp_files_of_killed_runs_are_removed() {
+        let d = tempdir("stale");
+        // 4,194,304 is Linux's largest pid_max: no process can have a pid above it.
+        let stale = d.join(".a.rs.wirelens-4194305.tmp");
+        let running = d.join(".a.rs.wirelens-1.tmp"); // pid 1 always runs
+        std::fs::write(&stale, "half a file").unwrap();
+        std::fs::write(&running, "another writer's file").unwrap();
+        write_files(&d, &[file("a.rs", &generated("a"))]).unwrap();
+        assert!(!stale.exists(), "the killed run's temp file stays");
+        assert!(running.exists(), "a running writer's temp file was removed");
+        assert_eq!(std::fs::read_to_string(d.join("a.rs")).unwrap(), generated("a"));
+    }
+
+    #[test]
     fn a_failed_write_changes_no_target() {
         let d = tempdir("twophase");
         write_files(

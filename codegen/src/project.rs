@@ -127,6 +127,7 @@ pub fn write_temp(path: &Path, bytes: &[u8]) -> std::io::Result<PathBuf> {
         .unwrap_or_default();
     let tmp = dir.join(format!(".{name}.wirelens-{}.tmp", std::process::id()));
     let _ = std::fs::remove_file(&tmp);
+    remove_stale_temps(dir, &name);
     let result = (|| {
         let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp)?;
         f.write_all(bytes)?;
@@ -152,4 +153,30 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     std::fs::rename(&tmp, path).inspect_err(|_| {
         let _ = std::fs::remove_file(&tmp);
     })
+}
+
+/// Removes the temporary files of `name` that a killed wirelens left behind in `dir`:
+/// `.NAME.wirelens-PID.tmp` whose process no longer runs. Where liveness cannot be told
+/// (no `/proc`), nothing is removed: a running writer's file must never go.
+fn remove_stale_temps(dir: &Path, name: &str) {
+    let proc = Path::new("/proc");
+    if !proc.join("self").exists() {
+        return;
+    }
+    let prefix = format!(".{name}.wirelens-");
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let file = entry.file_name();
+        let Some(pid) = file
+            .to_str()
+            .and_then(|f| f.strip_prefix(&prefix))
+            .and_then(|rest| rest.strip_suffix(".tmp"))
+            .and_then(|pid| pid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if !proc.join(pid.to_string()).exists() {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
