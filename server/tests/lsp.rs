@@ -55,6 +55,28 @@ fn diagnostics_follow_incremental_edits_and_clear_on_close() {
 }
 
 #[test]
+fn related_locations_travel_with_the_diagnostic() {
+    let mut c = Client::start();
+    c.initialize(&["utf-16"]);
+    let uri = "file:///tmp/wirelens-lsp-test/dup.sdp";
+    c.open(uri, "sdp", "/// é𝄞\nstruct A { x: u8 }\nstruct A { y: u8 }\n");
+    let d = c.diagnostics(uri);
+    let dup = d["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["code"] == "DUPLICATE_STRUCT")
+        .unwrap_or_else(|| panic!("no DUPLICATE_STRUCT: {d}"))
+        .clone();
+    assert_eq!(dup["range"]["start"], pos(2, 7), "{d}");
+    let related = &dup["relatedInformation"][0];
+    assert_eq!(related["message"], "first defined here", "{d}");
+    assert_eq!(related["location"]["uri"], uri);
+    assert_eq!(related["location"]["range"]["start"], pos(1, 7));
+    assert_eq!(related["location"]["range"]["end"], pos(1, 8));
+}
+
+#[test]
 fn utf16_positions_after_non_ascii_text() {
     let mut c = Client::start();
     c.initialize(&["utf-16"]);

@@ -233,7 +233,7 @@ impl Backend {
         });
     }
 
-    fn diagnostics(doc: &Document, unit: ColumnUnit, gen_error: Option<&String>) -> Vec<Diagnostic> {
+    fn diagnostics(uri: &Uri, doc: &Document, unit: ColumnUnit, gen_error: Option<&String>) -> Vec<Diagnostic> {
         let generation = gen_error.map(|message| Diagnostic {
             range: Default::default(),
             severity: Some(DiagnosticSeverity::ERROR),
@@ -258,6 +258,19 @@ impl Backend {
                     (_, false) => format!("{}\n{}", d.message, d.notes.join("\n")),
                     _ => d.message.clone(),
                 },
+                // "first defined here", the members of a cycle: shown under the message.
+                related_information: (!d.related.is_empty()).then(|| {
+                    d.related
+                        .iter()
+                        .map(|r| DiagnosticRelatedInformation {
+                            location: Location {
+                                uri: uri.clone(),
+                                range: range_to_lsp(&doc.source, &r.range, unit),
+                            },
+                            message: r.message.clone(),
+                        })
+                        .collect()
+                }),
                 ..Default::default()
             })
             .chain(generation)
@@ -403,7 +416,9 @@ impl Backend {
                     Err(p) => p.into_inner(),
                 };
                 match s.docs.get(&uri) {
-                    Some(doc) if doc.version == version => Some(Self::diagnostics(doc, s.unit, s.gen_errors.get(&uri))),
+                    Some(doc) if doc.version == version => {
+                        Some(Self::diagnostics(&uri, doc, s.unit, s.gen_errors.get(&uri)))
+                    }
                     _ => None, // superseded by a newer edit, or closed
                 }
             };
