@@ -1,16 +1,19 @@
 //! Reuse across edits. A keystroke changes one declaration of a file that may hold
 //! thousands; everything the analysis derives from a declaration alone — its lowered
-//! types, the lowering diagnostics, its own checks and, while its layout is unchanged,
-//! its layout lints — is taken over from the previous analysis when the declaration's
-//! text is unchanged, instead of being computed again. Only the passes that look at the
-//! whole file (name resolution, cross-type checks, the layout) run every time.
+//! types, the lowering diagnostics, its own checks, its shape hash, its resolved
+//! references (while no type name changes) and, while its layout is unchanged, its
+//! layout lints — is taken over from the previous analysis when the declaration's text
+//! is unchanged, instead of being computed again. Only the passes that look across
+//! types (duplicates, unknown names, cycles, the layout of changed types and of what
+//! depends on them) run every time.
 //!
 //! The unit is an [`Item`]: one top-level declaration together with the text before it
 //! back to the previous declaration, because the comments and blank lines there decide
 //! its docs. Two items with the same text lower to the same types, shifted by the
 //! distance between them; only declarations the parser accepted without error are
 //! reused (error recovery may depend on what follows). `tests/incremental.rs` and the
-//! `reparse` fuzz target check that the result always equals a fresh analysis.
+//! `reparse` fuzz target check that the result always equals an analysis that reuses
+//! nothing.
 
 use std::hash::{Hash, Hasher};
 use std::ops::Range;
