@@ -797,8 +797,12 @@ fn generated_c_round_trips_every_golden_case() {
     let gcc = compiler("WIRELENS_GCC", "gcc");
     let clang = compiler("WIRELENS_CLANG", "clang");
     let modules = modules(&vectors);
-    let dir = std::env::temp_dir().join(format!("wirelens-emit-c-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("mkdir");
+    // Removed with its contents when `tmp` drops (also when the test fails).
+    let tmp = tempfile::Builder::new()
+        .prefix("wirelens-emit-c-")
+        .tempdir()
+        .expect("temp dir");
+    let dir = tmp.path().to_path_buf();
     let cases = cases(&vectors, &modules, &dir);
     let golden = cases.iter().filter(|c| !c.name.contains("extra")).count();
     assert_eq!(golden, 41, "golden cases found");
@@ -859,10 +863,8 @@ fn generated_c_round_trips_every_golden_case() {
             "{what}:\n{stdout}"
         );
     }
-    if std::env::var_os("WIRELENS_KEEP_EMIT").is_none() {
-        let _ = std::fs::remove_dir_all(&dir);
-    } else {
-        eprintln!("kept {}", dir.display());
+    if std::env::var_os("WIRELENS_KEEP_EMIT").is_some() {
+        eprintln!("kept {}", tmp.keep().display());
     }
 }
 
@@ -908,8 +910,12 @@ fn runtime_readme_example_runs() {
     let schema = root.join("examples/audiounit/plugin_registry.sdp");
     let text = std::fs::read_to_string(&schema).expect("schema");
     let a = analyze(Dialect::Sdp, &text, None, OrderChoice::default());
-    let dir = std::env::temp_dir().join(format!("wirelens-c-readme-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("mkdir");
+    // Removed with its contents when `tmp` drops (also when the test fails).
+    let tmp = tempfile::Builder::new()
+        .prefix("wirelens-c-readme-")
+        .tempdir()
+        .expect("temp dir");
+    let dir = tmp.path().to_path_buf();
     for f in generate(&a.schema, &a.layout, "plugin_registry.sdp")
         .expect("generate")
         .into_iter()
@@ -937,7 +943,6 @@ fn runtime_readme_example_runs() {
         "compiling the runtime/README.md example",
     );
     let stdout = run(&mut Command::new(&exe), "the runtime/README.md example");
-    let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(
         stdout,
         "AUFilter: 2 presets\nApple\nmessage with 1 plugin(s)\n\

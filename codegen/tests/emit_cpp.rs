@@ -773,8 +773,12 @@ fn generated_cpp_round_trips_every_golden_case_with_gcc_and_clang() {
     let root = workspace();
     let vectors = root.join("tests/vectors");
     let modules = modules(&vectors);
-    let dir = std::env::temp_dir().join(format!("wirelens-emit-cpp-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("mkdir");
+    // Removed with its contents when `tmp` drops (also when the test fails).
+    let tmp = tempfile::Builder::new()
+        .prefix("wirelens-emit-cpp-")
+        .tempdir()
+        .expect("temp dir");
+    let dir = tmp.path().to_path_buf();
     let cases = cases(&vectors, &modules, &dir);
     let golden = cases.iter().filter(|c| !c.name.contains("extra")).count();
     assert_eq!(golden, 41, "golden cases found");
@@ -835,10 +839,8 @@ fn generated_cpp_round_trips_every_golden_case_with_gcc_and_clang() {
             "{cxx}: {stdout}"
         );
     }
-    if std::env::var_os("WIRELENS_KEEP_EMIT").is_none() {
-        let _ = std::fs::remove_dir_all(&dir);
-    } else {
-        eprintln!("kept {}", dir.display());
+    if std::env::var_os("WIRELENS_KEEP_EMIT").is_some() {
+        eprintln!("kept {}", tmp.keep().display());
     }
 }
 

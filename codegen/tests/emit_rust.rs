@@ -515,7 +515,12 @@ fn generated_rust_round_trips_every_golden_case() {
     let root = workspace();
     let vectors = root.join("tests/vectors");
     let modules = modules(&vectors);
-    let dir = std::env::temp_dir().join(format!("wirelens-emit-rust-{}", std::process::id()));
+    // Removed with its contents when `tmp` drops (also when the test fails).
+    let tmp = tempfile::Builder::new()
+        .prefix("wirelens-emit-rust-")
+        .tempdir()
+        .expect("temp dir");
+    let dir = tmp.path().to_path_buf();
     let src = dir.join("src");
     let emitted = src.join("emitted");
     std::fs::create_dir_all(&emitted).expect("mkdir");
@@ -578,9 +583,7 @@ fn generated_rust_round_trips_every_golden_case() {
         &mut cargo_cmd(&["clippy", "--quiet", "--offline", "--lib", "--", "-D", "warnings"]),
         "cargo clippy -D warnings (generated crate)",
     );
-    if std::env::var_os("WIRELENS_KEEP_EMIT").is_none() {
-        let _ = std::fs::remove_dir_all(&dir);
-    } else {
-        eprintln!("kept {}", dir.display());
+    if std::env::var_os("WIRELENS_KEEP_EMIT").is_some() {
+        eprintln!("kept {}", tmp.keep().display());
     }
 }

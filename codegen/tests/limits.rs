@@ -136,15 +136,17 @@ fn a_ten_megabyte_schema_is_analysed_in_bounded_time_and_memory() {
 
 #[test]
 fn a_schema_over_the_size_limit_is_refused_before_reading() {
-    let dir = std::env::temp_dir().join(format!("wirelens-limits-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("huge.sdp");
+    // Removed with its contents when `tmp` drops (also when the test fails).
+    let tmp = tempfile::Builder::new()
+        .prefix("wirelens-limits-")
+        .tempdir()
+        .expect("temp dir");
+    let path = tmp.path().join("huge.sdp");
     let f = std::fs::File::create(&path).unwrap();
     f.set_len(codegen::source::MAX_SOURCE_BYTES as u64 + 1).unwrap(); // sparse: no disk used
     let (err, peak) = peak_of(|| codegen::SourceFile::load(&path).err().expect("refused"));
     assert!(err.message.contains("schemas are limited to"), "{err}");
     assert!(peak < 1 << 20, "read the file anyway: {peak} bytes");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 // ------------------------------------------------------------------ nesting depth

@@ -607,10 +607,11 @@ fn a_thousand_rapid_changes_end_in_the_right_state() {
         "textDocument/formatting",
         json!({"textDocument": {"uri": uri}, "options": {"tabSize": 4, "insertSpaces": true}}),
     );
+    let thousand = tempfile::tempdir().unwrap();
     let ours = std::process::Command::new(env!("CARGO_BIN_EXE_wirelens"))
         .args(["fmt", "--check"])
         .arg({
-            let p = std::env::temp_dir().join(format!("wirelens-thousand-{}.sdp", std::process::id()));
+            let p = thousand.path().join("thousand.sdp");
             std::fs::write(&p, &expected).unwrap();
             p
         })
