@@ -7,15 +7,16 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use codegen::model::{Schema, TypeId, TypeKind};
+use codegen::project::Project;
 use codegen::source::ColumnUnit;
-use codegen::{Config, Dialect, OrderChoice, Severity};
+use codegen::{Dialect, OrderChoice, Severity};
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer};
 
 use super::documents::{from_lsp, range_to_lsp, Document};
 use super::generation::{generate_arguments, generate_command, generate_request, lang_label};
-use super::settings::{self, ClientSettings, GenRequest};
+use super::settings::ClientSettings;
 use super::{features, views};
 
 /// `wirelens.showLayout [uri, typeName]`: the layout of one type as Markdown (the code
@@ -44,8 +45,11 @@ pub(super) struct State {
     pub(super) docs: HashMap<Uri, Document>,
     pub(super) unit: ColumnUnit,
     /// Settings from the client (`initializationOptions` or
-    /// `workspace/didChangeConfiguration`); they override `wirelens.toml`.
+    /// `workspace/didChangeConfiguration`); only what the user set.
     pub(super) client: ClientSettings,
+    /// Settings per schema, discovery and generation: the project service, rebuilt
+    /// when the workspace folders or the client's settings change.
+    pub(super) project: Arc<Project>,
     /// The client shows `$/progress` for tokens the server creates.
     pub(super) progress: bool,
     /// The last generation failure per schema, shown as a diagnostic until a
@@ -55,28 +59,17 @@ pub(super) struct State {
     pub(super) inlay_refresh: bool,
     /// Workspace folders, for workspace symbols over files not open.
     pub(super) roots: Vec<std::path::PathBuf>,
-    /// ffire order from the nearest `wirelens.toml`, per schema folder.
-    pub(super) toml_orders: HashMap<std::path::PathBuf, Option<codegen::FieldOrder>>,
     /// The client can watch files for us (`workspace/didChangeWatchedFiles`).
     pub(super) watch_files: bool,
 }
 
 impl State {
-    /// The file's directive wins, then the client's settings, then the nearest
-    /// `wirelens.toml` (cached per folder; the cache is dropped when a `wirelens.toml`
-    /// changes).
+    /// The ffire order choice of a document, from the project service (its
+    /// `wirelens.toml` cache is dropped when a `wirelens.toml` changes).
     fn order_for(&mut self, uri: &Uri) -> OrderChoice {
-        let order = self.client.order.or_else(|| {
-            let path = uri.to_file_path()?;
-            let dir = path.parent()?.to_path_buf();
-            *self
-                .toml_orders
-                .entry(dir)
-                .or_insert_with(|| Config::for_schema(&path).ok().and_then(|c| c.ffi.order))
-        });
-        OrderChoice {
-            order,
-            overrides_directive: false,
+        match uri.to_file_path() {
+            Some(path) => self.project.order_for(&path, None),
+            None => codegen::project::order_choice(None, self.client.project.order, None),
         }
     }
 }
@@ -108,7 +101,7 @@ impl Backend {
                 gen_errors: HashMap::new(),
                 inlay_refresh: false,
                 roots: Vec::new(),
-                toml_orders: HashMap::new(),
+                project: Arc::new(Project::default()),
                 watch_files: false,
             })),
         }
@@ -349,6 +342,7 @@ impl LanguageServer for Backend {
             s.client = client_settings;
             s.progress = progress;
             s.roots = roots;
+            s.rebuild_project();
             s.watch_files = watch;
             Some(())
         });
@@ -425,7 +419,7 @@ impl LanguageServer for Backend {
     async fn did_change_watched_files(&self, _: DidChangeWatchedFilesParams) {
         // A wirelens.toml changed: forget cached settings and re-check every open file.
         let updated = self.with_state("didChangeWatchedFiles", |s| {
-            s.toml_orders.clear();
+            s.project.forget_configs();
             let uris: Vec<Uri> = s.docs.keys().cloned().collect();
             let mut out = Vec::new();
             for uri in uris {
@@ -497,27 +491,7 @@ impl LanguageServer for Backend {
     }
 
     async fn did_save(&self, params: DidSaveTextDocumentParams) {
-        let uri = params.text_document.uri;
-        let on_save = self.with_state("didSave", |s| {
-            let path = uri.to_file_path()?;
-            s.docs.get(&uri)?;
-            let plan = settings::plan(&path, &s.roots, &s.client, &GenRequest::default());
-            Some(plan.map(|p| p.on_save))
-        });
-        match on_save {
-            Some(Ok(true)) => {
-                if let Err(e) = self.generate_one(uri, GenRequest::default(), None).await {
-                    self.client
-                        .log_message(
-                            MessageType::WARNING,
-                            format!("wirelens: generation on save failed: {}", e.message),
-                        )
-                        .await;
-                }
-            }
-            Some(Err(e)) => self.record_generation(&uri, Some(&e)),
-            _ => {}
-        }
+        self.generate_on_save(params.text_document.uri).await;
     }
 
     async fn did_close(&self, params: DidCloseTextDocumentParams) {
@@ -595,6 +569,9 @@ impl LanguageServer for Backend {
     }
 
     async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
+        let generatable = self
+            .with_state("codeLens", |s| Some(s.can_generate(&params.text_document.uri)))
+            .unwrap_or(false);
         Ok(self.with_doc("codeLens", &params.text_document.uri, |doc, unit| {
             let a = &doc.analysis;
             let lenses = (0..a.schema.types.len())
@@ -615,7 +592,7 @@ impl LanguageServer for Backend {
                 })
                 .collect::<Vec<_>>();
             let mut lenses = lenses;
-            if let (Some(first), true) = (a.schema.types.first(), !lenses.is_empty()) {
+            if let (Some(first), true) = (a.schema.types.first(), generatable && !lenses.is_empty()) {
                 let range = range_to_lsp(&doc.source, &first.name_range, unit);
                 for lang in codegen::emit::Lang::ALL {
                     let title = format!("Generate {}", lang_label(lang));
@@ -807,6 +784,7 @@ impl LanguageServer for Backend {
             .unwrap_or(false);
         let updated = self.with_state("didChangeConfiguration", |s| {
             s.client = client_settings;
+            s.rebuild_project();
             let uris: Vec<Uri> = s.docs.keys().cloned().collect();
             for uri in &uris {
                 let o = s.order_for(uri);
@@ -883,12 +861,15 @@ impl LanguageServer for Backend {
 
     async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
         let uri = params.text_document.uri.clone();
+        let generatable = self
+            .with_state("codeAction", |s| Some(s.can_generate(&uri)))
+            .unwrap_or(false);
         Ok(self.with_doc("codeAction", &uri, |doc, unit| {
             let range = doc.source.offset(from_lsp(params.range.start), unit)
                 ..doc.source.offset(from_lsp(params.range.end), unit);
             let mut actions = features::code_actions(doc, &uri, &range, unit);
             let clean = !doc.analysis.diagnostics.iter().any(|d| d.severity == Severity::Error);
-            if clean && !doc.analysis.schema.types.is_empty() {
+            if generatable && clean && !doc.analysis.schema.types.is_empty() {
                 let mut choices: Vec<(String, Vec<codegen::emit::Lang>)> = codegen::emit::Lang::ALL
                     .iter()
                     .map(|&l| (format!("Generate {} for this file", lang_label(l)), vec![l]))
@@ -960,30 +941,7 @@ impl LanguageServer for Backend {
 }
 
 /// `.sdp` and `.ffi` files under the workspace roots (skipping hidden folders, `target`
-/// and `node_modules`), at most a few thousand.
+/// and `node_modules`, never looping through symbolic links), at most a few thousand.
 pub(super) fn workspace_schemas(roots: &[std::path::PathBuf]) -> Vec<std::path::PathBuf> {
-    const MAX_FILES: usize = 5000;
-    let mut out = Vec::new();
-    let mut stack: Vec<std::path::PathBuf> = roots.to_vec();
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
-        for entry in entries.flatten() {
-            let name = entry.file_name();
-            let name = name.to_string_lossy();
-            if name.starts_with('.') || name == "target" || name == "node_modules" {
-                continue;
-            }
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if Dialect::from_path(&path).is_some() {
-                out.push(path);
-                if out.len() >= MAX_FILES {
-                    return out;
-                }
-            }
-        }
-    }
-    out.sort();
-    out
+    codegen::project::workspace_schemas(roots, 5000)
 }

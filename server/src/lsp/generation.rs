@@ -1,64 +1,111 @@
 //! Code generation from the editor: `wirelens.generate`, `wirelens.generateWorkspace`,
-//! the generate lenses and actions.
+//! generation on save, the generate lenses and actions. Settings, loading, collision
+//! checks and writing are the project service's (`codegen::project`), as for the CLI;
+//! it runs off the state lock and off the async runtime (`spawn_blocking`).
 
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
+use codegen::project::{write_prepared, FileError, Flags, Project, Written};
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::*;
 
 use super::backend::{internal_error, workspace_schemas, Backend, State, GENERATE};
-use super::settings::{self, GenRequest};
+use super::settings;
 
 impl State {
-    /// Everything generation needs, computed under the lock: the output directory and
-    /// the files in memory. Open documents are generated from their current text.
-    pub(super) fn prepare_generation(&self, uri: &Uri, request: &GenRequest) -> std::result::Result<Prepared, String> {
-        let path = uri
-            .to_file_path()
-            .ok_or_else(|| format!("{}: not a file on disk", uri.as_str()))?
-            .into_owned();
-        let plan = settings::plan(&path, &self.roots, &self.client, request)?;
-        let name = codegen::generate::file_name(&path);
-        let loaded;
-        let (source, analysis) = match self.docs.get(uri) {
-            Some(doc) => (&doc.source, &doc.analysis),
-            None => {
-                loaded = codegen::project::load(&path, self.client.order).map_err(|e| e.to_string())?;
-                (&loaded.source, &loaded.analysis)
-            }
-        };
-        let errors = codegen::generate::schema_errors(source, analysis);
-        if let Some(first) = errors.first() {
-            let (line, col) = first.line_col.unwrap_or((1, 1));
-            return Err(format!(
-                "{name} has {} error(s); fix them first (the first, at {line}:{col}: {})",
-                errors.len(),
-                first.message
-            ));
-        }
-        let files = codegen::generate::generate_files(analysis, &name, &plan.langs).map_err(|e| e.0)?;
-        Ok(Prepared {
-            out_dir: plan.out_dir,
-            files,
-        })
+    /// A new project service for the current workspace folders and client settings
+    /// (its `wirelens.toml` cache starts empty).
+    pub(super) fn rebuild_project(&mut self) {
+        self.project = Arc::new(Project::workspace(self.roots.clone(), self.client.project.clone()));
+    }
+
+    /// Whether `uri` can be generated at all: a file on disk inside a workspace folder.
+    /// Lenses and code actions to generate are offered only then.
+    pub(super) fn can_generate(&self, uri: &Uri) -> bool {
+        uri.to_file_path()
+            .is_some_and(|p| self.project.settings(&p, &Flags::default()).is_ok())
+    }
+
+    /// What generation reads from the state: the project service and the unsaved text of
+    /// every open schema (so a schema gives the same bytes open or closed).
+    fn generation_inputs(&self) -> (Arc<Project>, HashMap<PathBuf, String>) {
+        let texts = self
+            .docs
+            .iter()
+            .filter_map(|(uri, doc)| Some((uri.to_file_path()?.into_owned(), doc.source.text.clone())))
+            .collect();
+        (self.project.clone(), texts)
     }
 }
 
-pub(super) struct Prepared {
-    out_dir: std::path::PathBuf,
-    files: Vec<codegen::emit::OutputFile>,
+/// The file behind `uri`, or why code cannot be generated for it.
+fn schema_path(uri: &Uri) -> std::result::Result<PathBuf, String> {
+    match uri.to_file_path() {
+        Some(p) if uri.as_str().get(..5).is_some_and(|s| s.eq_ignore_ascii_case("file:")) => Ok(p.into_owned()),
+        _ => Err(format!(
+            "{}: not a file on disk; save it inside a workspace folder to generate code",
+            uri.as_str()
+        )),
+    }
+}
+
+/// One message for the problems of a generation: a schema with errors is summed up by
+/// its first error, anything else is listed.
+fn describe(errors: &[FileError]) -> String {
+    let schema: Vec<&FileError> = errors.iter().filter(|e| e.code == "schema").collect();
+    if let Some(first) = schema.first() {
+        let (line, col) = first.line_col.unwrap_or((1, 1));
+        return format!(
+            "{} has {} error(s); fix them first (the first, at {line}:{col}: {})",
+            codegen::generate::file_name(&first.path),
+            schema.len(),
+            first.message
+        );
+    }
+    errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
+}
+
+/// Prepares and writes `schemas` through the project service (off the async runtime:
+/// it reads and writes files): `{outDir, written, unchanged}`.
+fn run_generation(
+    project: &Project,
+    schemas: &[PathBuf],
+    flags: &Flags,
+    texts: &HashMap<PathBuf, String>,
+) -> std::result::Result<(Vec<Written>, usize), Vec<FileError>> {
+    let prepared = project.prepare(schemas, flags, texts)?;
+    let written = write_prepared(&prepared).map_err(|e| vec![e])?;
+    Ok((written, schemas.len()))
+}
+
+fn written_json(written: &[Written]) -> LSPAny {
+    let paths = |f: fn(&Written) -> &Vec<PathBuf>| -> Vec<String> {
+        written
+            .iter()
+            .flat_map(|w| f(w).iter().map(|p| p.display().to_string()))
+            .collect()
+    };
+    serde_json::json!({
+        "outDir": written.first().map(|w| w.out_dir.display().to_string()),
+        "written": paths(|w| &w.report.written),
+        "unchanged": paths(|w| &w.report.unchanged),
+        "superseded": written.iter().any(|w| w.superseded),
+    })
 }
 
 /// `[{uri, languages?, outDir?}]` or `[uri, languages?]`.
-pub(super) fn generate_arguments(args: &[LSPAny]) -> Result<(Uri, GenRequest)> {
+pub(super) fn generate_arguments(args: &[LSPAny]) -> Result<(Uri, Flags)> {
     let bad = || tower_lsp_server::jsonrpc::Error::invalid_params("expected [{uri, languages?, outDir?}]");
     let first = args.first().ok_or_else(bad)?;
     let (uri, request) = match first {
         serde_json::Value::String(uri) => (
             uri.as_str(),
-            GenRequest {
+            Flags {
                 languages: args.get(1).and_then(settings::languages),
-                out_dir: None,
+                ..Flags::default()
             },
         ),
         obj => (
@@ -69,14 +116,15 @@ pub(super) fn generate_arguments(args: &[LSPAny]) -> Result<(Uri, GenRequest)> {
     Ok((uri.parse::<Uri>().map_err(|_| bad())?, request))
 }
 
-pub(super) fn generate_request(v: &LSPAny) -> GenRequest {
-    GenRequest {
+pub(super) fn generate_request(v: &LSPAny) -> Flags {
+    Flags {
         languages: v.get("languages").and_then(settings::languages),
         out_dir: v
             .get("outDir")
             .and_then(|d| d.as_str())
             .filter(|d| !d.trim().is_empty())
-            .map(|d| d.trim().to_string()),
+            .map(|d| PathBuf::from(d.trim())),
+        order: None,
     }
 }
 
@@ -129,12 +177,7 @@ impl Backend {
 
     /// Generates one schema and writes its files; a failure is also shown as a
     /// diagnostic on the schema until a later generation succeeds.
-    pub(super) async fn generate_one(
-        &self,
-        uri: Uri,
-        request: GenRequest,
-        token: Option<ProgressToken>,
-    ) -> Result<LSPAny> {
+    pub(super) async fn generate_one(&self, uri: Uri, request: Flags, token: Option<ProgressToken>) -> Result<LSPAny> {
         let progress = self.progress(token, "wirelens: generating").await;
         let result = self.generate_quietly(&uri, &request).await;
         if let Some(p) = progress {
@@ -149,31 +192,53 @@ impl Backend {
         result.map_err(internal_error)
     }
 
-    pub(super) async fn generate_quietly(
-        &self,
-        uri: &Uri,
-        request: &GenRequest,
-    ) -> std::result::Result<LSPAny, String> {
-        let prepared = self
-            .with_state("generate", |s| Some(s.prepare_generation(uri, request)))
-            .unwrap_or_else(|| Err("internal error while generating".into()));
-        let result = match prepared {
-            Ok(Prepared { out_dir, files }) => tokio::task::spawn_blocking(move || {
-                let report = codegen::generate::write_files(&out_dir, &files).map_err(|e| e.to_string())?;
-                let paths =
-                    |v: &[std::path::PathBuf]| -> Vec<String> { v.iter().map(|p| p.display().to_string()).collect() };
-                Ok(serde_json::json!({
-                    "outDir": out_dir.display().to_string(),
-                    "written": paths(&report.written),
-                    "unchanged": paths(&report.unchanged),
-                }))
-            })
-            .await
-            .unwrap_or_else(|e| Err(format!("internal error while writing: {e}"))),
+    pub(super) async fn generate_quietly(&self, uri: &Uri, request: &Flags) -> std::result::Result<LSPAny, String> {
+        let result = match schema_path(uri) {
             Err(e) => Err(e),
+            Ok(path) => {
+                let inputs = self.with_state("generate", |s| Some(s.generation_inputs()));
+                let Some((project, texts)) = inputs else {
+                    return Err("internal error while generating".into());
+                };
+                let flags = request.clone();
+                tokio::task::spawn_blocking(move || run_generation(&project, &[path], &flags, &texts))
+                    .await
+                    .unwrap_or_else(|e| Err(vec![FileError::new("", "internal", e.to_string())]))
+                    .map(|(written, _)| written_json(&written))
+                    .map_err(|errors| describe(&errors))
+            }
         };
         self.record_generation(uri, result.as_ref().err());
         result
+    }
+
+    /// Generation on save, if the schema's settings ask for it.
+    pub(super) async fn generate_on_save(&self, uri: Uri) {
+        let Ok(path) = schema_path(&uri) else { return };
+        let project = self.with_state("didSave", |s| {
+            s.docs.get(&uri)?;
+            Some(s.project.clone())
+        });
+        let Some(project) = project else { return };
+        let settings = tokio::task::spawn_blocking(move || project.settings(&path, &Flags::default()))
+            .await
+            .unwrap_or_else(|e| Err(FileError::new("", "internal", e.to_string())));
+        match settings {
+            Ok(s) if s.on_save => {
+                if let Err(e) = self.generate_one(uri, Flags::default(), None).await {
+                    self.client
+                        .log_message(
+                            MessageType::WARNING,
+                            format!("wirelens: generation on save failed: {}", e.message),
+                        )
+                        .await;
+                }
+            }
+            Ok(_) => {}
+            // Outside every workspace folder nothing is generated on save, silently.
+            Err(e) if e.code == "not-in-workspace" => {}
+            Err(e) => self.record_generation(&uri, Some(&e.to_string())),
+        }
     }
 
     /// Remembers (or forgets) a generation failure and republishes the diagnostics if
@@ -193,31 +258,40 @@ impl Backend {
         }
     }
 
-    /// Every schema under the workspace folders, with progress per file.
-    pub(super) async fn generate_workspace(&self, request: GenRequest, token: Option<ProgressToken>) -> Result<LSPAny> {
-        let roots = self
-            .with_state("generate", |s| Some(s.roots.clone()))
-            .unwrap_or_default();
-        let files = workspace_schemas(&roots);
+    /// Every schema under the workspace folders, as one generation: outputs that
+    /// collide in a shared output folder are refused, and nothing is written if any
+    /// schema fails (as `wirelens gen`).
+    pub(super) async fn generate_workspace(&self, request: Flags, token: Option<ProgressToken>) -> Result<LSPAny> {
+        let inputs = self.with_state("generate", |s| Some((s.roots.clone(), s.generation_inputs())));
+        let Some((roots, (project, texts))) = inputs else {
+            return Err(internal_error("internal error while generating".into()));
+        };
         let progress = self.progress(token, "wirelens: generating the workspace").await;
-        let mut written = 0usize;
-        let mut failures = Vec::new();
-        for (i, path) in files.iter().enumerate() {
-            let Some(uri) = Uri::from_file_path(path) else { continue };
-            if let Some(p) = &progress {
-                let percent = (i * 100 / files.len().max(1)) as u32;
-                p.report_with_message(codegen::generate::file_name(path), percent).await;
-            }
-            match self.generate_quietly(&uri, &request).await {
-                Ok(v) => written += v["written"].as_array().map_or(0, Vec::len),
-                Err(e) => failures.push(format!("{}: {e}", path.display())),
-            }
-        }
-        let summary = format!(
-            "{} schema(s), {written} file(s) written, {} failed",
-            files.len(),
-            failures.len()
-        );
+        let result = tokio::task::spawn_blocking(move || {
+            let files = workspace_schemas(&roots);
+            let result = run_generation(&project, &files, &request, &texts);
+            (files, result)
+        })
+        .await;
+        let (files, result) = result.map_err(|e| internal_error(format!("internal error while generating: {e}")))?;
+        let (written, failures) = match result {
+            Ok((written, _)) => (
+                written.iter().map(|w| w.report.written.len()).sum::<usize>(),
+                Vec::new(),
+            ),
+            Err(errors) => (0, errors),
+        };
+        let failures: Vec<String> = failures.iter().map(ToString::to_string).collect();
+        let summary = if failures.is_empty() {
+            format!("{} schema(s), {written} file(s) written", files.len())
+        } else {
+            format!(
+                "{} schema(s), nothing written: {} problem(s), the first: {}",
+                files.len(),
+                failures.len(),
+                failures[0]
+            )
+        };
         if let Some(p) = progress {
             p.finish_with_message(summary.clone()).await;
         }
