@@ -86,9 +86,12 @@ impl Config {
         Config::parse(path, &text)
     }
 
-    /// The nearest `wirelens.toml` at or above `dir`.
+    /// The nearest `wirelens.toml` at or above `dir`. One that is not a regular file
+    /// (a FIFO) is found too, so that reading it reports the problem.
     pub fn find(dir: &Path) -> Option<PathBuf> {
-        dir.ancestors().map(|d| d.join(CONFIG_FILE)).find(|p| p.is_file())
+        dir.ancestors()
+            .map(|d| d.join(CONFIG_FILE))
+            .find(|p| p.metadata().is_ok_and(|m| !m.is_dir()))
     }
 
     /// The settings that apply to a schema file: the nearest `wirelens.toml`, or defaults.
