@@ -274,7 +274,19 @@ impl Project {
         flags: &Flags,
         texts: &HashMap<PathBuf, String>,
     ) -> Result<Prepared, Vec<FileError>> {
-        let ticket = NEXT_TICKET.fetch_add(1, Ordering::Relaxed);
+        self.prepare_as(Ticket::now(), schemas, flags, texts)
+    }
+
+    /// [`Project::prepare`] for inputs taken at the time of `ticket` (an editor takes
+    /// it with the unsaved texts, so that the newest texts win).
+    pub fn prepare_as(
+        &self,
+        ticket: Ticket,
+        schemas: &[PathBuf],
+        flags: &Flags,
+        texts: &HashMap<PathBuf, String>,
+    ) -> Result<Prepared, Vec<FileError>> {
+        let ticket = ticket.0;
         let mut errors = Vec::new();
         let mut per_dir: BTreeMap<PathBuf, Vec<(PathBuf, Vec<OutputFile>)>> = BTreeMap::new();
         for path in schemas {
@@ -351,6 +363,16 @@ pub struct Written {
 }
 
 static NEXT_TICKET: AtomicU64 = AtomicU64::new(1);
+
+/// When a generation's inputs were taken; later tickets win.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Ticket(u64);
+
+impl Ticket {
+    pub fn now() -> Ticket {
+        Ticket(NEXT_TICKET.fetch_add(1, Ordering::Relaxed))
+    }
+}
 
 /// Per output folder (canonical path): the ticket of the last generation written for
 /// each schema. Its lock is held for a whole write, so concurrent generations into one

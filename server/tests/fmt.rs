@@ -117,8 +117,15 @@ fn fmt_writes_through_links_and_refuses_unsafe_files() {
     std::os::unix::fs::symlink(&real, root.join("link.sdp")).unwrap();
     let (code, _, err) = wirelens(&["fmt", root.join("link.sdp").to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
-    assert!(std::fs::symlink_metadata(root.join("link.sdp")).unwrap().file_type().is_symlink());
-    assert_ne!(std::fs::read_to_string(&real).unwrap(), messy, "the real file was not formatted");
+    assert!(std::fs::symlink_metadata(root.join("link.sdp"))
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_ne!(
+        std::fs::read_to_string(&real).unwrap(),
+        messy,
+        "the real file was not formatted"
+    );
 
     let refused = |path: &Path, why: &str| {
         let out = Command::new("timeout")

@@ -257,7 +257,10 @@ fn temp_files_of_a_killed_gen_go_with_the_next_writer_in_that_folder() {
     let (b, o) = (big.to_str().unwrap(), out.to_str().unwrap());
     let killed = gen_with_file_limit(&["gen", b, "--lang", "rust", "--out", o], false);
     assert!(!killed.status.success(), "the file-size limit did not stop gen");
-    assert!(!temp_files(&out).is_empty(), "the killed run left no temp file to clean up");
+    assert!(
+        !temp_files(&out).is_empty(),
+        "the killed run left no temp file to clean up"
+    );
     let small = tmp.path().join("small.sdp");
     std::fs::write(&small, "struct Small { a: u8 }\n").unwrap();
     let status = Command::new(wirelens())

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use codegen::project::{write_prepared, FileError, Flags, Project, Written};
+use codegen::project::{write_prepared, FileError, Flags, Project, Ticket, Written};
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::*;
 
@@ -31,13 +31,15 @@ impl State {
 
     /// What generation reads from the state: the project service and the unsaved text of
     /// every open schema (so a schema gives the same bytes open or closed).
-    fn generation_inputs(&self) -> (Arc<Project>, HashMap<PathBuf, String>) {
+    /// The ticket is taken with the texts: of concurrent generations, the one that saw
+    /// the newest texts wins.
+    fn generation_inputs(&self) -> (Arc<Project>, Ticket, HashMap<PathBuf, String>) {
         let texts = self
             .docs
             .iter()
             .filter_map(|(uri, doc)| Some((uri.to_file_path()?.into_owned(), doc.source.text.clone())))
             .collect();
-        (self.project.clone(), texts)
+        (self.project.clone(), Ticket::now(), texts)
     }
 }
 
@@ -71,12 +73,11 @@ fn describe(errors: &[FileError]) -> String {
 /// Prepares and writes `schemas` through the project service (off the async runtime:
 /// it reads and writes files): `{outDir, written, unchanged}`.
 fn run_generation(
-    project: &Project,
+    (project, ticket, texts): &(Arc<Project>, Ticket, HashMap<PathBuf, String>),
     schemas: &[PathBuf],
     flags: &Flags,
-    texts: &HashMap<PathBuf, String>,
 ) -> std::result::Result<(Vec<Written>, usize), Vec<FileError>> {
-    let prepared = project.prepare(schemas, flags, texts)?;
+    let prepared = project.prepare_as(*ticket, schemas, flags, texts)?;
     let written = write_prepared(&prepared).map_err(|e| vec![e])?;
     Ok((written, schemas.len()))
 }
@@ -124,7 +125,11 @@ pub(super) fn generate_request(v: &LSPAny) -> Flags {
             .and_then(|d| d.as_str())
             .filter(|d| !d.trim().is_empty())
             .map(|d| PathBuf::from(d.trim())),
-        order: None,
+        // Like `--order` on the command line: beats even the file's directive.
+        order: v
+            .get("order")
+            .and_then(|o| o.as_str())
+            .and_then(codegen::FieldOrder::parse),
     }
 }
 
@@ -197,11 +202,11 @@ impl Backend {
             Err(e) => Err(e),
             Ok(path) => {
                 let inputs = self.with_state("generate", |s| Some(s.generation_inputs()));
-                let Some((project, texts)) = inputs else {
+                let Some(inputs) = inputs else {
                     return Err("internal error while generating".into());
                 };
                 let flags = request.clone();
-                tokio::task::spawn_blocking(move || run_generation(&project, &[path], &flags, &texts))
+                tokio::task::spawn_blocking(move || run_generation(&inputs, &[path], &flags))
                     .await
                     .unwrap_or_else(|e| Err(vec![FileError::new("", "internal", e.to_string())]))
                     .map(|(written, _)| written_json(&written))
@@ -263,13 +268,13 @@ impl Backend {
     /// schema fails (as `wirelens gen`).
     pub(super) async fn generate_workspace(&self, request: Flags, token: Option<ProgressToken>) -> Result<LSPAny> {
         let inputs = self.with_state("generate", |s| Some((s.roots.clone(), s.generation_inputs())));
-        let Some((roots, (project, texts))) = inputs else {
+        let Some((roots, inputs)) = inputs else {
             return Err(internal_error("internal error while generating".into()));
         };
         let progress = self.progress(token, "wirelens: generating the workspace").await;
         let result = tokio::task::spawn_blocking(move || {
             let files = workspace_schemas(&roots);
-            let result = run_generation(&project, &files, &request, &texts);
+            let result = run_generation(&inputs, &files, &request);
             (files, result)
         })
         .await;
