@@ -217,7 +217,9 @@ fn concurrent_generations_into_one_folder_end_in_the_newest_complete_set() {
         .map(|i| {
             let text = format!("struct A {{ v{i}: u8 }}\n");
             let texts = HashMap::from([(schema.clone(), text)]);
-            project.prepare(&[schema.clone()], &Flags::default(), &texts).unwrap()
+            project
+                .prepare(std::slice::from_ref(&schema), &Flags::default(), &texts)
+                .unwrap()
         })
         .collect();
     let newest = versions.last().unwrap().dirs[0].clone();
@@ -250,7 +252,7 @@ fn a_symlink_loop_ends_the_walk() {
     std::fs::write(root.join("s/a.sdp"), "struct A { x: u8 }\n").unwrap();
     std::os::unix::fs::symlink(&root, root.join("s/deeper/loop")).unwrap();
     std::os::unix::fs::symlink(root.join("s"), root.join("s/self")).unwrap();
-    let found = find_schemas(&[root.clone()]).unwrap();
+    let found = find_schemas(std::slice::from_ref(&root)).unwrap();
     assert_eq!(found, vec![root.join("s/a.sdp")]);
 }
 
