@@ -4,7 +4,12 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use crate::project::FileError;
+
 pub const CONFIG_FILE: &str = "wirelens.toml";
+
+/// A settings file is a few lines; anything past this is not one.
+const MAX_CONFIG_BYTES: usize = 1024 * 1024;
 
 /// Struct field order on the wire (ffire only; SDP is always declaration order).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Deserialize, serde::Serialize)]
@@ -57,27 +62,8 @@ pub struct GenerateConfig {
     pub out_dir: Option<PathBuf>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ConfigError {
-    pub path: PathBuf,
-    /// 1-based line and column when the TOML parser knows them.
-    pub line_col: Option<(usize, usize)>,
-    pub message: String,
-}
-
-impl std::fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.line_col {
-            Some((l, c)) => write!(f, "{}:{l}:{c}: {}", self.path.display(), self.message),
-            None => write!(f, "{}: {}", self.path.display(), self.message),
-        }
-    }
-}
-
-impl std::error::Error for ConfigError {}
-
 impl Config {
-    pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
+    pub fn parse(path: &Path, text: &str) -> Result<Config, FileError> {
         toml::from_str(text).map_err(|e| {
             let line_col = e.span().map(|span| {
                 let before = &text[..span.start.min(text.len())];
@@ -85,30 +71,31 @@ impl Config {
                 let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
                 (line, col)
             });
-            ConfigError {
+            FileError {
                 path: path.to_path_buf(),
                 line_col,
+                code: "config",
                 message: e.message().to_string(),
             }
         })
     }
 
-    pub fn load(path: &Path) -> Result<Config, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
-            path: path.to_path_buf(),
-            line_col: None,
-            message: e.to_string(),
-        })?;
+    pub fn load(path: &Path) -> Result<Config, FileError> {
+        let bytes = crate::files::read_regular(path, MAX_CONFIG_BYTES)?;
+        let text = String::from_utf8(bytes).map_err(|_| FileError::new(path, "config", "not valid UTF-8"))?;
         Config::parse(path, &text)
     }
 
-    /// The nearest `wirelens.toml` at or above `dir`.
+    /// The nearest `wirelens.toml` at or above `dir`. One that is not a regular file
+    /// (a FIFO) is found too, so that reading it reports the problem.
     pub fn find(dir: &Path) -> Option<PathBuf> {
-        dir.ancestors().map(|d| d.join(CONFIG_FILE)).find(|p| p.is_file())
+        dir.ancestors()
+            .map(|d| d.join(CONFIG_FILE))
+            .find(|p| p.metadata().is_ok_and(|m| !m.is_dir()))
     }
 
     /// The settings that apply to a schema file: the nearest `wirelens.toml`, or defaults.
-    pub fn for_schema(schema: &Path) -> Result<Config, ConfigError> {
+    pub fn for_schema(schema: &Path) -> Result<Config, FileError> {
         let dir = schema
             .parent()
             .filter(|d| !d.as_os_str().is_empty())

@@ -15,51 +15,23 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::emit::{self, is_generated, EmitError, Lang, OutputFile};
-use crate::project::{load, write_temp, LoadFailure};
+use crate::files::{remove_stale_temps, write_temp};
+use crate::project::{FileError, Flags, Project};
 use crate::source::ColumnUnit;
 use crate::{Analysis, FieldOrder, Severity, SourceFile};
 
-/// Why generation failed, with the file it concerns and, for schema errors, where.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GenError {
-    pub path: PathBuf,
-    /// 1-based line and column (characters), when the problem is inside a schema.
-    pub line_col: Option<(usize, usize)>,
-    pub message: String,
-}
-
-impl std::fmt::Display for GenError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.line_col {
-            Some((l, c)) => write!(f, "{}:{l}:{c}: {}", self.path.display(), self.message),
-            None => write!(f, "{}: {}", self.path.display(), self.message),
-        }
-    }
-}
-
-impl std::error::Error for GenError {}
-
-impl From<LoadFailure> for GenError {
-    fn from(e: LoadFailure) -> GenError {
-        GenError {
-            path: e.path,
-            line_col: e.line_col,
-            message: e.message,
-        }
-    }
-}
-
-/// The schema's errors as [`GenError`]s (empty when it can be generated).
-pub fn schema_errors(source: &SourceFile, analysis: &Analysis) -> Vec<GenError> {
+/// The schema's errors as [`FileError`]s (empty when it can be generated).
+pub fn schema_errors(source: &SourceFile, analysis: &Analysis) -> Vec<FileError> {
     analysis
         .diagnostics
         .iter()
         .filter(|d| d.severity == Severity::Error)
         .map(|d| {
             let p = source.position(d.range.start, ColumnUnit::Utf32);
-            GenError {
+            FileError {
                 path: source.path.clone(),
                 line_col: Some((p.line as usize + 1, p.column as usize + 1)),
+                code: "schema",
                 message: format!("error[{}]: {}", d.code, d.message),
             }
         })
@@ -77,43 +49,6 @@ pub fn generate_files(analysis: &Analysis, source_name: &str, langs: &[Lang]) ->
     Ok(files)
 }
 
-/// Loads, checks and generates every schema in `paths` (see [`merge_outputs`]). Stops
-/// before producing anything if any schema has errors.
-pub fn generate_paths(
-    paths: &[PathBuf],
-    langs: &[Lang],
-    order: Option<FieldOrder>,
-) -> Result<Vec<OutputFile>, Vec<GenError>> {
-    let mut errors = Vec::new();
-    let mut per_schema = Vec::new();
-    for path in paths {
-        let loaded = match load(path, order) {
-            Ok(l) => l,
-            Err(e) => {
-                errors.push(e.into());
-                continue;
-            }
-        };
-        let schema_errs = schema_errors(&loaded.source, &loaded.analysis);
-        if !schema_errs.is_empty() {
-            errors.extend(schema_errs);
-            continue;
-        }
-        match generate_files(&loaded.analysis, &file_name(path), langs) {
-            Ok(files) => per_schema.push((path.clone(), files)),
-            Err(e) => errors.push(GenError {
-                path: path.clone(),
-                line_col: None,
-                message: e.0,
-            }),
-        }
-    }
-    if !errors.is_empty() {
-        return Err(errors);
-    }
-    merge_outputs(per_schema)
-}
-
 /// A path's file name, as the emitters want it (`plugin_registry.sdp`).
 pub fn file_name(path: &Path) -> String {
     path.file_name()
@@ -123,16 +58,17 @@ pub fn file_name(path: &Path) -> String {
 /// The union of several schemas' files, each name once: identical files (the runtime
 /// headers) are shared; two schemas wanting the same name with different contents is
 /// an error naming both.
-pub fn merge_outputs(per_schema: Vec<(PathBuf, Vec<OutputFile>)>) -> Result<Vec<OutputFile>, Vec<GenError>> {
+pub fn merge_outputs(per_schema: Vec<(PathBuf, Vec<OutputFile>)>) -> Result<Vec<OutputFile>, Vec<FileError>> {
     let mut errors = Vec::new();
     let mut by_name: BTreeMap<String, (PathBuf, OutputFile)> = BTreeMap::new();
     for (path, files) in per_schema {
         for file in files {
             match by_name.get(&file.name) {
                 Some((_, existing)) if existing.contents == file.contents => {}
-                Some((other, _)) => errors.push(GenError {
+                Some((other, _)) => errors.push(FileError {
                     path: path.clone(),
                     line_col: None,
+                    code: "collision",
                     message: format!(
                         "its output `{}` would overwrite the one generated from {}; rename one of the schemas",
                         file.name,
@@ -169,8 +105,10 @@ pub enum Staleness {
 /// Writes `files` into `out_dir` (created if missing) under the rules in the module
 /// docs. On error no target has changed (only a failing final rename, after every
 /// file is on disk, can leave the earlier ones renamed).
-pub fn write_files(out_dir: &Path, files: &[OutputFile]) -> Result<WriteReport, GenError> {
+pub fn write_files(out_dir: &Path, files: &[OutputFile]) -> Result<WriteReport, FileError> {
     std::fs::create_dir_all(out_dir).map_err(|e| io_error(out_dir, "cannot create the output directory", &e))?;
+    // Every run cleans up after killed ones, also when it has nothing to write itself.
+    remove_stale_temps(out_dir);
     let mut plan = Vec::with_capacity(files.len());
     for file in files {
         let target = target_path(out_dir, &file.name)?;
@@ -210,7 +148,7 @@ pub fn write_files(out_dir: &Path, files: &[OutputFile]) -> Result<WriteReport, 
 
 /// `--check`: which of `files` are missing from `out_dir` or differ from it. Writes
 /// nothing. A file without the generated header counts as differing.
-pub fn check_files(out_dir: &Path, files: &[OutputFile]) -> Result<Vec<(PathBuf, Staleness)>, GenError> {
+pub fn check_files(out_dir: &Path, files: &[OutputFile]) -> Result<Vec<(PathBuf, Staleness)>, FileError> {
     let mut stale = Vec::new();
     for file in files {
         let target = target_path(out_dir, &file.name)?;
@@ -225,15 +163,16 @@ pub fn check_files(out_dir: &Path, files: &[OutputFile]) -> Result<Vec<(PathBuf,
 }
 
 /// `out_dir/name`, refusing names that are not plain file names.
-fn target_path(out_dir: &Path, name: &str) -> Result<PathBuf, GenError> {
+fn target_path(out_dir: &Path, name: &str) -> Result<PathBuf, FileError> {
     let plain = !name.is_empty()
         && !name.starts_with('.')
         && !name.contains(['/', '\\', '\0', ':'])
         && Path::new(name).components().count() == 1;
     if !plain {
-        return Err(GenError {
+        return Err(FileError {
             path: out_dir.join(name),
             line_col: None,
+            code: "file-write",
             message: format!("refusing to write `{name}`: not a plain file name inside the output directory"),
         });
     }
@@ -242,15 +181,16 @@ fn target_path(out_dir: &Path, name: &str) -> Result<PathBuf, GenError> {
 
 /// The current contents of `target` if it may be overwritten (`None` if it does not
 /// exist); an error if it is a link, not a file, or not generated by wirelens.
-fn existing_generated(target: &Path) -> Result<Option<String>, GenError> {
+fn existing_generated(target: &Path) -> Result<Option<String>, FileError> {
     let meta = match std::fs::symlink_metadata(target) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(io_error(target, "cannot inspect", &e)),
     };
-    let refuse = |why: &str| GenError {
+    let refuse = |why: &str| FileError {
         path: target.to_path_buf(),
         line_col: None,
+        code: "file-write",
         message: format!("refusing to overwrite: {why}"),
     };
     if meta.file_type().is_symlink() {
@@ -269,12 +209,8 @@ fn existing_generated(target: &Path) -> Result<Option<String>, GenError> {
     }
 }
 
-fn io_error(path: &Path, what: &str, e: &std::io::Error) -> GenError {
-    GenError {
-        path: path.to_path_buf(),
-        line_col: None,
-        message: format!("{what}: {e}"),
-    }
+fn io_error(path: &Path, what: &str, e: &std::io::Error) -> FileError {
+    FileError::io(path, what, e)
 }
 
 /// Generation from `build.rs`, like `prost-build`:
@@ -354,17 +290,26 @@ impl Builder {
         let out_dir = match &self.out_dir {
             Some(d) => d.clone(),
             None => std::env::var_os("OUT_DIR").map(PathBuf::from).ok_or_else(|| {
-                BuildError(vec![GenError {
-                    path: PathBuf::from("OUT_DIR"),
-                    line_col: None,
-                    message: "not set: call `out_dir` when not running from a build script".into(),
-                }])
+                BuildError(vec![FileError::new(
+                    "OUT_DIR",
+                    "out-dir",
+                    "not set: call `out_dir` when not running from a build script",
+                )])
             })?,
         };
-        let files = generate_paths(&paths, &self.langs, self.order).map_err(BuildError)?;
-        let report = write_files(&out_dir, &files).map_err(|e| BuildError(vec![e]))?;
-        let mut all = report.written;
-        all.extend(report.unchanged);
+        let flags = Flags {
+            order: self.order,
+            languages: Some(self.langs.clone()),
+            out_dir: Some(out_dir),
+        };
+        let prepared = Project::local()
+            .prepare(&paths, &flags, &Default::default())
+            .map_err(BuildError)?;
+        let written = crate::project::write_prepared(&prepared).map_err(|e| BuildError(vec![e]))?;
+        let mut all: Vec<PathBuf> = written
+            .into_iter()
+            .flat_map(|w| w.report.written.into_iter().chain(w.report.unchanged))
+            .collect();
         all.sort();
         Ok(all)
     }
@@ -372,7 +317,7 @@ impl Builder {
 
 /// Every problem a [`Builder::compile`] met.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BuildError(pub Vec<GenError>);
+pub struct BuildError(pub Vec<FileError>);
 
 impl std::fmt::Display for BuildError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -470,38 +415,40 @@ mod tests {
     fn temp_files_of_killed_runs_are_removed() {
         let tmp = tempdir("stale");
         let d = tmp.path().to_path_buf();
-        // 4,194,304 is Linux's largest pid_max: no process can have a pid above it.
-        let stale = d.join(".a.rs.wirelens-4194305.tmp");
-        let running = d.join(".a.rs.wirelens-1.tmp"); // pid 1 always runs
-        std::fs::write(&stale, "half a file").unwrap();
-        std::fs::write(&running, "another writer's file").unwrap();
         write_files(&d, &[file("a.rs", &generated("a"))]).unwrap();
-        assert!(!stale.exists(), "the killed run's temp file stays");
+        // 4,194,304 is Linux's largest pid_max: no process can have a pid above it.
+        // The killed run was writing other files than this run does, and this run
+        // writes nothing at all (a.rs is unchanged): its leftovers still go.
+        let stale = [
+            d.join(".a.rs.wirelens-4194305.tmp"),
+            d.join(".other.h.wirelens-4194305-7.tmp"),
+        ];
+        let running = d.join(".b.rs.wirelens-1-0.tmp"); // pid 1 always runs
+        let mine = d.join(".notes.txt"); // a user's hidden file
+        for f in stale.iter().chain([&running, &mine]) {
+            std::fs::write(f, "half a file").unwrap();
+        }
+        let report = write_files(&d, &[file("a.rs", &generated("a"))]).unwrap();
+        assert!(report.written.is_empty());
+        for f in &stale {
+            assert!(!f.exists(), "the killed run's temp file {} stays", f.display());
+        }
         assert!(running.exists(), "a running writer's temp file was removed");
-        assert_eq!(std::fs::read_to_string(d.join("a.rs")).unwrap(), generated("a"));
+        assert!(mine.exists(), "a file that is not a wirelens temp file was removed");
     }
 
     #[test]
     fn a_failed_write_changes_no_target() {
         let tmp = tempdir("twophase");
         let d = tmp.path().to_path_buf();
-        write_files(
-            &d,
-            &[file("a.rs", &generated("old a")), file("b.rs", &generated("old b"))],
-        )
-        .unwrap();
-        // b's temporary file cannot be created: a directory stands in its place.
-        let blocker = d.join(format!(".b.rs.wirelens-{}.tmp", std::process::id()));
-        std::fs::create_dir(&blocker).unwrap();
-        let e = write_files(
-            &d,
-            &[file("a.rs", &generated("new a")), file("b.rs", &generated("new b"))],
-        )
-        .unwrap_err();
+        // b's name is legal, but its temporary file's name is too long to create.
+        let b = format!("{}.rs", "b".repeat(240));
+        std::fs::write(d.join("a.rs"), generated("old a")).unwrap();
+        std::fs::write(d.join(&b), generated("old b")).unwrap();
+        let e = write_files(&d, &[file("a.rs", &generated("new a")), file(&b, &generated("new b"))]).unwrap_err();
         assert!(e.message.contains("cannot write"), "{e}");
         assert_eq!(std::fs::read_to_string(d.join("a.rs")).unwrap(), generated("old a"));
-        assert_eq!(std::fs::read_to_string(d.join("b.rs")).unwrap(), generated("old b"));
-        std::fs::remove_dir(&blocker).unwrap();
+        assert_eq!(std::fs::read_to_string(d.join(&b)).unwrap(), generated("old b"));
         let stray: Vec<_> = std::fs::read_dir(&d)
             .unwrap()
             .flatten()

@@ -13,6 +13,7 @@ pub mod config;
 pub mod diagnostic;
 pub mod dialect;
 pub mod emit;
+pub mod files;
 pub mod fmt;
 pub mod generate;
 pub mod graph;

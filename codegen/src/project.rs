@@ -1,28 +1,57 @@
-//! Schema files on disk: finding them, reading them, and analysing each with the
-//! settings that apply to it (`wirelens.toml`, an explicit order). Shared by the CLI
-//! and the `build.rs` [`crate::generate::Builder`].
+//! The project service: everything that depends on where a schema lives. The CLI, the
+//! `build.rs` [`crate::generate::Builder`] and the language server all ask it, so a
+//! schema gets the same settings, the same files and the same bytes whoever asks and
+//! whether or not it is open in an editor:
+//!
+//! - [`Project::settings`]: the effective settings of one schema, by one precedence,
+//!   highest first: command-line flag (or command argument) > the file's own
+//!   `//wirelens:order` directive > a client setting the user explicitly set >
+//!   `wirelens.toml` > default. (The directive only exists for the ffire order.)
+//! - [`find_schemas`] / [`workspace_schemas`]: schema files under folders, with
+//!   symbolic-link loop detection and a bound on the walk.
+//! - [`Project::prepare`] + [`write_prepared`]: generation — check, emit in memory, merge
+//!   the outputs of every schema per output folder (refusing collisions), then write
+//!   safely, one writer per output folder at a time.
+//!
+//! Plain synchronous Rust with no editor types: the server calls it off its state lock.
 
-use std::path::{Path, PathBuf};
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 
+use crate::emit::{Lang, OutputFile};
+use crate::generate::{file_name, generate_files, merge_outputs, schema_errors, write_files, WriteReport};
 use crate::{analyze, Analysis, Config, Dialect, FieldOrder, OrderChoice, SourceFile};
 
-/// A schema file read and analysed with the settings that apply to it.
-pub struct Loaded {
-    pub source: SourceFile,
-    pub analysis: Analysis,
-}
-
-/// Why a file could not be analysed at all; rendered as `file:line:col: message`.
-#[derive(Debug, Clone)]
-pub struct LoadFailure {
+/// The one error type for a problem with a file (reading, settings, checking,
+/// generating, writing); rendered as `file:line:col: message`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileError {
     pub path: PathBuf,
-    /// 1-based line and column, when the problem is inside a file.
+    /// 1-based line and column (characters), when the problem is inside a file.
     pub line_col: Option<(usize, usize)>,
+    /// A short machine-readable kind (`file-read`, `file-encoding`, `config`, …).
     pub code: &'static str,
     pub message: String,
 }
 
-impl std::fmt::Display for LoadFailure {
+impl FileError {
+    pub fn new(path: impl Into<PathBuf>, code: &'static str, message: impl Into<String>) -> FileError {
+        FileError {
+            path: path.into(),
+            line_col: None,
+            code,
+            message: message.into(),
+        }
+    }
+
+    pub fn io(path: &Path, what: &str, e: &std::io::Error) -> FileError {
+        FileError::new(path, "file-io", format!("{what}: {e}"))
+    }
+}
+
+impl std::fmt::Display for FileError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.line_col {
             Some((l, c)) => write!(f, "{}:{l}:{c}: {}", self.path.display(), self.message),
@@ -31,79 +60,461 @@ impl std::fmt::Display for LoadFailure {
     }
 }
 
-pub fn dialect_of(path: &Path) -> Result<Dialect, LoadFailure> {
-    Dialect::from_path(path).ok_or_else(|| LoadFailure {
-        path: path.to_path_buf(),
-        line_col: None,
-        code: "file-type",
-        message: "not a schema file: expected a .sdp or .ffi extension".into(),
-    })
+impl std::error::Error for FileError {}
+
+/// Settings from an editor. `None` means the user did not set the value, so it never
+/// hides `wirelens.toml` (editors must send only what the user set).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ClientSettings {
+    pub order: Option<FieldOrder>,
+    pub languages: Option<Vec<Lang>>,
+    /// Relative to the schema's workspace folder.
+    pub out_dir: Option<String>,
+    pub on_save: Option<bool>,
 }
 
-pub fn load(path: &Path, order_flag: Option<FieldOrder>) -> Result<Loaded, LoadFailure> {
-    let dialect = dialect_of(path)?;
-    let source = SourceFile::load(path).map_err(|e| LoadFailure {
-        path: e.path.clone(),
-        line_col: e.position.map(|p| (p.line as usize + 1, p.column as usize + 1)),
-        code: if e.position.is_some() {
-            "file-encoding"
-        } else {
-            "file-read"
-        },
-        message: e.message,
-    })?;
-    let order = match order_flag {
+/// Command-line flags, `Builder` options or the arguments of one editor command: they
+/// beat everything else.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Flags {
+    pub order: Option<FieldOrder>,
+    pub languages: Option<Vec<Lang>>,
+    /// Relative to the working directory (CLI) or to the workspace folder (editor).
+    pub out_dir: Option<PathBuf>,
+}
+
+/// The effective settings of one schema.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settings {
+    /// What the analysis gets; the file's directive is applied inside it.
+    pub order: OrderChoice,
+    pub languages: Vec<Lang>,
+    pub out_dir: PathBuf,
+    pub on_save: bool,
+}
+
+/// The default output folder, beside the schema.
+pub const DEFAULT_OUT_DIR: &str = "generated";
+
+/// The layers below the flags and the directive: client over `wirelens.toml` over default.
+pub fn order_choice(flag: Option<FieldOrder>, client: Option<FieldOrder>, toml: Option<FieldOrder>) -> OrderChoice {
+    match flag {
         Some(o) => OrderChoice {
             order: Some(o),
             overrides_directive: true,
         },
-        None if dialect == Dialect::Ffi => {
-            let config = Config::for_schema(path).map_err(|e| LoadFailure {
-                path: e.path.clone(),
-                line_col: e.line_col,
-                code: "config",
-                message: e.message,
-            })?;
-            OrderChoice {
-                order: config.ffi.order,
-                overrides_directive: false,
-            }
-        }
-        None => OrderChoice::default(),
-    };
-    let analysis = analyze(dialect, &source.text, None, order);
-    Ok(Loaded { source, analysis })
+        None => OrderChoice {
+            order: client.or(toml),
+            overrides_directive: false,
+        },
+    }
 }
 
-/// The schema files named by `paths`: files as given, folders searched recursively for
-/// `.sdp` and `.ffi` files (sorted, so output is stable).
-pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadFailure> {
+/// Where schemas are and who asks: the CLI and `build.rs` ([`Project::local`]) trust
+/// their own paths; an editor ([`Project::workspace`]) may only generate for files
+/// inside its workspace folders, into folders inside them.
+#[derive(Debug, Default)]
+pub struct Project {
+    roots: Vec<PathBuf>,
+    confined: bool,
+    client: ClientSettings,
+    /// The nearest `wirelens.toml` per schema folder (`None`: there is none).
+    configs: Mutex<HashMap<PathBuf, Option<(PathBuf, Config)>>>,
+}
+
+impl Project {
+    /// For the CLI and `build.rs`: no client settings, output anywhere the caller says.
+    pub fn local() -> Project {
+        Project::default()
+    }
+
+    /// For an editor: generation only inside `roots`.
+    pub fn workspace(roots: Vec<PathBuf>, client: ClientSettings) -> Project {
+        Project {
+            roots,
+            confined: true,
+            client,
+            configs: Mutex::default(),
+        }
+    }
+
+    pub fn roots(&self) -> &[PathBuf] {
+        &self.roots
+    }
+
+    pub fn client(&self) -> &ClientSettings {
+        &self.client
+    }
+
+    /// Forgets cached `wirelens.toml` files (one changed on disk).
+    pub fn forget_configs(&self) {
+        self.configs.lock().unwrap_or_else(|p| p.into_inner()).clear();
+    }
+
+    /// The nearest `wirelens.toml` of `schema` and its contents (cached per folder).
+    fn config(&self, schema: &Path) -> Result<Option<(PathBuf, Config)>, FileError> {
+        let dir = schema_dir(schema);
+        let dir = std::fs::canonicalize(&dir).unwrap_or(dir);
+        if let Some(hit) = self.configs.lock().unwrap_or_else(|p| p.into_inner()).get(&dir) {
+            return Ok(hit.clone());
+        }
+        let found = match Config::find(&dir) {
+            Some(path) => Some((path.clone(), Config::load(&path)?)),
+            None => None,
+        };
+        self.configs
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(dir, found.clone());
+        Ok(found)
+    }
+
+    /// The ffire order choice of `schema` (cheap after the first call per folder: the
+    /// editor asks on every keystroke). A broken `wirelens.toml` counts as absent here;
+    /// [`Project::settings`] reports it.
+    pub fn order_for(&self, schema: &Path, flag: Option<FieldOrder>) -> OrderChoice {
+        let toml = self.config(schema).ok().flatten().and_then(|(_, c)| c.ffi.order);
+        order_choice(flag, self.client.order, toml)
+    }
+
+    /// The effective settings of `schema` (see the module docs for the precedence).
+    pub fn settings(&self, schema: &Path, flags: &Flags) -> Result<Settings, FileError> {
+        let root = self.root_of(schema);
+        if self.confined && root.is_none() {
+            return Err(FileError::new(
+                schema,
+                "not-in-workspace",
+                "not inside a workspace folder; open the folder that contains it to generate code",
+            ));
+        }
+        let config = self.config(schema)?;
+        let (toml_dir, toml) = match &config {
+            Some((path, c)) => (path.parent().map(Path::to_path_buf), Some(c)),
+            None => (None, None),
+        };
+        let toml_order = toml.and_then(|c| c.ffi.order);
+        let toml_langs = toml.and_then(|c| c.generate.languages.as_ref()).and_then(|names| {
+            let mut l: Vec<Lang> = names.iter().filter_map(|n| Lang::parse(n)).collect();
+            l.sort();
+            l.dedup();
+            (!l.is_empty()).then_some(l)
+        });
+        let languages = flags
+            .languages
+            .clone()
+            .or_else(|| self.client.languages.clone())
+            .or(toml_langs)
+            .unwrap_or_else(|| Lang::ALL.to_vec());
+        // Relative folders count from where they were set: the workspace folder for the
+        // editor's, the working directory for a command line, the `wirelens.toml`'s own
+        // folder for the file's.
+        let client_base = root.clone().unwrap_or_else(|| schema_dir(schema));
+        let out_dir = match (
+            &flags.out_dir,
+            &self.client.out_dir,
+            toml.and_then(|c| c.generate.out_dir.as_ref()),
+        ) {
+            (Some(d), _, _) if self.confined => client_base.join(d),
+            (Some(d), _, _) => d.clone(),
+            (None, Some(d), _) => client_base.join(d),
+            (None, None, Some(d)) => toml_dir.clone().unwrap_or_else(|| schema_dir(schema)).join(d),
+            _ => schema_dir(schema).join(DEFAULT_OUT_DIR),
+        };
+        let out_dir = match (&root, self.confined) {
+            (Some(root), true) => confine(&out_dir, root).map_err(|m| FileError::new(schema, "out-dir", m))?,
+            _ => out_dir,
+        };
+        Ok(Settings {
+            order: order_choice(flags.order, self.client.order, toml_order),
+            languages,
+            out_dir,
+            on_save: self
+                .client
+                .on_save
+                .or(toml.and_then(|c| c.generate.on_save))
+                .unwrap_or(false),
+        })
+    }
+
+    /// The innermost workspace folder containing `schema`.
+    fn root_of(&self, schema: &Path) -> Option<PathBuf> {
+        self.roots
+            .iter()
+            .filter(|r| schema.starts_with(r))
+            .max_by_key(|r| r.components().count())
+            .cloned()
+    }
+
+    /// Reads (or takes from `text`, the editor's unsaved contents) and analyses `schema`
+    /// with its effective order.
+    pub fn load(&self, schema: &Path, flags: &Flags, text: Option<&str>) -> Result<Loaded, FileError> {
+        let dialect = dialect_of(schema)?;
+        let source = match text {
+            Some(t) => SourceFile::new(schema, t),
+            None => SourceFile::load(schema)?,
+        };
+        let order = match (flags.order, dialect) {
+            (Some(_), _) | (None, Dialect::Ffi) => {
+                let toml = self.config(schema)?.and_then(|(_, c)| c.ffi.order);
+                order_choice(flags.order, self.client.order, toml)
+            }
+            (None, Dialect::Sdp) => OrderChoice::default(),
+        };
+        let analysis = analyze(dialect, &source.text, None, order);
+        Ok(Loaded { source, analysis })
+    }
+
+    /// Checks and generates `schemas` in memory, grouped by output folder; the outputs
+    /// of one folder are merged ([`merge_outputs`]: shared identical files, refused
+    /// collisions). `texts` gives the editor's unsaved text of open schemas. Nothing is
+    /// produced if any schema fails.
+    pub fn prepare(
+        &self,
+        schemas: &[PathBuf],
+        flags: &Flags,
+        texts: &HashMap<PathBuf, String>,
+    ) -> Result<Prepared, Vec<FileError>> {
+        self.prepare_as(Ticket::now(), schemas, flags, texts)
+    }
+
+    /// [`Project::prepare`] for inputs taken at the time of `ticket` (an editor takes
+    /// it with the unsaved texts, so that the newest texts win).
+    pub fn prepare_as(
+        &self,
+        ticket: Ticket,
+        schemas: &[PathBuf],
+        flags: &Flags,
+        texts: &HashMap<PathBuf, String>,
+    ) -> Result<Prepared, Vec<FileError>> {
+        let ticket = ticket.0;
+        let mut errors = Vec::new();
+        let mut per_dir: BTreeMap<PathBuf, Vec<(PathBuf, Vec<OutputFile>)>> = BTreeMap::new();
+        for path in schemas {
+            let result = (|| -> Result<_, Vec<FileError>> {
+                let settings = self.settings(path, flags)?;
+                let loaded = self.load(path, flags, texts.get(path).map(String::as_str))?;
+                let errs = schema_errors(&loaded.source, &loaded.analysis);
+                if !errs.is_empty() {
+                    return Err(errs);
+                }
+                let files = generate_files(&loaded.analysis, &file_name(path), &settings.languages)
+                    .map_err(|e| vec![FileError::new(path, "generate", e.0)])?;
+                Ok((settings.out_dir, files))
+            })();
+            match result {
+                Ok((dir, files)) => per_dir.entry(dir).or_default().push((path.clone(), files)),
+                Err(e) => errors.extend(e),
+            }
+        }
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        let mut dirs = Vec::new();
+        for (out_dir, per_schema) in per_dir {
+            let schemas = per_schema.iter().map(|(p, _)| p.clone()).collect();
+            match merge_outputs(per_schema) {
+                Ok(files) => dirs.push(PreparedDir {
+                    out_dir,
+                    schemas,
+                    files,
+                }),
+                Err(e) => errors.extend(e),
+            }
+        }
+        if errors.is_empty() {
+            Ok(Prepared { ticket, dirs })
+        } else {
+            Err(errors)
+        }
+    }
+}
+
+// Lets `?` turn one problem into the list generation reports.
+impl From<FileError> for Vec<FileError> {
+    fn from(e: FileError) -> Vec<FileError> {
+        vec![e]
+    }
+}
+
+/// Generation in memory, ready to write.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    /// When it was prepared: a later preparation of the same schema wins.
+    ticket: u64,
+    pub dirs: Vec<PreparedDir>,
+}
+
+#[derive(Debug, Clone)]
+pub struct PreparedDir {
+    pub out_dir: PathBuf,
+    /// The schemas whose outputs these are.
+    pub schemas: Vec<PathBuf>,
+    pub files: Vec<OutputFile>,
+}
+
+/// What [`write_prepared`] did in one output folder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Written {
+    pub out_dir: PathBuf,
+    pub report: WriteReport,
+    /// A generation prepared later had already written these schemas' files, so this
+    /// one wrote nothing (the newest request wins as a whole).
+    pub superseded: bool,
+}
+
+static NEXT_TICKET: AtomicU64 = AtomicU64::new(1);
+
+/// When a generation's inputs were taken; later tickets win.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Ticket(u64);
+
+impl Ticket {
+    pub fn now() -> Ticket {
+        Ticket(NEXT_TICKET.fetch_add(1, Ordering::Relaxed))
+    }
+}
+
+/// Per output folder (canonical path): the ticket of the last generation written for
+/// each schema. Its lock is held for a whole write, so concurrent generations into one
+/// folder (save-all with generation on save) take turns and each set lands complete.
+type DirLock = Arc<Mutex<HashMap<PathBuf, u64>>>;
+
+fn dir_lock(out_dir: &Path) -> DirLock {
+    static LOCKS: OnceLock<Mutex<HashMap<PathBuf, DirLock>>> = OnceLock::new();
+    let key = std::fs::canonicalize(out_dir).unwrap_or_else(|_| out_dir.to_path_buf());
+    let mut locks = LOCKS
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(|p| p.into_inner());
+    locks.entry(key).or_default().clone()
+}
+
+/// Writes every folder of `prepared` ([`write_files`]), one writer per folder at a time.
+/// A folder whose schemas were already written by a newer preparation is left alone.
+pub fn write_prepared(prepared: &Prepared) -> Result<Vec<Written>, FileError> {
+    let mut out = Vec::new();
+    for dir in &prepared.dirs {
+        std::fs::create_dir_all(&dir.out_dir)
+            .map_err(|e| FileError::io(&dir.out_dir, "cannot create the output directory", &e))?;
+        let lock = dir_lock(&dir.out_dir);
+        let mut last = lock.lock().unwrap_or_else(|p| p.into_inner());
+        if dir
+            .schemas
+            .iter()
+            .any(|s| last.get(s).is_some_and(|&t| t > prepared.ticket))
+        {
+            out.push(Written {
+                out_dir: dir.out_dir.clone(),
+                report: WriteReport::default(),
+                superseded: true,
+            });
+            continue;
+        }
+        let report = write_files(&dir.out_dir, &dir.files)?;
+        for s in &dir.schemas {
+            last.insert(s.clone(), prepared.ticket);
+        }
+        out.push(Written {
+            out_dir: dir.out_dir.clone(),
+            report,
+            superseded: false,
+        });
+    }
+    Ok(out)
+}
+
+/// A schema file read and analysed with the settings that apply to it.
+pub struct Loaded {
+    pub source: SourceFile,
+    pub analysis: Analysis,
+}
+
+pub fn dialect_of(path: &Path) -> Result<Dialect, FileError> {
+    Dialect::from_path(path).ok_or_else(|| {
+        FileError::new(
+            path,
+            "file-type",
+            "not a schema file: expected a .sdp or .ffi extension",
+        )
+    })
+}
+
+/// [`Project::load`] for the command line: `order_flag` beats everything.
+pub fn load(path: &Path, order_flag: Option<FieldOrder>) -> Result<Loaded, FileError> {
+    let flags = Flags {
+        order: order_flag,
+        ..Flags::default()
+    };
+    Project::local().load(path, &flags, None)
+}
+
+fn schema_dir(schema: &Path) -> PathBuf {
+    schema
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+        .to_path_buf()
+}
+
+/// At most this many schema files are taken from one walk of a folder tree, and folders
+/// are entered at most this deep: a huge or adversarial tree ends the walk, never hangs it.
+pub const MAX_WALK_FILES: usize = 100_000;
+pub const MAX_WALK_DEPTH: usize = 64;
+
+/// Schema files under `dir`, sorted: hidden folders, `target` and `node_modules` are
+/// skipped; symbolic links are followed, but a link back to a folder being walked is
+/// not (walkdir detects the loop). Stops after `max` files (`truncated`).
+fn walk(dir: &Path, max: usize) -> Result<(Vec<PathBuf>, bool), FileError> {
+    let mut found = Vec::new();
+    let walker = walkdir::WalkDir::new(dir)
+        .follow_links(true)
+        .max_depth(MAX_WALK_DEPTH)
+        .into_iter()
+        .filter_entry(|e| {
+            e.depth() == 0 || {
+                let name = e.file_name().to_string_lossy();
+                !(name.starts_with('.') || name == "target" || name == "node_modules")
+            }
+        });
+    for entry in walker {
+        let entry = match entry {
+            Ok(e) => e,
+            // A loop is not an error of the user's schemas: the folder was walked once.
+            Err(e) if e.loop_ancestor().is_some() => continue,
+            Err(e) if e.depth() == 0 => {
+                let path = e.path().unwrap_or(dir).to_path_buf();
+                let message = e.io_error().map_or_else(|| e.to_string(), ToString::to_string);
+                return Err(FileError::new(path, "file-read", message));
+            }
+            // Unreadable subfolders and dangling links are skipped, as `git` does.
+            Err(_) => continue,
+        };
+        if entry.file_type().is_file() && Dialect::from_path(entry.path()).is_some() {
+            if found.len() >= max {
+                found.sort();
+                return Ok((found, true));
+            }
+            found.push(entry.into_path());
+        }
+    }
+    found.sort();
+    Ok((found, false))
+}
+
+/// The schema files named by `paths` (the CLI): files as given, folders searched
+/// recursively (see [`walk`]); an error if a folder holds more than [`MAX_WALK_FILES`].
+pub fn find_schemas(paths: &[PathBuf]) -> Result<Vec<PathBuf>, FileError> {
     let mut out = Vec::new();
     for p in paths {
         if p.is_dir() {
-            let mut stack = vec![p.clone()];
-            let mut found = Vec::new();
-            while let Some(dir) = stack.pop() {
-                let entries = std::fs::read_dir(&dir).map_err(|e| LoadFailure {
-                    path: dir.clone(),
-                    line_col: None,
-                    code: "file-read",
-                    message: e.to_string(),
-                })?;
-                for entry in entries.flatten() {
-                    let path = entry.path();
-                    let name = entry.file_name();
-                    if name.to_string_lossy().starts_with('.') || name == "target" || name == "node_modules" {
-                        continue;
-                    }
-                    if path.is_dir() {
-                        stack.push(path);
-                    } else if Dialect::from_path(&path).is_some() {
-                        found.push(path);
-                    }
-                }
+            let (found, truncated) = walk(p, MAX_WALK_FILES)?;
+            if truncated {
+                return Err(FileError::new(
+                    p,
+                    "too-many-files",
+                    format!("more than {MAX_WALK_FILES} schema files; name a narrower folder"),
+                ));
             }
-            found.sort();
             out.extend(found);
         } else {
             out.push(p.clone());
@@ -112,71 +523,60 @@ pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadFailure> {
     Ok(out)
 }
 
-/// Writes `bytes` to a new temporary file beside `path` (created exclusively, so never
-/// through a planted link), with `path`'s permissions if it exists, synced to disk.
-/// Rename it over `path` to publish it; see [`write_atomically`].
-pub fn write_temp(path: &Path, bytes: &[u8]) -> std::io::Result<PathBuf> {
-    use std::io::Write as _;
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.wirelens-{}.tmp", std::process::id()));
-    let _ = std::fs::remove_file(&tmp);
-    remove_stale_temps(dir, &name);
-    let result = (|| {
-        let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        if let Ok(meta) = std::fs::metadata(path) {
-            std::fs::set_permissions(&tmp, meta.permissions())?;
+/// The schema files of an editor's workspace folders, at most `max` (the rest is
+/// dropped: an editor must answer, not list a whole disk). Unreadable folders are skipped.
+pub fn workspace_schemas(roots: &[PathBuf], max: usize) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for root in roots {
+        let left = max.saturating_sub(out.len());
+        if left == 0 {
+            break;
         }
-        Ok(())
-    })();
-    match result {
-        Ok(()) => Ok(tmp),
-        Err(e) => {
-            let _ = std::fs::remove_file(&tmp);
-            Err(e)
+        if let Ok((found, _)) = walk(root, left) {
+            out.extend(found);
         }
     }
+    out.sort();
+    out.dedup();
+    out
 }
 
-/// Replaces `path` with `bytes` so that a reader sees the old file or the new one,
-/// never half of it: [`write_temp`], then rename.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let tmp = write_temp(path, bytes)?;
-    std::fs::rename(&tmp, path).inspect_err(|_| {
-        let _ = std::fs::remove_file(&tmp);
-    })
-}
-
-/// Removes the temporary files of `name` that a killed wirelens left behind in `dir`:
-/// `.NAME.wirelens-PID.tmp` whose process no longer runs. Where liveness cannot be told
-/// (no `/proc`), nothing is removed: a running writer's file must never go.
-fn remove_stale_temps(dir: &Path, name: &str) {
-    let proc = Path::new("/proc");
-    if !proc.join("self").exists() {
-        return;
+/// `dir` with `.`/`..` resolved lexically, if it stays inside `base` — also after
+/// following symbolic links of the part that exists.
+fn confine(dir: &Path, base: &Path) -> Result<PathBuf, String> {
+    let normal = normalize(dir);
+    let refuse = || {
+        format!(
+            "output directory {} is outside {}; generated code stays inside the workspace",
+            normal.display(),
+            base.display()
+        )
+    };
+    let base_normal = normalize(base);
+    if !normal.starts_with(&base_normal) {
+        return Err(refuse());
     }
-    let prefix = format!(".{name}.wirelens-");
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    for entry in entries.flatten() {
-        let file = entry.file_name();
-        let Some(pid) = file
-            .to_str()
-            .and_then(|f| f.strip_prefix(&prefix))
-            .and_then(|rest| rest.strip_suffix(".tmp"))
-            .and_then(|pid| pid.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        if !proc.join(pid.to_string()).exists() {
-            let _ = std::fs::remove_file(entry.path());
+    // The longest existing ancestor, resolved, must still be inside the resolved base.
+    let real_base = std::fs::canonicalize(&base_normal).unwrap_or(base_normal);
+    if let Some(existing) = normal.ancestors().find(|a| a.exists()) {
+        let real = std::fs::canonicalize(existing).map_err(|e| format!("{}: {e}", existing.display()))?;
+        if !real.starts_with(&real_base) {
+            return Err(refuse());
         }
     }
+    Ok(normal)
+}
+
+fn normalize(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
 }

@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 
 use line_index::{LineCol, LineIndex, TextSize, WideEncoding};
 
-/// Larger files are refused up front: positions are 32-bit (as in LSP) and no real
+use crate::project::FileError;
+
+/// Larger files are refused (counted while reading): positions are 32-bit (as in LSP) and no real
 /// schema comes near this.
 pub const MAX_SOURCE_BYTES: usize = 256 * 1024 * 1024;
 
@@ -32,33 +34,6 @@ pub struct SourceFile {
     index: LineIndex,
 }
 
-/// Why a file could not be read as a schema. `position` is set when the problem is
-/// inside the file (invalid UTF-8), so the message can point at it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LoadError {
-    pub path: PathBuf,
-    pub position: Option<Position>,
-    pub message: String,
-}
-
-impl std::fmt::Display for LoadError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.position {
-            Some(p) => write!(
-                f,
-                "{}:{}:{}: {}",
-                self.path.display(),
-                p.line + 1,
-                p.column + 1,
-                self.message
-            ),
-            None => write!(f, "{}: {}", self.path.display(), self.message),
-        }
-    }
-}
-
-impl std::error::Error for LoadError {}
-
 impl SourceFile {
     pub fn new(path: impl Into<PathBuf>, text: impl Into<String>) -> SourceFile {
         let text = text.into();
@@ -70,41 +45,21 @@ impl SourceFile {
         }
     }
 
-    /// Reads a schema file, refusing non-UTF-8 text (with the position of the first bad
-    /// byte) and files larger than [`MAX_SOURCE_BYTES`].
-    pub fn load(path: &Path) -> Result<SourceFile, LoadError> {
-        let fail = |position, message: String| LoadError {
-            path: path.to_path_buf(),
-            position,
-            message,
-        };
-        let meta = std::fs::metadata(path).map_err(|e| fail(None, e.to_string()))?;
-        if meta.is_dir() {
-            return Err(fail(None, "is a directory".into()));
-        }
-        if meta.len() > MAX_SOURCE_BYTES as u64 {
-            return Err(fail(
-                None,
-                format!(
-                    "file is {} bytes; schemas are limited to {MAX_SOURCE_BYTES} bytes",
-                    meta.len()
-                ),
-            ));
-        }
-        let bytes = std::fs::read(path).map_err(|e| fail(None, e.to_string()))?;
+    /// Reads a schema file: a regular file (never a FIFO or device) of at most
+    /// [`MAX_SOURCE_BYTES`], counted while reading, in UTF-8 (else the position of the
+    /// first bad byte).
+    pub fn load(path: &Path) -> Result<SourceFile, FileError> {
+        let bytes = crate::files::read_regular(path, MAX_SOURCE_BYTES)?;
         Self::from_bytes(path, bytes)
     }
 
-    pub fn from_bytes(path: &Path, bytes: Vec<u8>) -> Result<SourceFile, LoadError> {
+    pub fn from_bytes(path: &Path, bytes: Vec<u8>) -> Result<SourceFile, FileError> {
         if bytes.len() > MAX_SOURCE_BYTES {
-            return Err(LoadError {
-                path: path.to_path_buf(),
-                position: None,
-                message: format!(
-                    "file is {} bytes; schemas are limited to {MAX_SOURCE_BYTES} bytes",
-                    bytes.len()
-                ),
-            });
+            return Err(FileError::new(
+                path,
+                "file-read",
+                format!("file is larger than the limit of {MAX_SOURCE_BYTES} bytes"),
+            ));
         }
         match String::from_utf8(bytes) {
             Ok(text) => Ok(SourceFile::new(path, text)),
@@ -112,11 +67,12 @@ impl SourceFile {
                 let bytes = err.as_bytes();
                 let bad = err.utf8_error().valid_up_to();
                 let valid = String::from_utf8_lossy(&bytes[..bad]);
-                let line = valid.matches('\n').count() as u32;
-                let column = valid.rsplit('\n').next().map_or(0, |l| l.chars().count()) as u32;
-                Err(LoadError {
+                let line = valid.matches('\n').count();
+                let column = valid.rsplit('\n').next().map_or(0, |l| l.chars().count());
+                Err(FileError {
                     path: path.to_path_buf(),
-                    position: Some(Position { line, column }),
+                    line_col: Some((line + 1, column + 1)),
+                    code: "file-encoding",
                     message: format!("file is not valid UTF-8 (byte 0x{:02x} at offset {bad})", bytes[bad]),
                 })
             }
@@ -228,7 +184,7 @@ mod tests {
         let err = SourceFile::from_bytes(Path::new("x.sdp"), b"struct A {\n  \xe9: u8 }".to_vec())
             .err()
             .unwrap();
-        assert_eq!(err.position, Some(Position { line: 1, column: 2 }));
+        assert_eq!(err.line_col, Some((2, 3)));
         assert!(
             err.to_string().starts_with("x.sdp:2:3: file is not valid UTF-8"),
             "{err}"

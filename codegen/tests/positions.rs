@@ -285,7 +285,7 @@ fn invalid_utf8_names_line_and_column() {
     let err = SourceFile::from_bytes(Path::new("bad.sdp"), bytes)
         .err()
         .expect("invalid UTF-8 is refused");
-    assert_eq!(err.position, Some(pos(2, 6)));
+    assert_eq!(err.line_col, Some((3, 7)));
     assert_eq!(
         err.to_string(),
         format!("bad.sdp:3:7: file is not valid UTF-8 (byte 0xff at offset {offset})")
@@ -295,7 +295,7 @@ fn invalid_utf8_names_line_and_column() {
     let err = SourceFile::from_bytes(Path::new("cut.ffi"), b"package p\n// \xf0\x9f\x98".to_vec())
         .err()
         .expect("a truncated sequence is refused");
-    assert_eq!(err.position, Some(pos(1, 3)));
+    assert_eq!(err.line_col, Some((2, 4)));
     assert!(
         err.to_string().starts_with("cut.ffi:2:4: file is not valid UTF-8"),
         "{err}"
@@ -305,7 +305,7 @@ fn invalid_utf8_names_line_and_column() {
     let err = SourceFile::from_bytes(Path::new("lead.sdp"), b"\x80struct A { x: u8 }".to_vec())
         .err()
         .expect("a leading continuation byte is refused");
-    assert_eq!(err.position, Some(pos(0, 0)));
+    assert_eq!(err.line_col, Some((1, 1)));
     assert!(
         err.to_string()
             .starts_with("lead.sdp:1:1: file is not valid UTF-8 (byte 0x80 at offset 0)"),

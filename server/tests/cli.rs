@@ -263,3 +263,22 @@ fn unreadable_and_non_utf8_schemas_are_errors_with_positions() {
         out.stderr
     );
 }
+
+#[cfg(unix)]
+#[test]
+fn check_on_a_folder_with_a_symlink_loop_finishes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    std::fs::create_dir_all(root.join("s/inner")).unwrap();
+    std::fs::write(root.join("s/a.sdp"), "struct A { x: u8 }\n").unwrap();
+    std::os::unix::fs::symlink(root, root.join("s/inner/up")).unwrap();
+    // `timeout` ends a hang as a failure instead of a stuck test run.
+    let out = Command::new("timeout")
+        .args(["60", env!("CARGO_BIN_EXE_wirelens"), "check"])
+        .arg(root)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("checked 1 file: no problems"), "{stderr}");
+}

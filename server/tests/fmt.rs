@@ -102,3 +102,52 @@ fn syntax_errors_refuse_and_nothing_is_written() {
     assert!(err.contains("nothing was written"), "{err}");
     assert_eq!(std::fs::read_to_string(&good).unwrap(), "struct A{x:u32}\n");
 }
+
+/// `fmt` on a symbolic link formats the real file and keeps the link; a FIFO, a
+/// read-only file and a hard-linked file are refused without blocking or writing.
+#[cfg(unix)]
+#[test]
+fn fmt_writes_through_links_and_refuses_unsafe_files() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let messy = "struct   A {x:u8}\n";
+    let real = root.join("real.sdp");
+    std::fs::write(&real, messy).unwrap();
+    std::os::unix::fs::symlink(&real, root.join("link.sdp")).unwrap();
+    let (code, _, err) = wirelens(&["fmt", root.join("link.sdp").to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(std::fs::symlink_metadata(root.join("link.sdp"))
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_ne!(
+        std::fs::read_to_string(&real).unwrap(),
+        messy,
+        "the real file was not formatted"
+    );
+
+    let refused = |path: &Path, why: &str| {
+        let out = Command::new("timeout")
+            .args(["60", env!("CARGO_BIN_EXE_wirelens"), "fmt"])
+            .arg(path)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{}: {err}", path.display());
+        assert!(err.contains(why), "{}: {err}", path.display());
+    };
+    let fifo = root.join("pipe.sdp");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    refused(&fifo, "not a regular file");
+    let ro = root.join("ro.sdp");
+    std::fs::write(&ro, messy).unwrap();
+    std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o444)).unwrap();
+    refused(&ro, "read-only");
+    assert_eq!(std::fs::read_to_string(&ro).unwrap(), messy);
+    let linked = root.join("linked.sdp");
+    std::fs::write(&linked, messy).unwrap();
+    std::fs::hard_link(&linked, root.join("other.sdp")).unwrap();
+    refused(&linked, "hard links");
+    assert_eq!(std::fs::read_to_string(root.join("other.sdp")).unwrap(), messy);
+}

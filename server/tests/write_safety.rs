@@ -244,3 +244,29 @@ fn an_escaping_out_dir_in_wirelens_toml_fails_generation_on_save() {
     assert_eq!(snapshot(tmp.path()), before, "generation on save wrote something");
     assert!(!tmp.path().join("escaped").exists());
 }
+
+/// `gen` killed by SIGXFSZ half-way leaves temp files; the next writer in that folder
+/// removes them even though it writes other files than the killed run did.
+#[cfg(target_os = "linux")]
+#[test]
+fn temp_files_of_a_killed_gen_go_with_the_next_writer_in_that_folder() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let (big, _, v2) = schemas(tmp.path());
+    std::fs::write(&big, v2).unwrap();
+    let (b, o) = (big.to_str().unwrap(), out.to_str().unwrap());
+    let killed = gen_with_file_limit(&["gen", b, "--lang", "rust", "--out", o], false);
+    assert!(!killed.status.success(), "the file-size limit did not stop gen");
+    assert!(
+        !temp_files(&out).is_empty(),
+        "the killed run left no temp file to clean up"
+    );
+    let small = tmp.path().join("small.sdp");
+    std::fs::write(&small, "struct Small { a: u8 }\n").unwrap();
+    let status = Command::new(wirelens())
+        .args(["gen", small.to_str().unwrap(), "--lang", "c", "--out", o])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert_eq!(temp_files(&out), Vec::<String>::new());
+}

@@ -3,6 +3,7 @@
 import { execFile } from 'node:child_process';
 import * as vscode from 'vscode';
 import {
+  DidChangeConfigurationNotification,
   ExecuteCommandRequest,
   LanguageClient,
   type LanguageClientOptions,
@@ -12,7 +13,16 @@ import {
 import { buildDecodeArgs, dialectOf, hasOrderDirective, typeNames } from './decode';
 import { enclosingType, escapeHtml, layoutPage } from './layout';
 import { ensureBundledExecutable, resolveServer, type ResolvedServer, ServerNotFoundError } from './server';
-import { GENERATE_COMMAND, generateArguments, readSettings, serverOffers, type Settings, toServerOptions } from './settings';
+import {
+  explicitOnly,
+  GENERATE_COMMAND,
+  generateArguments,
+  readSettings,
+  readUserSettings,
+  serverOffers,
+  type Settings,
+  toServerOptions,
+} from './settings';
 
 const LANGUAGES = ['sdp', 'ffi'];
 /** A server command (see showLayout), contributed to the palette by package.json. */
@@ -27,6 +37,12 @@ let extensionPath = '';
 function settings(): Settings {
   const cfg = vscode.workspace.getConfiguration('wirelens');
   return readSettings((key) => cfg.get(key));
+}
+
+/** Only the settings the user set: what the server gets. */
+function userSettings(): Partial<Settings> {
+  const cfg = vscode.workspace.getConfiguration('wirelens');
+  return readUserSettings(explicitOnly((key) => cfg.inspect(key)));
 }
 
 type ServerState = 'starting' | 'running' | 'stopped' | 'error';
@@ -63,9 +79,9 @@ async function startClient(): Promise<void> {
       { scheme: 'file', language },
       { scheme: 'untitled', language },
     ]),
-    initializationOptions: toServerOptions(settings()),
-    // Sends `{ wirelens: { … } }` on every change of a `wirelens.*` setting.
-    synchronize: { configurationSection: 'wirelens' },
+    // Only what the user set (see `userSettings`); changes follow in `activate`. The
+    // client's own configuration sync is not used: it sends every default too.
+    initializationOptions: toServerOptions(userSettings()),
     outputChannel: output,
     middleware: {
       provideInlayHints: (document, range, token, next) =>
@@ -269,7 +285,7 @@ async function generate(): Promise<void> {
   try {
     await c.sendRequest(ExecuteCommandRequest.type, {
       command: GENERATE_COMMAND,
-      arguments: generateArguments(editor.document.uri.toString(), settings()),
+      arguments: generateArguments(editor.document.uri.toString(), userSettings()),
     });
     void vscode.window.showInformationMessage(`wirelens: generated code for ${vscode.workspace.asRelativePath(editor.document.uri)}.`);
   } catch (e) {
@@ -292,7 +308,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.workspace.onDidChangeConfiguration(async (e) => {
       if (e.affectsConfiguration('wirelens.server.path')) {
         await restart();
-      } else if (e.affectsConfiguration('wirelens.inlayHints.enabled')) {
+        return;
+      }
+      if (e.affectsConfiguration('wirelens') && client?.isRunning()) {
+        await client.sendNotification(DidChangeConfigurationNotification.type, {
+          settings: { wirelens: toServerOptions(userSettings()) },
+        });
+      }
+      if (e.affectsConfiguration('wirelens.inlayHints.enabled')) {
         // The server's hints did not change, only whether we show them: ask VS Code again.
         const feature = client?.getFeature('textDocument/inlayHint');
         for (const editor of vscode.window.visibleTextEditors) {

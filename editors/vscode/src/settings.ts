@@ -19,52 +19,82 @@ export const DEFAULTS: Settings = {
   inlayHintsEnabled: true,
 };
 
-/** What the server reads (`initializationOptions`; `{ wirelens: … }` on change). */
-export interface ServerOptions {
-  ffi?: { order: 'canonical' | 'declaration' };
-  generate: { onSave: boolean; languages: GenLanguage[]; outDir?: string };
-  inlayHints: { enabled: boolean };
+/** The effective settings (package.json defaults filled in) through a getter like
+ * `WorkspaceConfiguration.get`, with validation: what the extension itself uses. */
+export function readSettings(get: (key: string) => unknown): Settings {
+  return { ...DEFAULTS, generateLanguages: [...DEFAULTS.generateLanguages], ...readUserSettings(get) };
 }
 
-/** Reads settings through a getter like `WorkspaceConfiguration.get`, with validation. */
-export function readSettings(get: (key: string) => unknown): Settings {
-  const order = get('ffi.order');
-  const langs = get('generate.languages');
-  const outDir = get('generate.outDir');
-  const onSave = get('generate.onSave');
-  const inlay = get('inlayHints.enabled');
-  return {
-    ffiOrder: order === 'canonical' || order === 'declaration' ? order : 'default',
-    generateOnSave: typeof onSave === 'boolean' ? onSave : DEFAULTS.generateOnSave,
-    generateLanguages: Array.isArray(langs)
-      ? [...new Set(langs.filter((l): l is GenLanguage => l === 'c' || l === 'cpp' || l === 'rust'))]
-      : [...DEFAULTS.generateLanguages],
-    generateOutDir: typeof outDir === 'string' ? outDir.trim() : '',
-    inlayHintsEnabled: typeof inlay === 'boolean' ? inlay : DEFAULTS.inlayHintsEnabled,
-  };
+/** What the server reads (`initializationOptions`; `{ wirelens: … }` on change): only
+ * what the user set, since a value the server receives beats `wirelens.toml`. */
+export interface ServerOptions {
+  ffi?: { order: 'canonical' | 'declaration' };
+  generate?: { onSave?: boolean; languages?: GenLanguage[]; outDir?: string };
+  inlayHints?: { enabled: boolean };
+}
+
+/** One setting as `WorkspaceConfiguration.inspect` reports it. */
+export interface Inspected {
+  globalValue?: unknown;
+  workspaceValue?: unknown;
+  workspaceFolderValue?: unknown;
 }
 
 /**
- * The server's view of the settings. `ffi.order` is left out when it is "default",
- * so `wirelens.toml` decides (the client's setting overrides the file's otherwise).
+ * A getter that answers only values the user set (folder over workspace over user
+ * settings) and `undefined` for the rest: VS Code's `get` fills in package.json's
+ * defaults, which the server could not tell from a choice.
  */
-export function toServerOptions(s: Settings): ServerOptions {
-  const out: ServerOptions = {
-    generate: { onSave: s.generateOnSave, languages: [...s.generateLanguages] },
-    inlayHints: { enabled: s.inlayHintsEnabled },
+export function explicitOnly(inspect: (key: string) => Inspected | undefined): (key: string) => unknown {
+  return (key) => {
+    const i = inspect(key);
+    return i?.workspaceFolderValue ?? i?.workspaceValue ?? i?.globalValue;
   };
-  if (s.ffiOrder !== 'default') out.ffi = { order: s.ffiOrder };
-  if (s.generateOutDir) out.generate.outDir = s.generateOutDir;
+}
+
+/** The settings the user set, validated (invalid values count as unset). */
+export function readUserSettings(get: (key: string) => unknown): Partial<Settings> {
+  const out: Partial<Settings> = {};
+  const order = get('ffi.order');
+  if (order === 'canonical' || order === 'declaration') out.ffiOrder = order;
+  const onSave = get('generate.onSave');
+  if (typeof onSave === 'boolean') out.generateOnSave = onSave;
+  const langs = get('generate.languages');
+  if (Array.isArray(langs)) {
+    const valid = [...new Set(langs.filter((l): l is GenLanguage => l === 'c' || l === 'cpp' || l === 'rust'))];
+    if (valid.length > 0) out.generateLanguages = valid;
+  }
+  const outDir = get('generate.outDir');
+  if (typeof outDir === 'string' && outDir.trim()) out.generateOutDir = outDir.trim();
+  const inlay = get('inlayHints.enabled');
+  if (typeof inlay === 'boolean') out.inlayHintsEnabled = inlay;
+  return out;
+}
+
+/**
+ * The server's view of the settings: only what is set, so `wirelens.toml` decides the
+ * rest (`ffi.order` "default" counts as unset).
+ */
+export function toServerOptions(s: Partial<Settings>): ServerOptions {
+  const out: ServerOptions = {};
+  if (s.ffiOrder === 'canonical' || s.ffiOrder === 'declaration') out.ffi = { order: s.ffiOrder };
+  const generate: NonNullable<ServerOptions['generate']> = {};
+  if (s.generateOnSave !== undefined) generate.onSave = s.generateOnSave;
+  if (s.generateLanguages !== undefined && s.generateLanguages.length > 0) generate.languages = [...s.generateLanguages];
+  if (s.generateOutDir) generate.outDir = s.generateOutDir;
+  if (Object.keys(generate).length > 0) out.generate = generate;
+  if (s.inlayHintsEnabled !== undefined) out.inlayHints = { enabled: s.inlayHintsEnabled };
   return out;
 }
 
 /** The server command that generates code (nvim uses the same name and arguments). */
 export const GENERATE_COMMAND = 'wirelens.generate';
 
-/** Arguments of `workspace/executeCommand` `wirelens.generate` for one file. */
-export function generateArguments(uri: string, s: Settings): [{ uri: string; languages?: GenLanguage[]; outDir?: string }] {
+/** Arguments of `workspace/executeCommand` `wirelens.generate` for one file: only what
+ * the user set, so `wirelens.toml` decides the rest. */
+export function generateArguments(uri: string, s: Partial<Settings>): [{ uri: string; languages?: GenLanguage[]; outDir?: string }] {
   const arg: { uri: string; languages?: GenLanguage[]; outDir?: string } = { uri };
-  if (s.generateLanguages.length > 0) arg.languages = [...s.generateLanguages];
+  if (s.generateLanguages && s.generateLanguages.length > 0) arg.languages = [...s.generateLanguages];
   if (s.generateOutDir) arg.outDir = s.generateOutDir;
   return [arg];
 }

@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { test } from 'node:test';
-import { readSettings, toServerOptions } from '../src/settings';
+import { readUserSettings, toServerOptions } from '../src/settings';
 
 const repo = path.resolve(__dirname, '..', '..', '..');
 const binary = ['debug', 'release'].map((p) => path.join(repo, 'target', p, 'wirelens')).find((p) => fs.existsSync(p));
@@ -55,7 +55,7 @@ test('ffi.order reaches the server at start and on change', { skip: binary ? fal
     const file = path.join(repo, 'examples', 'telemetry', 'telemetry.ffi');
     const uri = pathToFileURL(file).href;
     const text = fs.readFileSync(file, 'utf8');
-    const declaration = toServerOptions(readSettings((k) => ({ 'ffi.order': 'declaration' })[k]));
+    const declaration = toServerOptions(readUserSettings((k) => ({ 'ffi.order': 'declaration' })[k]));
     const init = await lsp.request<{
       capabilities: { inlayHintProvider?: unknown; executeCommandProvider?: { commands: string[] } };
     }>('initialize', {
@@ -85,9 +85,10 @@ test('ffi.order reaches the server at start and on change', { skip: binary ? fal
     const first = await hints();
     assert.match(first, /@0 · 8 B/);
     assert.doesNotMatch(first, /wire #/, 'declaration order: every field stays in place');
-    // The whole section, as the configuration sync sends it ("default": wirelens.toml, else canonical).
+    // The user resets ffi.order: the extension sends only what is still set (nothing),
+    // so wirelens.toml decides, else canonical.
     lsp.notify('workspace/didChangeConfiguration', {
-      settings: { wirelens: { server: { path: '' }, ffi: { order: 'default' }, trace: { server: 'off' } } },
+      settings: { wirelens: toServerOptions(readUserSettings(() => undefined)) },
     });
     let second = '';
     for (let i = 0; i < 50 && !/wire #/.test(second); i++) {

@@ -1,20 +1,34 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DEFAULTS, generateArguments, readSettings, serverOffers, toServerOptions } from '../src/settings';
+import { DEFAULTS, explicitOnly, generateArguments, readSettings, readUserSettings, serverOffers, toServerOptions } from '../src/settings';
 
 const from = (values: Record<string, unknown>) => (key: string) => values[key];
 
-test('defaults: no ffi.order (wirelens.toml decides), rust, hints on', () => {
-  const s = readSettings(from({}));
-  assert.deepEqual(s, DEFAULTS);
-  assert.deepEqual(toServerOptions(s), {
-    generate: { onSave: false, languages: ['rust'] },
-    inlayHints: { enabled: true },
+test('defaults: nothing reaches the server, so wirelens.toml decides', () => {
+  assert.deepEqual(readSettings(from({})), DEFAULTS);
+  assert.deepEqual(toServerOptions(readUserSettings(from({}))), {});
+});
+
+test('only values the user set reach the server: package.json defaults do not', () => {
+  // As `WorkspaceConfiguration.inspect` answers: defaults only in `defaultValue`.
+  const inspected: Record<string, Record<string, unknown>> = {
+    'generate.onSave': { defaultValue: false },
+    'generate.languages': { defaultValue: ['rust'] },
+    'ffi.order': { defaultValue: 'default', workspaceValue: 'declaration' },
+    'generate.outDir': { defaultValue: '', globalValue: 'user', workspaceFolderValue: 'folder' },
+  };
+  const user = readUserSettings(explicitOnly((k) => inspected[k]));
+  assert.deepEqual(toServerOptions(user), { ffi: { order: 'declaration' }, generate: { outDir: 'folder' } });
+  assert.deepEqual(generateArguments('file:///a.sdp', user), [{ uri: 'file:///a.sdp', outDir: 'folder' }]);
+  inspected['generate.onSave'] = { defaultValue: false, globalValue: false };
+  assert.deepEqual(toServerOptions(readUserSettings(explicitOnly((k) => inspected[k]))).generate, {
+    onSave: false,
+    outDir: 'folder',
   });
 });
 
 test('every setting reaches the server in the shape it reads ({ ffi: { order } })', () => {
-  const s = readSettings(
+  const s = readUserSettings(
     from({
       'ffi.order': 'declaration',
       'generate.onSave': true,
@@ -35,18 +49,22 @@ test('invalid values fall back to the defaults', () => {
     from({ 'ffi.order': 'sorted', 'generate.onSave': 'yes', 'generate.languages': 'rust', 'inlayHints.enabled': 1 }),
   );
   assert.deepEqual(s, DEFAULTS);
-  assert.equal(toServerOptions(readSettings(from({ 'ffi.order': 'canonical' }))).ffi?.order, 'canonical');
+  assert.deepEqual(
+    readUserSettings(from({ 'ffi.order': 'sorted', 'generate.onSave': 'yes', 'generate.languages': 'rust', 'inlayHints.enabled': 1 })),
+    {},
+  );
+  assert.equal(toServerOptions(readUserSettings(from({ 'ffi.order': 'canonical' }))).ffi?.order, 'canonical');
 });
 
 test('the result is JSON (initializationOptions travel as JSON)', () => {
-  const o = toServerOptions(readSettings(from({ 'ffi.order': 'canonical', 'generate.outDir': 'out' })));
+  const o = toServerOptions(readUserSettings(from({ 'ffi.order': 'canonical', 'generate.outDir': 'out' })));
   assert.deepEqual(JSON.parse(JSON.stringify(o)), o);
 });
 
 test('generate arguments match the Neovim plugin: [{ uri, languages, outDir? }]', () => {
-  const s = readSettings(from({ 'generate.languages': ['c', 'rust'] }));
+  const s = readUserSettings(from({ 'generate.languages': ['c', 'rust'] }));
   assert.deepEqual(generateArguments('file:///a.sdp', s), [{ uri: 'file:///a.sdp', languages: ['c', 'rust'] }]);
-  const t = readSettings(from({ 'generate.languages': [], 'generate.outDir': 'gen' }));
+  const t = readUserSettings(from({ 'generate.languages': [], 'generate.outDir': 'gen' }));
   assert.deepEqual(generateArguments('file:///a.sdp', t), [{ uri: 'file:///a.sdp', outDir: 'gen' }]);
 });
 

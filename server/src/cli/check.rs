@@ -11,11 +11,11 @@ use codespan_reporting::files::SimpleFile;
 use codespan_reporting::term::{self, termcolor};
 use serde_json::json;
 
-use super::{expand_paths, load, LoadFailure};
+use super::{find_schemas, load, FileError};
 use crate::Format;
 
 pub fn run(paths: &[PathBuf], format: Format, order: Option<FieldOrder>) -> Result<ExitCode, String> {
-    let files = expand_paths(paths).map_err(|e| e.to_string())?;
+    let files = find_schemas(paths).map_err(|e| e.to_string())?;
     let mut json_out = Vec::new();
     let mut human = termcolor::StandardStream::stderr(termcolor::ColorChoice::Auto);
     let (mut errors, mut warnings) = (0usize, 0usize);
@@ -97,7 +97,7 @@ pub fn diagnostic_json(path: &Path, source: &SourceFile, d: &Diagnostic) -> serd
     })
 }
 
-fn failure_json(fail: &LoadFailure) -> serde_json::Value {
+fn failure_json(fail: &FileError) -> serde_json::Value {
     let (line, column) = fail.line_col.unwrap_or((1, 1));
     json!({
         "file": fail.path.display().to_string(),

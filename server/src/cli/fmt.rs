@@ -1,6 +1,8 @@
 //! `wirelens fmt [--check] FILE…`: one canonical style per dialect. Every file is read
 //! and formatted in memory first; if any cannot be (unreadable, syntax errors), nothing
-//! is written. Writes are atomic (temp file + rename).
+//! is written. Writes go through `codegen::files::replace_user_file`: atomic, through
+//! symbolic links to the real file, keeping permissions and owner; read-only files,
+//! hard-linked files and anything that is not a regular file are refused.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -9,11 +11,11 @@ use codegen::fmt::format;
 use codespan_reporting::files::SimpleFile;
 
 use super::check::render;
-use super::{expand_paths, load};
-use codegen::project::write_atomically;
+use super::{find_schemas, load};
+use codegen::files::replace_user_file;
 
 pub fn run(paths: &[PathBuf], check: bool) -> Result<ExitCode, String> {
-    let files = expand_paths(paths).map_err(|e| e.to_string())?;
+    let files = find_schemas(paths).map_err(|e| e.to_string())?;
     let mut changed: Vec<(PathBuf, String)> = Vec::new();
     let mut failed = 0usize;
     for path in &files {
@@ -63,7 +65,7 @@ pub fn run(paths: &[PathBuf], check: bool) -> Result<ExitCode, String> {
         });
     }
     for (path, text) in &changed {
-        write_atomically(path, text.as_bytes()).map_err(|e| format!("{}: {e}", path.display()))?;
+        replace_user_file(path, text.as_bytes()).map_err(|e| e.to_string())?;
         println!("formatted {}", path.display());
     }
     Ok(ExitCode::SUCCESS)

@@ -1,16 +1,19 @@
-//! `wirelens gen FILE… --lang c,cpp,rust --out DIR [--check]`: every schema is read,
-//! checked and generated in memory first; if any fails, nothing is written. Writing
+//! `wirelens gen FILE… --lang c,cpp,rust --out DIR [--check]`: through the project
+//! service (`codegen::project`), every schema is read, checked and generated in memory
+//! first; if any fails, nothing is written. Writing
 //! follows `codegen::generate`'s rules (atomic, confined to DIR, never over a file
 //! wirelens did not generate). `--check` writes nothing and exits 1 if DIR is stale.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use codegen::emit::Lang;
-use codegen::generate::{check_files, file_name, generate_files, merge_outputs, write_files, Staleness};
+use codegen::generate::{check_files, Staleness};
+use codegen::project::{write_prepared, Flags, Project};
 use codegen::FieldOrder;
 
-use super::{expand_paths, load_checked};
+use super::find_schemas;
 
 pub struct Args {
     pub paths: Vec<PathBuf>,
@@ -21,42 +24,28 @@ pub struct Args {
 }
 
 pub fn run(args: &Args) -> Result<ExitCode, String> {
-    let files = expand_paths(&args.paths).map_err(|e| e.to_string())?;
+    let files = find_schemas(&args.paths).map_err(|e| e.to_string())?;
     if files.is_empty() {
         return Err("no .sdp or .ffi files found".into());
     }
-    let mut per_schema = Vec::new();
-    let mut failed = 0usize;
-    for path in &files {
-        let loaded = match load_checked(path, args.order) {
-            Ok(l) => l,
-            Err(e) => {
+    let flags = Flags {
+        order: args.order,
+        languages: Some(args.langs.clone()),
+        out_dir: Some(args.out.clone()),
+    };
+    let prepared = Project::local()
+        .prepare(&files, &flags, &HashMap::new())
+        .map_err(|errors| {
+            for e in &errors {
                 eprintln!("error: {e}");
-                failed += 1;
-                continue;
             }
-        };
-        match generate_files(&loaded.analysis, &file_name(path), &args.langs) {
-            Ok(out) => per_schema.push((path.clone(), out)),
-            Err(e) => {
-                eprintln!("error: {}: {e}", path.display());
-                failed += 1;
-            }
-        }
-    }
-    if failed > 0 {
-        return Err(format!(
-            "{failed} schema(s) could not be generated; nothing was written"
-        ));
-    }
-    let outputs = merge_outputs(per_schema).map_err(|errors| {
-        for e in &errors {
-            eprintln!("error: {e}");
-        }
-        "nothing was written".to_string()
-    })?;
+            "nothing was written".to_string()
+        })?;
     if args.check {
-        let stale = check_files(&args.out, &outputs).map_err(|e| e.to_string())?;
+        let mut stale = Vec::new();
+        for dir in &prepared.dirs {
+            stale.extend(check_files(&dir.out_dir, &dir.files).map_err(|e| e.to_string())?);
+        }
         for (path, why) in &stale {
             let why = match why {
                 Staleness::Missing => "missing",
@@ -70,12 +59,14 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
             ExitCode::FAILURE
         });
     }
-    let report = write_files(&args.out, &outputs).map_err(|e| format!("{e}; nothing was written"))?;
-    for path in &report.written {
-        println!("wrote {}", path.display());
-    }
-    if !report.unchanged.is_empty() {
-        println!("{} file(s) unchanged", report.unchanged.len());
+    let written = write_prepared(&prepared).map_err(|e| format!("{e}; nothing was written"))?;
+    for w in &written {
+        for path in &w.report.written {
+            println!("wrote {}", path.display());
+        }
+        if !w.report.unchanged.is_empty() {
+            println!("{} file(s) unchanged", w.report.unchanged.len());
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -9,7 +9,7 @@ pub mod layout;
 
 use std::path::Path;
 
-pub use codegen::project::{expand_paths, load, LoadFailure, Loaded};
+pub use codegen::project::{find_schemas, load, FileError, Loaded};
 use codegen::FieldOrder;
 
 /// [`load`], then refuse a schema with errors, printing them rustc-style to stderr:

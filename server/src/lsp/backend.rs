@@ -7,19 +7,21 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use codegen::model::{Schema, TypeId, TypeKind};
+use codegen::project::Project;
 use codegen::source::ColumnUnit;
-use codegen::{Config, Dialect, OrderChoice, Severity};
+use codegen::{Dialect, OrderChoice, Severity};
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer};
 
 use super::documents::{from_lsp, range_to_lsp, Document};
-use super::settings::{self, ClientSettings, GenRequest};
+use super::generation::{generate_arguments, generate_command, generate_request, lang_label};
+use super::settings::ClientSettings;
 use super::{features, views};
 
 /// `wirelens.showLayout [uri, typeName]`: the layout of one type as Markdown (the code
 /// lens runs it; editors may show the result).
-const SHOW_LAYOUT: &str = "wirelens.showLayout";
+pub(super) const SHOW_LAYOUT: &str = "wirelens.showLayout";
 
 /// `wirelens.generate [{uri, languages?, outDir?}]` (also `[uri, languages?]`): writes
 /// the generated code for one schema; answers `{outDir, written, unchanged}`.
@@ -35,141 +37,44 @@ pub const GENERATE_WORKSPACE: &str = "wirelens.generateWorkspace";
 const DEBOUNCE: Duration = Duration::from_millis(60);
 
 pub struct Backend {
-    client: Client,
-    state: Arc<Mutex<State>>,
+    pub(super) client: Client,
+    pub(super) state: Arc<Mutex<State>>,
 }
 
-struct State {
-    docs: HashMap<Uri, Document>,
-    unit: ColumnUnit,
+pub(super) struct State {
+    pub(super) docs: HashMap<Uri, Document>,
+    pub(super) unit: ColumnUnit,
     /// Settings from the client (`initializationOptions` or
-    /// `workspace/didChangeConfiguration`); they override `wirelens.toml`.
-    client: ClientSettings,
+    /// `workspace/didChangeConfiguration`); only what the user set.
+    pub(super) client: ClientSettings,
+    /// Settings per schema, discovery and generation: the project service, rebuilt
+    /// when the workspace folders or the client's settings change.
+    pub(super) project: Arc<Project>,
     /// The client shows `$/progress` for tokens the server creates.
-    progress: bool,
+    pub(super) progress: bool,
     /// The last generation failure per schema, shown as a diagnostic until a
     /// generation of that schema succeeds.
-    gen_errors: HashMap<Uri, String>,
+    pub(super) gen_errors: HashMap<Uri, String>,
     /// The client accepts `workspace/inlayHint/refresh`.
-    inlay_refresh: bool,
+    pub(super) inlay_refresh: bool,
     /// Workspace folders, for workspace symbols over files not open.
-    roots: Vec<std::path::PathBuf>,
-    /// ffire order from the nearest `wirelens.toml`, per schema folder.
-    toml_orders: HashMap<std::path::PathBuf, Option<codegen::FieldOrder>>,
+    pub(super) roots: Vec<std::path::PathBuf>,
     /// The client can watch files for us (`workspace/didChangeWatchedFiles`).
-    watch_files: bool,
+    pub(super) watch_files: bool,
 }
 
 impl State {
-    /// The file's directive wins, then the client's settings, then the nearest
-    /// `wirelens.toml` (cached per folder; the cache is dropped when a `wirelens.toml`
-    /// changes).
+    /// The ffire order choice of a document, from the project service (its
+    /// `wirelens.toml` cache is dropped when a `wirelens.toml` changes).
     fn order_for(&mut self, uri: &Uri) -> OrderChoice {
-        let order = self.client.order.or_else(|| {
-            let path = uri.to_file_path()?;
-            let dir = path.parent()?.to_path_buf();
-            *self
-                .toml_orders
-                .entry(dir)
-                .or_insert_with(|| Config::for_schema(&path).ok().and_then(|c| c.ffi.order))
-        });
-        OrderChoice {
-            order,
-            overrides_directive: false,
+        match uri.to_file_path() {
+            Some(path) => self.project.order_for(&path, None),
+            None => codegen::project::order_choice(None, self.client.project.order, None),
         }
     }
 }
 
-impl State {
-    /// Everything generation needs, computed under the lock: the output directory and
-    /// the files in memory. Open documents are generated from their current text.
-    fn prepare_generation(&self, uri: &Uri, request: &GenRequest) -> std::result::Result<Prepared, String> {
-        let path = uri
-            .to_file_path()
-            .ok_or_else(|| format!("{}: not a file on disk", uri.as_str()))?
-            .into_owned();
-        let plan = settings::plan(&path, &self.roots, &self.client, request)?;
-        let name = codegen::generate::file_name(&path);
-        let loaded;
-        let (source, analysis) = match self.docs.get(uri) {
-            Some(doc) => (&doc.source, &doc.analysis),
-            None => {
-                loaded = codegen::project::load(&path, self.client.order).map_err(|e| e.to_string())?;
-                (&loaded.source, &loaded.analysis)
-            }
-        };
-        let errors = codegen::generate::schema_errors(source, analysis);
-        if let Some(first) = errors.first() {
-            let (line, col) = first.line_col.unwrap_or((1, 1));
-            return Err(format!(
-                "{name} has {} error(s); fix them first (the first, at {line}:{col}: {})",
-                errors.len(),
-                first.message
-            ));
-        }
-        let files = codegen::generate::generate_files(analysis, &name, &plan.langs).map_err(|e| e.0)?;
-        Ok(Prepared {
-            out_dir: plan.out_dir,
-            files,
-        })
-    }
-}
-
-struct Prepared {
-    out_dir: std::path::PathBuf,
-    files: Vec<codegen::emit::OutputFile>,
-}
-
-/// `[{uri, languages?, outDir?}]` or `[uri, languages?]`.
-fn generate_arguments(args: &[LSPAny]) -> Result<(Uri, GenRequest)> {
-    let bad = || tower_lsp_server::jsonrpc::Error::invalid_params("expected [{uri, languages?, outDir?}]");
-    let first = args.first().ok_or_else(bad)?;
-    let (uri, request) = match first {
-        serde_json::Value::String(uri) => (
-            uri.as_str(),
-            GenRequest {
-                languages: args.get(1).and_then(settings::languages),
-                out_dir: None,
-            },
-        ),
-        obj => (
-            obj.get("uri").and_then(|u| u.as_str()).ok_or_else(bad)?,
-            generate_request(obj),
-        ),
-    };
-    Ok((uri.parse::<Uri>().map_err(|_| bad())?, request))
-}
-
-fn generate_request(v: &LSPAny) -> GenRequest {
-    GenRequest {
-        languages: v.get("languages").and_then(settings::languages),
-        out_dir: v
-            .get("outDir")
-            .and_then(|d| d.as_str())
-            .filter(|d| !d.trim().is_empty())
-            .map(|d| d.trim().to_string()),
-    }
-}
-
-/// What a code action or lens runs to generate `langs` for `uri`.
-fn generate_command(title: &str, uri: &Uri, langs: &[codegen::emit::Lang]) -> Command {
-    let langs: Vec<&str> = langs.iter().map(|l| l.as_str()).collect();
-    Command {
-        title: title.into(),
-        command: GENERATE.into(),
-        arguments: Some(vec![serde_json::json!({"uri": uri.as_str(), "languages": langs})]),
-    }
-}
-
-fn lang_label(lang: codegen::emit::Lang) -> &'static str {
-    match lang {
-        codegen::emit::Lang::C => "C",
-        codegen::emit::Lang::Cpp => "C++",
-        codegen::emit::Lang::Rust => "Rust",
-    }
-}
-
-fn internal_error(message: String) -> tower_lsp_server::jsonrpc::Error {
+pub(super) fn internal_error(message: String) -> tower_lsp_server::jsonrpc::Error {
     tower_lsp_server::jsonrpc::Error {
         code: tower_lsp_server::jsonrpc::ErrorCode::InternalError,
         message: message.into(),
@@ -196,7 +101,7 @@ impl Backend {
                 gen_errors: HashMap::new(),
                 inlay_refresh: false,
                 roots: Vec::new(),
-                toml_orders: HashMap::new(),
+                project: Arc::new(Project::default()),
                 watch_files: false,
             })),
         }
@@ -204,7 +109,7 @@ impl Backend {
 
     /// Runs `f` on the state; a panic inside is caught and logged, and the server keeps
     /// serving (the handler answers as if there were nothing to show).
-    fn with_state<T>(&self, what: &str, f: impl FnOnce(&mut State) -> Option<T>) -> Option<T> {
+    pub(super) fn with_state<T>(&self, what: &str, f: impl FnOnce(&mut State) -> Option<T>) -> Option<T> {
         let mut guard = match self.state.lock() {
             Ok(g) => g,
             Err(poisoned) => poisoned.into_inner(),
@@ -218,7 +123,12 @@ impl Backend {
         }
     }
 
-    fn with_doc<T>(&self, what: &str, uri: &Uri, f: impl FnOnce(&Document, ColumnUnit) -> Option<T>) -> Option<T> {
+    pub(super) fn with_doc<T>(
+        &self,
+        what: &str,
+        uri: &Uri,
+        f: impl FnOnce(&Document, ColumnUnit) -> Option<T>,
+    ) -> Option<T> {
         self.with_state(what, |s| {
             let unit = s.unit;
             s.docs.get(uri).and_then(|d| f(d, unit))
@@ -277,126 +187,10 @@ impl Backend {
             .collect()
     }
 
-    /// A progress reporter on the client's token, or on one we create if the client
-    /// shows server-initiated progress; `None` if neither.
-    async fn progress(
-        &self,
-        token: Option<ProgressToken>,
-        title: &str,
-    ) -> Option<tower_lsp_server::OngoingProgress<tower_lsp_server::Bounded, tower_lsp_server::NotCancellable>> {
-        let token = match token {
-            Some(t) => t,
-            None => {
-                if !self.with_state("progress", |s| Some(s.progress)).unwrap_or(false) {
-                    return None;
-                }
-                static NEXT: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(1);
-                let t = ProgressToken::String(format!(
-                    "wirelens-generate-{}",
-                    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-                ));
-                // A client that never answers must not stall generation.
-                let created =
-                    tokio::time::timeout(Duration::from_secs(2), self.client.create_work_done_progress(t.clone()));
-                created.await.ok()?.ok()?;
-                t
-            }
-        };
-        Some(self.client.progress(token, title).with_percentage(0).begin().await)
-    }
-
-    /// Generates one schema and writes its files; a failure is also shown as a
-    /// diagnostic on the schema until a later generation succeeds.
-    async fn generate_one(&self, uri: Uri, request: GenRequest, token: Option<ProgressToken>) -> Result<LSPAny> {
-        let progress = self.progress(token, "wirelens: generating").await;
-        let result = self.generate_quietly(&uri, &request).await;
-        if let Some(p) = progress {
-            match &result {
-                Ok(v) => {
-                    let n = v["written"].as_array().map_or(0, Vec::len);
-                    p.finish_with_message(format!("{n} file(s) written")).await
-                }
-                Err(e) => p.finish_with_message(format!("failed: {e}")).await,
-            }
-        }
-        result.map_err(internal_error)
-    }
-
-    async fn generate_quietly(&self, uri: &Uri, request: &GenRequest) -> std::result::Result<LSPAny, String> {
-        let prepared = self
-            .with_state("generate", |s| Some(s.prepare_generation(uri, request)))
-            .unwrap_or_else(|| Err("internal error while generating".into()));
-        let result = match prepared {
-            Ok(Prepared { out_dir, files }) => tokio::task::spawn_blocking(move || {
-                let report = codegen::generate::write_files(&out_dir, &files).map_err(|e| e.to_string())?;
-                let paths =
-                    |v: &[std::path::PathBuf]| -> Vec<String> { v.iter().map(|p| p.display().to_string()).collect() };
-                Ok(serde_json::json!({
-                    "outDir": out_dir.display().to_string(),
-                    "written": paths(&report.written),
-                    "unchanged": paths(&report.unchanged),
-                }))
-            })
-            .await
-            .unwrap_or_else(|e| Err(format!("internal error while writing: {e}"))),
-            Err(e) => Err(e),
-        };
-        self.record_generation(uri, result.as_ref().err());
-        result
-    }
-
-    /// Remembers (or forgets) a generation failure and republishes the diagnostics if
-    /// that changed what the schema shows.
-    fn record_generation(&self, uri: &Uri, error: Option<&String>) {
-        let changed = self.with_state("generate", |s| {
-            let before = s.gen_errors.get(uri).cloned();
-            match error {
-                Some(e) => s.gen_errors.insert(uri.clone(), e.clone()),
-                None => s.gen_errors.remove(uri),
-            };
-            let version = s.docs.get(uri)?.version;
-            (before.as_ref() != error).then_some(version)
-        });
-        if let Some(version) = changed {
-            self.schedule_diagnostics(uri.clone(), version);
-        }
-    }
-
-    /// Every schema under the workspace folders, with progress per file.
-    async fn generate_workspace(&self, request: GenRequest, token: Option<ProgressToken>) -> Result<LSPAny> {
-        let roots = self
-            .with_state("generate", |s| Some(s.roots.clone()))
-            .unwrap_or_default();
-        let files = workspace_schemas(&roots);
-        let progress = self.progress(token, "wirelens: generating the workspace").await;
-        let mut written = 0usize;
-        let mut failures = Vec::new();
-        for (i, path) in files.iter().enumerate() {
-            let Some(uri) = Uri::from_file_path(path) else { continue };
-            if let Some(p) = &progress {
-                let percent = (i * 100 / files.len().max(1)) as u32;
-                p.report_with_message(codegen::generate::file_name(path), percent).await;
-            }
-            match self.generate_quietly(&uri, &request).await {
-                Ok(v) => written += v["written"].as_array().map_or(0, Vec::len),
-                Err(e) => failures.push(format!("{}: {e}", path.display())),
-            }
-        }
-        let summary = format!(
-            "{} schema(s), {written} file(s) written, {} failed",
-            files.len(),
-            failures.len()
-        );
-        if let Some(p) = progress {
-            p.finish_with_message(summary.clone()).await;
-        }
-        Ok(serde_json::json!({"schemas": files.len(), "written": written, "failures": failures, "summary": summary}))
-    }
-
     /// Publishes the diagnostics of `uri` once its version has been stable for
     /// [`DEBOUNCE`] (or the client's `diagnostics.delayMs`); always publishes, also an
     /// empty list.
-    fn schedule_diagnostics(&self, uri: Uri, version: i32) {
+    pub(super) fn schedule_diagnostics(&self, uri: Uri, version: i32) {
         let client = self.client.clone();
         let state = self.state.clone();
         tokio::spawn(async move {
@@ -548,6 +342,7 @@ impl LanguageServer for Backend {
             s.client = client_settings;
             s.progress = progress;
             s.roots = roots;
+            s.rebuild_project();
             s.watch_files = watch;
             Some(())
         });
@@ -624,7 +419,7 @@ impl LanguageServer for Backend {
     async fn did_change_watched_files(&self, _: DidChangeWatchedFilesParams) {
         // A wirelens.toml changed: forget cached settings and re-check every open file.
         let updated = self.with_state("didChangeWatchedFiles", |s| {
-            s.toml_orders.clear();
+            s.project.forget_configs();
             let uris: Vec<Uri> = s.docs.keys().cloned().collect();
             let mut out = Vec::new();
             for uri in uris {
@@ -696,27 +491,7 @@ impl LanguageServer for Backend {
     }
 
     async fn did_save(&self, params: DidSaveTextDocumentParams) {
-        let uri = params.text_document.uri;
-        let on_save = self.with_state("didSave", |s| {
-            let path = uri.to_file_path()?;
-            s.docs.get(&uri)?;
-            let plan = settings::plan(&path, &s.roots, &s.client, &GenRequest::default());
-            Some(plan.map(|p| p.on_save))
-        });
-        match on_save {
-            Some(Ok(true)) => {
-                if let Err(e) = self.generate_one(uri, GenRequest::default(), None).await {
-                    self.client
-                        .log_message(
-                            MessageType::WARNING,
-                            format!("wirelens: generation on save failed: {}", e.message),
-                        )
-                        .await;
-                }
-            }
-            Some(Err(e)) => self.record_generation(&uri, Some(&e)),
-            _ => {}
-        }
+        self.generate_on_save(params.text_document.uri).await;
     }
 
     async fn did_close(&self, params: DidCloseTextDocumentParams) {
@@ -794,6 +569,9 @@ impl LanguageServer for Backend {
     }
 
     async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
+        let generatable = self
+            .with_state("codeLens", |s| Some(s.can_generate(&params.text_document.uri)))
+            .unwrap_or(false);
         Ok(self.with_doc("codeLens", &params.text_document.uri, |doc, unit| {
             let a = &doc.analysis;
             let lenses = (0..a.schema.types.len())
@@ -814,7 +592,7 @@ impl LanguageServer for Backend {
                 })
                 .collect::<Vec<_>>();
             let mut lenses = lenses;
-            if let (Some(first), true) = (a.schema.types.first(), !lenses.is_empty()) {
+            if let (Some(first), true) = (a.schema.types.first(), generatable && !lenses.is_empty()) {
                 let range = range_to_lsp(&doc.source, &first.name_range, unit);
                 for lang in codegen::emit::Lang::ALL {
                     let title = format!("Generate {}", lang_label(lang));
@@ -1006,6 +784,7 @@ impl LanguageServer for Backend {
             .unwrap_or(false);
         let updated = self.with_state("didChangeConfiguration", |s| {
             s.client = client_settings;
+            s.rebuild_project();
             let uris: Vec<Uri> = s.docs.keys().cloned().collect();
             for uri in &uris {
                 let o = s.order_for(uri);
@@ -1082,12 +861,15 @@ impl LanguageServer for Backend {
 
     async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
         let uri = params.text_document.uri.clone();
+        let generatable = self
+            .with_state("codeAction", |s| Some(s.can_generate(&uri)))
+            .unwrap_or(false);
         Ok(self.with_doc("codeAction", &uri, |doc, unit| {
             let range = doc.source.offset(from_lsp(params.range.start), unit)
                 ..doc.source.offset(from_lsp(params.range.end), unit);
             let mut actions = features::code_actions(doc, &uri, &range, unit);
             let clean = !doc.analysis.diagnostics.iter().any(|d| d.severity == Severity::Error);
-            if clean && !doc.analysis.schema.types.is_empty() {
+            if generatable && clean && !doc.analysis.schema.types.is_empty() {
                 let mut choices: Vec<(String, Vec<codegen::emit::Lang>)> = codegen::emit::Lang::ALL
                     .iter()
                     .map(|&l| (format!("Generate {} for this file", lang_label(l)), vec![l]))
@@ -1159,30 +941,7 @@ impl LanguageServer for Backend {
 }
 
 /// `.sdp` and `.ffi` files under the workspace roots (skipping hidden folders, `target`
-/// and `node_modules`), at most a few thousand.
-fn workspace_schemas(roots: &[std::path::PathBuf]) -> Vec<std::path::PathBuf> {
-    const MAX_FILES: usize = 5000;
-    let mut out = Vec::new();
-    let mut stack: Vec<std::path::PathBuf> = roots.to_vec();
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
-        for entry in entries.flatten() {
-            let name = entry.file_name();
-            let name = name.to_string_lossy();
-            if name.starts_with('.') || name == "target" || name == "node_modules" {
-                continue;
-            }
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if Dialect::from_path(&path).is_some() {
-                out.push(path);
-                if out.len() >= MAX_FILES {
-                    return out;
-                }
-            }
-        }
-    }
-    out.sort();
-    out
+/// and `node_modules`, never looping through symbolic links), at most a few thousand.
+pub(super) fn workspace_schemas(roots: &[std::path::PathBuf]) -> Vec<std::path::PathBuf> {
+    codegen::project::workspace_schemas(roots, 5000)
 }

@@ -3,6 +3,7 @@
 mod backend;
 mod documents;
 mod features;
+mod generation;
 mod settings;
 mod views;
 

@@ -1,0 +1,305 @@
+//! Code generation from the editor: `wirelens.generate`, `wirelens.generateWorkspace`,
+//! generation on save, the generate lenses and actions. Settings, loading, collision
+//! checks and writing are the project service's (`codegen::project`), as for the CLI;
+//! it runs off the state lock and off the async runtime (`spawn_blocking`).
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use codegen::project::{write_prepared, FileError, Flags, Project, Ticket, Written};
+use tower_lsp_server::jsonrpc::Result;
+use tower_lsp_server::ls_types::*;
+
+use super::backend::{internal_error, workspace_schemas, Backend, State, GENERATE};
+use super::settings;
+
+impl State {
+    /// A new project service for the current workspace folders and client settings
+    /// (its `wirelens.toml` cache starts empty).
+    pub(super) fn rebuild_project(&mut self) {
+        self.project = Arc::new(Project::workspace(self.roots.clone(), self.client.project.clone()));
+    }
+
+    /// Whether `uri` can be generated at all: a file on disk inside a workspace folder.
+    /// Lenses and code actions to generate are offered only then.
+    pub(super) fn can_generate(&self, uri: &Uri) -> bool {
+        uri.to_file_path()
+            .is_some_and(|p| self.project.settings(&p, &Flags::default()).is_ok())
+    }
+
+    /// What generation reads from the state: the project service and the unsaved text of
+    /// every open schema (so a schema gives the same bytes open or closed).
+    /// The ticket is taken with the texts: of concurrent generations, the one that saw
+    /// the newest texts wins.
+    fn generation_inputs(&self) -> (Arc<Project>, Ticket, HashMap<PathBuf, String>) {
+        let texts = self
+            .docs
+            .iter()
+            .filter_map(|(uri, doc)| Some((uri.to_file_path()?.into_owned(), doc.source.text.clone())))
+            .collect();
+        (self.project.clone(), Ticket::now(), texts)
+    }
+}
+
+/// The file behind `uri`, or why code cannot be generated for it.
+fn schema_path(uri: &Uri) -> std::result::Result<PathBuf, String> {
+    match uri.to_file_path() {
+        Some(p) if uri.as_str().get(..5).is_some_and(|s| s.eq_ignore_ascii_case("file:")) => Ok(p.into_owned()),
+        _ => Err(format!(
+            "{}: not a file on disk; save it inside a workspace folder to generate code",
+            uri.as_str()
+        )),
+    }
+}
+
+/// One message for the problems of a generation: a schema with errors is summed up by
+/// its first error, anything else is listed.
+fn describe(errors: &[FileError]) -> String {
+    let schema: Vec<&FileError> = errors.iter().filter(|e| e.code == "schema").collect();
+    if let Some(first) = schema.first() {
+        let (line, col) = first.line_col.unwrap_or((1, 1));
+        return format!(
+            "{} has {} error(s); fix them first (the first, at {line}:{col}: {})",
+            codegen::generate::file_name(&first.path),
+            schema.len(),
+            first.message
+        );
+    }
+    errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
+}
+
+/// Prepares and writes `schemas` through the project service (off the async runtime:
+/// it reads and writes files): `{outDir, written, unchanged}`.
+fn run_generation(
+    (project, ticket, texts): &(Arc<Project>, Ticket, HashMap<PathBuf, String>),
+    schemas: &[PathBuf],
+    flags: &Flags,
+) -> std::result::Result<(Vec<Written>, usize), Vec<FileError>> {
+    let prepared = project.prepare_as(*ticket, schemas, flags, texts)?;
+    let written = write_prepared(&prepared).map_err(|e| vec![e])?;
+    Ok((written, schemas.len()))
+}
+
+fn written_json(written: &[Written]) -> LSPAny {
+    let paths = |f: fn(&Written) -> &Vec<PathBuf>| -> Vec<String> {
+        written
+            .iter()
+            .flat_map(|w| f(w).iter().map(|p| p.display().to_string()))
+            .collect()
+    };
+    serde_json::json!({
+        "outDir": written.first().map(|w| w.out_dir.display().to_string()),
+        "written": paths(|w| &w.report.written),
+        "unchanged": paths(|w| &w.report.unchanged),
+        "superseded": written.iter().any(|w| w.superseded),
+    })
+}
+
+/// `[{uri, languages?, outDir?}]` or `[uri, languages?]`.
+pub(super) fn generate_arguments(args: &[LSPAny]) -> Result<(Uri, Flags)> {
+    let bad = || tower_lsp_server::jsonrpc::Error::invalid_params("expected [{uri, languages?, outDir?}]");
+    let first = args.first().ok_or_else(bad)?;
+    let (uri, request) = match first {
+        serde_json::Value::String(uri) => (
+            uri.as_str(),
+            Flags {
+                languages: args.get(1).and_then(settings::languages),
+                ..Flags::default()
+            },
+        ),
+        obj => (
+            obj.get("uri").and_then(|u| u.as_str()).ok_or_else(bad)?,
+            generate_request(obj),
+        ),
+    };
+    Ok((uri.parse::<Uri>().map_err(|_| bad())?, request))
+}
+
+pub(super) fn generate_request(v: &LSPAny) -> Flags {
+    Flags {
+        languages: v.get("languages").and_then(settings::languages),
+        out_dir: v
+            .get("outDir")
+            .and_then(|d| d.as_str())
+            .filter(|d| !d.trim().is_empty())
+            .map(|d| PathBuf::from(d.trim())),
+        // Like `--order` on the command line: beats even the file's directive.
+        order: v
+            .get("order")
+            .and_then(|o| o.as_str())
+            .and_then(codegen::FieldOrder::parse),
+    }
+}
+
+/// What a code action or lens runs to generate `langs` for `uri`.
+pub(super) fn generate_command(title: &str, uri: &Uri, langs: &[codegen::emit::Lang]) -> Command {
+    let langs: Vec<&str> = langs.iter().map(|l| l.as_str()).collect();
+    Command {
+        title: title.into(),
+        command: GENERATE.into(),
+        arguments: Some(vec![serde_json::json!({"uri": uri.as_str(), "languages": langs})]),
+    }
+}
+
+pub(super) fn lang_label(lang: codegen::emit::Lang) -> &'static str {
+    match lang {
+        codegen::emit::Lang::C => "C",
+        codegen::emit::Lang::Cpp => "C++",
+        codegen::emit::Lang::Rust => "Rust",
+    }
+}
+
+impl Backend {
+    /// A progress reporter on the client's token, or on one we create if the client
+    /// shows server-initiated progress; `None` if neither.
+    async fn progress(
+        &self,
+        token: Option<ProgressToken>,
+        title: &str,
+    ) -> Option<tower_lsp_server::OngoingProgress<tower_lsp_server::Bounded, tower_lsp_server::NotCancellable>> {
+        let token = match token {
+            Some(t) => t,
+            None => {
+                if !self.with_state("progress", |s| Some(s.progress)).unwrap_or(false) {
+                    return None;
+                }
+                static NEXT: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(1);
+                let t = ProgressToken::String(format!(
+                    "wirelens-generate-{}",
+                    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+                ));
+                // A client that never answers must not stall generation.
+                let created =
+                    tokio::time::timeout(Duration::from_secs(2), self.client.create_work_done_progress(t.clone()));
+                created.await.ok()?.ok()?;
+                t
+            }
+        };
+        Some(self.client.progress(token, title).with_percentage(0).begin().await)
+    }
+
+    /// Generates one schema and writes its files; a failure is also shown as a
+    /// diagnostic on the schema until a later generation succeeds.
+    pub(super) async fn generate_one(&self, uri: Uri, request: Flags, token: Option<ProgressToken>) -> Result<LSPAny> {
+        let progress = self.progress(token, "wirelens: generating").await;
+        let result = self.generate_quietly(&uri, &request).await;
+        if let Some(p) = progress {
+            match &result {
+                Ok(v) => {
+                    let n = v["written"].as_array().map_or(0, Vec::len);
+                    p.finish_with_message(format!("{n} file(s) written")).await
+                }
+                Err(e) => p.finish_with_message(format!("failed: {e}")).await,
+            }
+        }
+        result.map_err(internal_error)
+    }
+
+    pub(super) async fn generate_quietly(&self, uri: &Uri, request: &Flags) -> std::result::Result<LSPAny, String> {
+        let result = match schema_path(uri) {
+            Err(e) => Err(e),
+            Ok(path) => {
+                let inputs = self.with_state("generate", |s| Some(s.generation_inputs()));
+                let Some(inputs) = inputs else {
+                    return Err("internal error while generating".into());
+                };
+                let flags = request.clone();
+                tokio::task::spawn_blocking(move || run_generation(&inputs, &[path], &flags))
+                    .await
+                    .unwrap_or_else(|e| Err(vec![FileError::new("", "internal", e.to_string())]))
+                    .map(|(written, _)| written_json(&written))
+                    .map_err(|errors| describe(&errors))
+            }
+        };
+        self.record_generation(uri, result.as_ref().err());
+        result
+    }
+
+    /// Generation on save, if the schema's settings ask for it.
+    pub(super) async fn generate_on_save(&self, uri: Uri) {
+        let Ok(path) = schema_path(&uri) else { return };
+        let project = self.with_state("didSave", |s| {
+            s.docs.get(&uri)?;
+            Some(s.project.clone())
+        });
+        let Some(project) = project else { return };
+        let settings = tokio::task::spawn_blocking(move || project.settings(&path, &Flags::default()))
+            .await
+            .unwrap_or_else(|e| Err(FileError::new("", "internal", e.to_string())));
+        match settings {
+            Ok(s) if s.on_save => {
+                if let Err(e) = self.generate_one(uri, Flags::default(), None).await {
+                    self.client
+                        .log_message(
+                            MessageType::WARNING,
+                            format!("wirelens: generation on save failed: {}", e.message),
+                        )
+                        .await;
+                }
+            }
+            Ok(_) => {}
+            // Outside every workspace folder nothing is generated on save, silently.
+            Err(e) if e.code == "not-in-workspace" => {}
+            Err(e) => self.record_generation(&uri, Some(&e.to_string())),
+        }
+    }
+
+    /// Remembers (or forgets) a generation failure and republishes the diagnostics if
+    /// that changed what the schema shows.
+    pub(super) fn record_generation(&self, uri: &Uri, error: Option<&String>) {
+        let changed = self.with_state("generate", |s| {
+            let before = s.gen_errors.get(uri).cloned();
+            match error {
+                Some(e) => s.gen_errors.insert(uri.clone(), e.clone()),
+                None => s.gen_errors.remove(uri),
+            };
+            let version = s.docs.get(uri)?.version;
+            (before.as_ref() != error).then_some(version)
+        });
+        if let Some(version) = changed {
+            self.schedule_diagnostics(uri.clone(), version);
+        }
+    }
+
+    /// Every schema under the workspace folders, as one generation: outputs that
+    /// collide in a shared output folder are refused, and nothing is written if any
+    /// schema fails (as `wirelens gen`).
+    pub(super) async fn generate_workspace(&self, request: Flags, token: Option<ProgressToken>) -> Result<LSPAny> {
+        let inputs = self.with_state("generate", |s| Some((s.roots.clone(), s.generation_inputs())));
+        let Some((roots, inputs)) = inputs else {
+            return Err(internal_error("internal error while generating".into()));
+        };
+        let progress = self.progress(token, "wirelens: generating the workspace").await;
+        let result = tokio::task::spawn_blocking(move || {
+            let files = workspace_schemas(&roots);
+            let result = run_generation(&inputs, &files, &request);
+            (files, result)
+        })
+        .await;
+        let (files, result) = result.map_err(|e| internal_error(format!("internal error while generating: {e}")))?;
+        let (written, failures) = match result {
+            Ok((written, _)) => (
+                written.iter().map(|w| w.report.written.len()).sum::<usize>(),
+                Vec::new(),
+            ),
+            Err(errors) => (0, errors),
+        };
+        let failures: Vec<String> = failures.iter().map(ToString::to_string).collect();
+        let summary = if failures.is_empty() {
+            format!("{} schema(s), {written} file(s) written", files.len())
+        } else {
+            format!(
+                "{} schema(s), nothing written: {} problem(s), the first: {}",
+                files.len(),
+                failures.len(),
+                failures[0]
+            )
+        };
+        if let Some(p) = progress {
+            p.finish_with_message(summary.clone()).await;
+        }
+        Ok(serde_json::json!({"schemas": files.len(), "written": written, "failures": failures, "summary": summary}))
+    }
+}
