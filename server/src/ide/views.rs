@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use codegen::layout::{size_expr, Layout, TypeLayout};
+use codegen::layout::{size_expr, FieldLayout, Layout, TypeLayout};
 use codegen::model::{Schema, TypeDef, TypeId};
 use codegen::report::human_bytes;
 use codegen::Dialect;
@@ -181,8 +181,7 @@ pub fn field_hover(schema: &Schema, layout: &Layout, id: TypeId, decl_index: usi
 
 /// The inlay hint after a field: `@12 · 4 B`, `@16+|name| · 4+len B`, plus `wire #3`
 /// when ffire's canonical order moved it.
-pub fn field_hint(layout: &Layout, t: &TypeLayout, decl_index: usize) -> Option<String> {
-    let f = t.field_by_decl(decl_index)?;
+pub fn field_hint(layout: &Layout, f: &FieldLayout) -> String {
     let offset = f.offset.expr().replace(" + ", "+");
     let size = match f.size.fixed {
         Some(n) => format!("{n} B"),
@@ -192,7 +191,7 @@ pub fn field_hint(layout: &Layout, t: &TypeLayout, decl_index: usize) -> Option<
     if f.wire_index != f.decl_index {
         let _ = write!(s, " · wire #{}", f.wire_index);
     }
-    Some(s)
+    s
 }
 
 /// The code lens above a struct: its totals, then its id (SDP) or role (ffire).
