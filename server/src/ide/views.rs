@@ -12,7 +12,7 @@ use codegen::Dialect;
 /// terms when long (it names every variable-size field before; printed in full, a struct
 /// of 8,000 fields made hints and symbols quadratic).
 fn offset_expr(o: &codegen::layout::Offset, sep: &str) -> String {
-    const MAX_TERMS: usize = 3;
+    const MAX_TERMS: usize = 8;
     let n = o.terms.len();
     if n <= MAX_TERMS {
         return o.expr().replace(" + ", sep);
