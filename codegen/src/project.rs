@@ -237,6 +237,13 @@ impl Project {
     }
 
     /// The innermost workspace folder containing `schema`.
+    /// Whether code may be generated for `schema` here: inside a workspace folder when the
+    /// service is confined to them. Decided from the path alone (no disk access), so the
+    /// language server can ask under its state lock.
+    pub fn may_generate(&self, schema: &Path) -> bool {
+        !self.confined || self.root_of(schema).is_some()
+    }
+
     fn root_of(&self, schema: &Path) -> Option<PathBuf> {
         self.roots
             .iter()

@@ -36,8 +36,31 @@ pub struct SourceFile {
 
 impl SourceFile {
     pub fn new(path: impl Into<PathBuf>, text: impl Into<String>) -> SourceFile {
-        let text = text.into();
-        let index = LineIndex::new(&text);
+        let text: String = text.into();
+        // LSP ends lines at `\n`, `\r\n` and a lone `\r`; `line-index` knows only `\n`.
+        // A lone `\r` is one byte like `\n`, so indexing a copy with those replaced
+        // keeps every byte offset.
+        let lone_cr = |t: &str| {
+            t.bytes()
+                .enumerate()
+                .any(|(i, b)| b == b'\r' && t.as_bytes().get(i + 1) != Some(&b'\n'))
+        };
+        let index = if lone_cr(&text) {
+            let bytes = text.as_bytes();
+            let normalized: String = text
+                .char_indices()
+                .map(|(i, c)| {
+                    if c == '\r' && bytes.get(i + 1) != Some(&b'\n') {
+                        '\n'
+                    } else {
+                        c
+                    }
+                })
+                .collect();
+            LineIndex::new(&normalized)
+        } else {
+            LineIndex::new(&text)
+        };
         SourceFile {
             path: path.into(),
             text,
@@ -82,7 +105,11 @@ impl SourceFile {
     /// Zero-based position of a byte offset. Offsets inside a character or past the end
     /// are clamped to the nearest valid position before them.
     pub fn position(&self, offset: usize, unit: ColumnUnit) -> Position {
-        let offset = self.floor_char_boundary(offset);
+        let mut offset = self.floor_char_boundary(offset);
+        // Between the `\r` and `\n` of one line break is no position: the end of the line.
+        if offset > 0 && self.text.as_bytes()[offset - 1] == b'\r' && self.text.as_bytes().get(offset) == Some(&b'\n') {
+            offset -= 1;
+        }
         let lc = self.index.line_col(TextSize::from(offset as u32));
         let column = match unit {
             ColumnUnit::Utf8 => lc.col,
@@ -168,6 +195,22 @@ mod tests {
         for unit in [ColumnUnit::Utf8, ColumnUnit::Utf16, ColumnUnit::Utf32] {
             assert_eq!(src.offset(src.position(off, unit), unit), off);
         }
+    }
+
+    #[test]
+    fn every_lsp_line_break_counts_and_no_position_falls_inside_crlf() {
+        let src = SourceFile::new("t.sdp", "a\r\nb\rc\nd");
+        let at = |line, column| Position { line, column };
+        // `\r\n`: the offset between `\r` and `\n` is the end of line 0, not column 2.
+        assert_eq!(src.position(1, ColumnUnit::Utf16), at(0, 1));
+        assert_eq!(src.position(2, ColumnUnit::Utf16), at(0, 1));
+        assert_eq!(src.position(3, ColumnUnit::Utf16), at(1, 0));
+        // A lone `\r` ends a line.
+        assert_eq!(src.position(5, ColumnUnit::Utf16), at(2, 0));
+        assert_eq!(src.offset(at(2, 0), ColumnUnit::Utf16), 5);
+        assert_eq!(src.offset(at(1, 9), ColumnUnit::Utf16), 4);
+        assert_eq!(src.line_text(1), "b");
+        assert_eq!(src.line_count(), 4);
     }
 
     #[test]

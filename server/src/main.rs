@@ -2,6 +2,7 @@
 //! over the `codegen` crate: it reads files, calls the core, and prints.
 
 mod cli;
+mod ide;
 mod lsp;
 
 // Schema analysis makes many small allocations; mimalloc halves the time glibc's

@@ -1,27 +1,26 @@
-//! The `LanguageServer` implementation: a thin shell over `codegen` and [`views`].
+//! The `LanguageServer` implementation: the document store, lifecycle and
+//! notifications. Requests take a snapshot of their document under the lock, release
+//! it, and compute in [`handlers`]; long ones run on the blocking pool.
 
 use std::collections::HashMap;
-use std::ops::Range;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use codegen::model::{Schema, TypeId, TypeKind};
 use codegen::project::Project;
 use codegen::source::ColumnUnit;
-use codegen::{Dialect, OrderChoice, Severity};
+use codegen::{Dialect, OrderChoice};
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer};
 
-use super::documents::{from_lsp, range_to_lsp, Document};
-use super::generation::{generate_arguments, generate_command, generate_request, lang_label};
+use super::documents::Document;
+use super::generation::{generate_arguments, generate_request};
+use super::handlers::{self, SHOW_LAYOUT};
 use super::settings::ClientSettings;
-use super::{features, views};
-
-/// `wirelens.showLayout [uri, typeName]`: the layout of one type as Markdown (the code
-/// lens runs it; editors may show the result).
-pub(super) const SHOW_LAYOUT: &str = "wirelens.showLayout";
+use super::{convert, workspace_index::WorkspaceIndex};
+use crate::ide::Snapshot;
 
 /// `wirelens.generate [{uri, languages?, outDir?}]` (also `[uri, languages?]`): writes
 /// the generated code for one schema; answers `{outDir, written, unchanged}`.
@@ -39,6 +38,8 @@ const DEBOUNCE: Duration = Duration::from_millis(60);
 pub struct Backend {
     pub(super) client: Client,
     pub(super) state: Arc<Mutex<State>>,
+    /// Symbols of the workspace's schema files, for `workspace/symbol`.
+    index: Arc<WorkspaceIndex>,
 }
 
 pub(super) struct State {
@@ -82,13 +83,6 @@ pub(super) fn internal_error(message: String) -> tower_lsp_server::jsonrpc::Erro
     }
 }
 
-/// What the cursor is on.
-enum Target {
-    TypeName(TypeId),
-    Field(TypeId, usize),
-    TypeRef { target: Option<TypeId> },
-}
-
 impl Backend {
     pub fn new(client: Client) -> Backend {
         Backend {
@@ -104,6 +98,7 @@ impl Backend {
                 project: Arc::new(Project::default()),
                 watch_files: false,
             })),
+            index: Arc::new(WorkspaceIndex::default()),
         }
     }
 
@@ -123,16 +118,23 @@ impl Backend {
         }
     }
 
-    pub(super) fn with_doc<T>(
-        &self,
-        what: &str,
-        uri: &Uri,
-        f: impl FnOnce(&Document, ColumnUnit) -> Option<T>,
-    ) -> Option<T> {
-        self.with_state(what, |s| {
-            let unit = s.unit;
-            s.docs.get(uri).and_then(|d| f(d, unit))
-        })
+    /// The current snapshot of `uri` and the column unit; the lock is held only to
+    /// clone the `Arc`.
+    pub(super) fn snapshot(&self, uri: &Uri) -> Option<(Arc<Snapshot>, ColumnUnit)> {
+        self.with_state("snapshot", |s| Some((s.docs.get(uri)?.snap.clone(), s.unit)))
+    }
+
+    /// Runs a (short) request on the snapshot of `uri`, without the lock; a panic is
+    /// caught and logged and the request answers as if there were nothing to show.
+    fn on_snapshot<T>(&self, what: &str, uri: &Uri, f: impl FnOnce(&Snapshot, ColumnUnit) -> Option<T>) -> Option<T> {
+        let (snap, unit) = self.snapshot(uri)?;
+        match catch_unwind(AssertUnwindSafe(|| f(&snap, unit))) {
+            Ok(v) => v,
+            Err(_) => {
+                eprintln!("wirelens lsp: internal error while handling {what}; the server continues");
+                None
+            }
+        }
     }
 
     /// Asks the client to re-request inlay hints (only when the layout changed).
@@ -141,50 +143,6 @@ impl Backend {
         tokio::spawn(async move {
             let _ = client.inlay_hint_refresh().await;
         });
-    }
-
-    fn diagnostics(uri: &Uri, doc: &Document, unit: ColumnUnit, gen_error: Option<&String>) -> Vec<Diagnostic> {
-        let generation = gen_error.map(|message| Diagnostic {
-            range: Default::default(),
-            severity: Some(DiagnosticSeverity::ERROR),
-            code: Some(NumberOrString::String("generate".into())),
-            source: Some("wirelens".into()),
-            message: format!("code generation failed: {message}"),
-            ..Default::default()
-        });
-        doc.analysis
-            .diagnostics
-            .iter()
-            .map(|d| Diagnostic {
-                range: range_to_lsp(&doc.source, &d.range, unit),
-                severity: Some(match d.severity {
-                    Severity::Error => DiagnosticSeverity::ERROR,
-                    Severity::Warning => DiagnosticSeverity::WARNING,
-                    Severity::Info => DiagnosticSeverity::INFORMATION,
-                }),
-                code: Some(NumberOrString::String(d.code.to_string())),
-                source: Some("wirelens".into()),
-                message: match (&d.label, d.notes.is_empty()) {
-                    (_, false) => format!("{}\n{}", d.message, d.notes.join("\n")),
-                    _ => d.message.clone(),
-                },
-                // "first defined here", the members of a cycle: shown under the message.
-                related_information: (!d.related.is_empty()).then(|| {
-                    d.related
-                        .iter()
-                        .map(|r| DiagnosticRelatedInformation {
-                            location: Location {
-                                uri: uri.clone(),
-                                range: range_to_lsp(&doc.source, &r.range, unit),
-                            },
-                            message: r.message.clone(),
-                        })
-                        .collect()
-                }),
-                ..Default::default()
-            })
-            .chain(generation)
-            .collect()
     }
 
     /// Publishes the diagnostics of `uri` once its version has been stable for
@@ -204,74 +162,29 @@ impl Backend {
             if !delay.is_zero() {
                 tokio::time::sleep(delay).await;
             }
-            let diags = {
+            let current = {
                 let s = match state.lock() {
                     Ok(g) => g,
                     Err(p) => p.into_inner(),
                 };
                 match s.docs.get(&uri) {
                     Some(doc) if doc.version == version => {
-                        Some(Self::diagnostics(&uri, doc, s.unit, s.gen_errors.get(&uri)))
+                        Some((doc.snap.clone(), s.unit, s.gen_errors.get(&uri).cloned()))
                     }
                     _ => None, // superseded by a newer edit, or closed
                 }
             };
+            let diags = current.and_then(|(snap, unit, gen_error)| {
+                catch_unwind(AssertUnwindSafe(|| {
+                    convert::diagnostics(&uri, &snap, unit, gen_error.as_ref())
+                }))
+                .ok()
+            });
             if let Some(diags) = diags {
                 client.publish_diagnostics(uri, diags, Some(version)).await;
             }
         });
     }
-}
-
-fn locate(schema: &Schema, offset: usize) -> Option<Target> {
-    let within = |r: &Range<usize>| r.start <= offset && offset <= r.end;
-    for (id, def) in schema.types.iter().enumerate() {
-        if within(&def.name_range) {
-            return Some(Target::TypeName(id));
-        }
-        if !within(&def.range) {
-            continue;
-        }
-        let exprs: Vec<&codegen::model::TypeExpr> = match &def.kind {
-            TypeKind::Struct { fields, .. } => {
-                for (i, f) in fields.iter().enumerate() {
-                    if within(&f.name_range) {
-                        return Some(Target::Field(id, i));
-                    }
-                }
-                fields.iter().map(|f| &f.ty).collect()
-            }
-            TypeKind::Alias { target, .. } => vec![target],
-        };
-        for ty in exprs {
-            for (_, target, range) in ty.named_refs() {
-                if within(&range) {
-                    return Some(Target::TypeRef { target });
-                }
-            }
-        }
-    }
-    None
-}
-
-/// Every reference to type `id` in the schema (field types and alias targets).
-fn references_to(schema: &Schema, id: TypeId) -> Vec<Range<usize>> {
-    let mut out = Vec::new();
-    for def in &schema.types {
-        let exprs: Vec<&codegen::model::TypeExpr> = match &def.kind {
-            TypeKind::Struct { fields, .. } => fields.iter().map(|f| &f.ty).collect(),
-            TypeKind::Alias { target, .. } => vec![target],
-        };
-        for ty in exprs {
-            out.extend(
-                ty.named_refs()
-                    .into_iter()
-                    .filter(|(_, t, _)| *t == Some(id))
-                    .map(|(_, _, r)| r),
-            );
-        }
-    }
-    out
 }
 
 fn negotiate(params: &InitializeParams) -> (ColumnUnit, PositionEncodingKind) {
@@ -336,6 +249,7 @@ impl LanguageServer for Backend {
                     .map(|p| p.into_owned()),
             );
         }
+        self.index.configure(roots.clone(), unit);
         self.with_state("initialize", |s| {
             s.unit = unit;
             s.inlay_refresh = refresh;
@@ -382,8 +296,8 @@ impl LanguageServer for Backend {
                 semantic_tokens_provider: Some(SemanticTokensServerCapabilities::SemanticTokensOptions(
                     SemanticTokensOptions {
                         legend: SemanticTokensLegend {
-                            token_types: features::TOKEN_TYPES.to_vec(),
-                            token_modifiers: features::TOKEN_MODIFIERS.to_vec(),
+                            token_types: convert::TOKEN_TYPES.to_vec(),
+                            token_modifiers: convert::TOKEN_MODIFIERS.to_vec(),
                         },
                         full: Some(SemanticTokensFullOptions::Bool(true)),
                         range: None,
@@ -401,11 +315,17 @@ impl LanguageServer for Backend {
     }
 
     async fn initialized(&self, _: InitializedParams) {
+        // The workspace-symbol index is built in the background.
+        let index = self.index.clone();
+        tokio::task::spawn_blocking(move || index.build(&AtomicBool::new(false)));
         if self.with_state("initialized", |s| Some(s.watch_files)).unwrap_or(false) {
-            let watchers = vec![FileSystemWatcher {
-                glob_pattern: GlobPattern::String("**/wirelens.toml".into()),
-                kind: None,
-            }];
+            let watchers = ["**/wirelens.toml", "**/*.sdp", "**/*.ffi"]
+                .into_iter()
+                .map(|glob| FileSystemWatcher {
+                    glob_pattern: GlobPattern::String(glob.into()),
+                    kind: None,
+                })
+                .collect();
             let options = DidChangeWatchedFilesRegistrationOptions { watchers };
             let registration = Registration {
                 id: "wirelens-toml".into(),
@@ -416,7 +336,20 @@ impl LanguageServer for Backend {
         }
     }
 
-    async fn did_change_watched_files(&self, _: DidChangeWatchedFilesParams) {
+    async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
+        let mut toml_changed = false;
+        for change in &params.changes {
+            if change.uri.path().as_str().ends_with("wirelens.toml") {
+                toml_changed = true;
+            } else {
+                let (index, uri) = (self.index.clone(), change.uri.clone());
+                let deleted = change.typ == FileChangeType::DELETED;
+                tokio::task::spawn_blocking(move || index.file_changed(&uri, deleted));
+            }
+        }
+        if !toml_changed {
+            return;
+        }
         // A wirelens.toml changed: forget cached settings and re-check every open file.
         let updated = self.with_state("didChangeWatchedFiles", |s| {
             s.project.forget_configs();
@@ -505,24 +438,9 @@ impl LanguageServer for Backend {
     }
 
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
-        let pos = params.text_document_position_params;
-        Ok(self.with_doc("hover", &pos.text_document.uri, |doc, unit| {
-            let offset = doc.source.offset(from_lsp(pos.position), unit);
-            let a = &doc.analysis;
-            let text = match locate(&a.schema, offset)? {
-                Target::TypeName(id) | Target::TypeRef { target: Some(id) } => {
-                    views::type_hover(&a.schema, &a.layout, id)?
-                }
-                Target::Field(id, i) => views::field_hover(&a.schema, &a.layout, id, i)?,
-                Target::TypeRef { target: None } => return None,
-            };
-            Some(Hover {
-                contents: HoverContents::Markup(MarkupContent {
-                    kind: MarkupKind::Markdown,
-                    value: text,
-                }),
-                range: None,
-            })
+        let p = params.text_document_position_params;
+        Ok(self.on_snapshot("hover", &p.text_document.uri, |snap, unit| {
+            handlers::hover(snap, unit, &p)
         }))
     }
 
@@ -530,216 +448,55 @@ impl LanguageServer for Backend {
         if self.with_state("inlayHint", |s| s.client.inlay_hints) == Some(false) {
             return Ok(Some(Vec::new()));
         }
-        Ok(self.with_doc("inlayHint", &params.text_document.uri, |doc, unit| {
-            let a = &doc.analysis;
-            let window = doc.source.offset(from_lsp(params.range.start), unit)
-                ..doc.source.offset(from_lsp(params.range.end), unit);
-            let mut hints = Vec::new();
-            for (id, def) in a.schema.types.iter().enumerate() {
-                let Some(t) = a.layout.get(id) else { continue };
-                for (i, f) in def.fields().iter().enumerate() {
-                    if f.range.end < window.start || f.range.start > window.end {
-                        continue;
-                    }
-                    let Some(label) = views::field_hint(&a.layout, t, i) else {
-                        continue;
-                    };
-                    // After the separating comma when there is one.
-                    let after = doc
-                        .source
-                        .text
-                        .get(f.range.end..)
-                        .and_then(|rest| rest.starts_with(',').then_some(1))
-                        .unwrap_or(0);
-                    let at = range_to_lsp(&doc.source, &((f.range.end + after)..(f.range.end + after)), unit).start;
-                    hints.push(InlayHint {
-                        position: at,
-                        label: InlayHintLabel::String(label),
-                        kind: None,
-                        text_edits: None,
-                        tooltip: None,
-                        padding_left: Some(true),
-                        padding_right: None,
-                        data: None,
-                    });
-                }
-            }
-            Some(hints)
+        Ok(self.on_snapshot("inlayHint", &params.text_document.uri, |snap, unit| {
+            Some(handlers::inlay_hints(snap, unit, params.range))
         }))
     }
 
     async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
-        let generatable = self
-            .with_state("codeLens", |s| Some(s.can_generate(&params.text_document.uri)))
-            .unwrap_or(false);
-        Ok(self.with_doc("codeLens", &params.text_document.uri, |doc, unit| {
-            let a = &doc.analysis;
-            let lenses = (0..a.schema.types.len())
-                .filter_map(|id| {
-                    let title = views::lens_title(&a.schema, &a.layout, id)?;
-                    Some(CodeLens {
-                        range: range_to_lsp(&doc.source, &a.schema.types[id].name_range, unit),
-                        command: Some(Command {
-                            title,
-                            command: SHOW_LAYOUT.into(),
-                            arguments: Some(vec![
-                                serde_json::json!(params.text_document.uri.as_str()),
-                                serde_json::json!(a.schema.types[id].name),
-                            ]),
-                        }),
-                        data: None,
-                    })
-                })
-                .collect::<Vec<_>>();
-            let mut lenses = lenses;
-            if let (Some(first), true) = (a.schema.types.first(), generatable && !lenses.is_empty()) {
-                let range = range_to_lsp(&doc.source, &first.name_range, unit);
-                for lang in codegen::emit::Lang::ALL {
-                    let title = format!("Generate {}", lang_label(lang));
-                    lenses.push(CodeLens {
-                        range,
-                        command: Some(generate_command(&title, &params.text_document.uri, &[lang])),
-                        data: None,
-                    });
-                }
-            }
-            Some(lenses)
+        let uri = params.text_document.uri;
+        let generatable = self.with_state("codeLens", |s| Some(s.can_generate(&uri))).unwrap_or(false);
+        Ok(self.on_snapshot("codeLens", &uri, |snap, unit| {
+            Some(handlers::code_lenses(snap, unit, &uri, generatable))
         }))
     }
 
     async fn goto_definition(&self, params: GotoDefinitionParams) -> Result<Option<GotoDefinitionResponse>> {
-        let pos = params.text_document_position_params;
-        let uri = pos.text_document.uri.clone();
-        Ok(self.with_doc("definition", &uri, |doc, unit| {
-            let offset = doc.source.offset(from_lsp(pos.position), unit);
-            let id = match locate(&doc.analysis.schema, offset)? {
-                Target::TypeRef { target: Some(id) } | Target::TypeName(id) => id,
-                _ => return None,
-            };
-            let range = range_to_lsp(&doc.source, &doc.analysis.schema.types[id].name_range, unit);
-            Some(GotoDefinitionResponse::Scalar(Location {
-                uri: uri.clone(),
-                range,
-            }))
+        let p = params.text_document_position_params;
+        Ok(self.on_snapshot("definition", &p.text_document.uri, |snap, unit| {
+            handlers::definition(snap, unit, &p)
         }))
     }
 
     async fn references(&self, params: ReferenceParams) -> Result<Option<Vec<Location>>> {
-        let pos = params.text_document_position;
-        let uri = pos.text_document.uri.clone();
-        Ok(self.with_doc("references", &uri, |doc, unit| {
-            let offset = doc.source.offset(from_lsp(pos.position), unit);
-            let schema = &doc.analysis.schema;
-            let id = match locate(schema, offset)? {
-                Target::TypeRef { target: Some(id) } | Target::TypeName(id) => id,
-                _ => return None,
-            };
-            let mut ranges = references_to(schema, id);
-            if params.context.include_declaration {
-                ranges.insert(0, schema.types[id].name_range.clone());
-            }
-            Some(
-                ranges
-                    .iter()
-                    .map(|r| Location {
-                        uri: uri.clone(),
-                        range: range_to_lsp(&doc.source, r, unit),
-                    })
-                    .collect(),
-            )
+        let uri = params.text_document_position.text_document.uri.clone();
+        Ok(self.on_snapshot("references", &uri, |snap, unit| {
+            handlers::references(snap, unit, &params)
         }))
     }
 
     async fn document_symbol(&self, params: DocumentSymbolParams) -> Result<Option<DocumentSymbolResponse>> {
-        Ok(self.with_doc("documentSymbol", &params.text_document.uri, |doc, unit| {
-            let a = &doc.analysis;
-            #[allow(deprecated)] // `deprecated` is a required field of the LSP type
-            let symbols = a
-                .schema
-                .types
-                .iter()
-                .enumerate()
-                .map(|(id, def)| DocumentSymbol {
-                    name: def.name.clone(),
-                    detail: views::lens_title(&a.schema, &a.layout, id),
-                    kind: if def.is_struct() {
-                        SymbolKind::STRUCT
-                    } else {
-                        SymbolKind::TYPE_PARAMETER
-                    },
-                    tags: None,
-                    deprecated: None,
-                    range: range_to_lsp(&doc.source, &def.range, unit),
-                    selection_range: range_to_lsp(&doc.source, &def.name_range, unit),
-                    children: Some(
-                        def.fields()
-                            .iter()
-                            .enumerate()
-                            .map(|(i, f)| DocumentSymbol {
-                                name: f.name.clone(),
-                                detail: Some(format!(
-                                    "{}{}",
-                                    f.ty.display(a.schema.dialect),
-                                    a.layout
-                                        .get(id)
-                                        .and_then(|t| views::field_hint(&a.layout, t, i))
-                                        .map(|h| format!("  {h}"))
-                                        .unwrap_or_default()
-                                )),
-                                kind: SymbolKind::FIELD,
-                                tags: None,
-                                deprecated: None,
-                                range: range_to_lsp(&doc.source, &f.range, unit),
-                                selection_range: range_to_lsp(&doc.source, &f.name_range, unit),
-                                children: None,
-                            })
-                            .collect(),
-                    ),
-                })
-                .collect();
-            Some(DocumentSymbolResponse::Nested(symbols))
-        }))
+        Ok(
+            self.on_snapshot("documentSymbol", &params.text_document.uri, |snap, unit| {
+                Some(handlers::document_symbols(snap, unit))
+            }),
+        )
     }
 
     async fn folding_range(&self, params: FoldingRangeParams) -> Result<Option<Vec<FoldingRange>>> {
-        Ok(self.with_doc("foldingRange", &params.text_document.uri, |doc, unit| {
-            let ranges = doc
-                .analysis
-                .schema
-                .types
-                .iter()
-                .filter_map(|def| {
-                    let r = range_to_lsp(&doc.source, &def.range, unit);
-                    (r.end.line > r.start.line).then(|| FoldingRange {
-                        start_line: r.start.line,
-                        start_character: None,
-                        end_line: r.end.line,
-                        end_character: None,
-                        kind: Some(FoldingRangeKind::Region),
-                        collapsed_text: Some(def.name.clone()),
-                    })
-                })
-                .collect();
-            Some(ranges)
-        }))
+        Ok(
+            self.on_snapshot("foldingRange", &params.text_document.uri, |snap, unit| {
+                Some(handlers::folding_ranges(snap, unit))
+            }),
+        )
     }
 
     async fn formatting(&self, params: DocumentFormattingParams) -> Result<Option<Vec<TextEdit>>> {
-        Ok(self.with_doc("formatting", &params.text_document.uri, |doc, unit| {
-            // Never on a file with syntax errors: the result could lose text.
-            if doc.analysis.has_syntax_errors() {
-                return None;
-            }
-            let formatted = codegen::fmt::format(doc.dialect, &doc.source.text).ok()?;
-            if formatted == doc.source.text {
-                return Some(Vec::new());
-            }
-            let whole = range_to_lsp(&doc.source, &(0..doc.source.text.len()), unit);
-            Some(vec![TextEdit {
-                range: whole,
-                new_text: formatted,
-            }])
-        }))
+        // Formatting a large file takes a while: off the message loop, cancellable.
+        let Some((snap, unit)) = self.snapshot(&params.text_document.uri) else {
+            return Ok(None);
+        };
+        Ok(blocking("formatting", move |_| handlers::formatting(&snap, unit)).await)
     }
 
     async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<LSPAny>> {
@@ -770,11 +527,7 @@ impl LanguageServer for Backend {
                 "expected [uri, typeName]",
             ));
         };
-        Ok(self.with_doc("executeCommand", &uri, |doc, _| {
-            let a = &doc.analysis;
-            let id = a.schema.type_id(name)?;
-            views::type_hover(&a.schema, &a.layout, id).map(serde_json::Value::String)
-        }))
+        Ok(self.on_snapshot("executeCommand", &uri, |snap, _| handlers::show_layout(snap, name)))
     }
 
     async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
@@ -807,43 +560,23 @@ impl LanguageServer for Backend {
     }
 
     async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
-        let pos = params.text_document_position;
-        Ok(self.with_doc("completion", &pos.text_document.uri, |doc, unit| {
-            let offset = doc.source.offset(from_lsp(pos.position), unit);
-            Some(CompletionResponse::Array(features::completion(doc, offset)))
+        let p = params.text_document_position;
+        Ok(self.on_snapshot("completion", &p.text_document.uri, |snap, unit| {
+            Some(handlers::completion(snap, unit, &p))
         }))
     }
 
     async fn prepare_rename(&self, params: TextDocumentPositionParams) -> Result<Option<PrepareRenameResponse>> {
-        Ok(self.with_doc("prepareRename", &params.text_document.uri, |doc, unit| {
-            let offset = doc.source.offset(from_lsp(params.position), unit);
-            let (at, _, _) = features::rename_targets(&doc.analysis.schema, offset)?;
-            Some(PrepareRenameResponse::Range(range_to_lsp(&doc.source, &at, unit)))
-        }))
+        Ok(
+            self.on_snapshot("prepareRename", &params.text_document.uri, |snap, unit| {
+                handlers::prepare_rename(snap, unit, &params)
+            }),
+        )
     }
 
     async fn rename(&self, params: RenameParams) -> Result<Option<WorkspaceEdit>> {
-        let pos = params.text_document_position;
-        let uri = pos.text_document.uri.clone();
-        let result = self.with_doc("rename", &uri, |doc, unit| {
-            let offset = doc.source.offset(from_lsp(pos.position), unit);
-            let (_, all, kind) = features::rename_targets(&doc.analysis.schema, offset)?;
-            if let Some(why) = features::rename_refusal(&doc.analysis.schema, kind, &params.new_name) {
-                return Some(Err(why));
-            }
-            let edits = all
-                .iter()
-                .map(|r| TextEdit {
-                    range: range_to_lsp(&doc.source, r, unit),
-                    new_text: params.new_name.clone(),
-                })
-                .collect();
-            Some(Ok(WorkspaceEdit {
-                changes: Some(HashMap::from([(uri.clone(), edits)])),
-                ..Default::default()
-            }))
-        });
-        match result {
+        let uri = params.text_document_position.text_document.uri.clone();
+        match self.on_snapshot("rename", &uri, |snap, unit| handlers::rename(snap, unit, &params)) {
             None => Ok(None),
             Some(Ok(edit)) => Ok(Some(edit)),
             Some(Err(why)) => Err(tower_lsp_server::jsonrpc::Error::invalid_params(why)),
@@ -851,92 +584,71 @@ impl LanguageServer for Backend {
     }
 
     async fn semantic_tokens_full(&self, params: SemanticTokensParams) -> Result<Option<SemanticTokensResult>> {
-        Ok(self.with_doc("semanticTokens", &params.text_document.uri, |doc, unit| {
-            Some(SemanticTokensResult::Tokens(SemanticTokens {
-                result_id: None,
-                data: features::semantic_tokens(doc, unit),
-            }))
-        }))
+        Ok(
+            self.on_snapshot("semanticTokens", &params.text_document.uri, |snap, unit| {
+                Some(handlers::semantic_tokens(snap, unit))
+            }),
+        )
     }
 
     async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
-        let uri = params.text_document.uri.clone();
-        let generatable = self
-            .with_state("codeAction", |s| Some(s.can_generate(&uri)))
-            .unwrap_or(false);
-        Ok(self.with_doc("codeAction", &uri, |doc, unit| {
-            let range = doc.source.offset(from_lsp(params.range.start), unit)
-                ..doc.source.offset(from_lsp(params.range.end), unit);
-            let mut actions = features::code_actions(doc, &uri, &range, unit);
-            let clean = !doc.analysis.diagnostics.iter().any(|d| d.severity == Severity::Error);
-            if generatable && clean && !doc.analysis.schema.types.is_empty() {
-                let mut choices: Vec<(String, Vec<codegen::emit::Lang>)> = codegen::emit::Lang::ALL
-                    .iter()
-                    .map(|&l| (format!("Generate {} for this file", lang_label(l)), vec![l]))
-                    .collect();
-                choices.push((
-                    "Generate C, C++ and Rust for this file".into(),
-                    codegen::emit::Lang::ALL.to_vec(),
-                ));
-                for (title, langs) in choices {
-                    actions.push(CodeActionOrCommand::CodeAction(CodeAction {
-                        title: title.clone(),
-                        kind: Some(CodeActionKind::new("source.generate.wirelens")),
-                        command: Some(generate_command(&title, &uri, &langs)),
-                        ..Default::default()
-                    }));
-                }
-            }
-            Some(actions)
+        let uri = &params.text_document.uri;
+        let generatable = self.with_state("codeAction", |s| Some(s.can_generate(uri))).unwrap_or(false);
+        Ok(self.on_snapshot("codeAction", uri, |snap, unit| {
+            Some(handlers::code_actions(snap, unit, &params, generatable))
         }))
     }
 
     async fn symbol(&self, params: WorkspaceSymbolParams) -> Result<Option<WorkspaceSymbolResponse>> {
         let query = params.query.to_lowercase();
-        Ok(self.with_state("workspace/symbol", |s| {
-            let unit = s.unit;
+        let Some((open, unit)) = self.with_state("workspace/symbol", |s| {
+            let open: Vec<(Uri, Arc<Snapshot>)> = s.docs.iter().map(|(u, d)| (u.clone(), d.snap.clone())).collect();
+            Some((open, s.unit))
+        }) else {
+            return Ok(None);
+        };
+        let index = self.index.clone();
+        // Open documents from their snapshots, the rest from the cached index (built in
+        // the background, kept fresh by file events); off the message loop, and given
+        // up when the client cancels.
+        let found = blocking("workspace/symbol", move |cancelled| {
             let mut out = Vec::new();
-            let mut push = |uri: &Uri, doc: &Document| {
-                for def in &doc.analysis.schema.types {
-                    if query.is_empty() || def.name.to_lowercase().contains(&query) {
-                        #[allow(deprecated)] // `deprecated` is a required field of the LSP type
-                        out.push(SymbolInformation {
-                            name: def.name.clone(),
-                            kind: if def.is_struct() {
-                                SymbolKind::STRUCT
-                            } else {
-                                SymbolKind::TYPE_PARAMETER
-                            },
-                            tags: None,
-                            deprecated: None,
-                            location: Location {
-                                uri: uri.clone(),
-                                range: range_to_lsp(&doc.source, &def.name_range, unit),
-                            },
-                            container_name: None,
-                        });
-                    }
-                }
-            };
-            for (uri, doc) in &s.docs {
-                push(uri, doc);
+            for (uri, snap) in &open {
+                out.extend(handlers::workspace_symbols(uri, snap, unit, &query));
             }
-            // Schema files of the workspace that are not open, read from disk.
-            for path in workspace_schemas(&s.roots) {
-                let Some(uri) = Uri::from_file_path(&path) else {
-                    continue;
-                };
-                if s.docs.contains_key(&uri) {
-                    continue;
-                }
-                let (Some(dialect), Ok(text)) = (Dialect::from_path(&path), std::fs::read_to_string(&path)) else {
-                    continue;
-                };
-                let doc = Document::open(dialect, 0, text, OrderChoice::default());
-                push(&uri, &doc);
-            }
-            Some(WorkspaceSymbolResponse::Flat(out))
-        }))
+            let skip: std::collections::HashSet<&Uri> = open.iter().map(|(u, _)| u).collect();
+            index.query(&query, &skip, cancelled, &mut out)?;
+            Some(out)
+        })
+        .await;
+        Ok(found.map(WorkspaceSymbolResponse::Flat))
+    }
+}
+
+/// Runs `f` on the blocking pool. `f` gets a flag that turns true when the request's
+/// future is dropped (tower-lsp-server drops it on `$/cancelRequest` and answers
+/// `RequestCancelled`), so long work can stop early. A panic is logged; the server
+/// continues.
+async fn blocking<T: Send + 'static>(
+    what: &'static str,
+    f: impl FnOnce(&AtomicBool) -> Option<T> + Send + 'static,
+) -> Option<T> {
+    struct CancelOnDrop(Arc<AtomicBool>);
+    impl Drop for CancelOnDrop {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::Relaxed);
+        }
+    }
+    let flag = Arc::new(AtomicBool::new(false));
+    let guard = CancelOnDrop(flag.clone());
+    let result = tokio::task::spawn_blocking(move || catch_unwind(AssertUnwindSafe(|| f(&flag))).ok().flatten()).await;
+    drop(guard);
+    match result {
+        Ok(v) => v,
+        Err(_) => {
+            eprintln!("wirelens lsp: internal error while handling {what}; the server continues");
+            None
+        }
     }
 }
 

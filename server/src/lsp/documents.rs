@@ -1,4 +1,5 @@
-//! Open documents: text, version and analysis, with incremental reparsing.
+//! Open documents: each holds an immutable analysed [`Snapshot`] behind an `Arc`;
+//! requests clone the `Arc` and compute without the store's lock.
 //!
 //! Ordering: tower-lsp-server runs handlers concurrently, but it creates and first polls
 //! their futures in arrival order. The server therefore applies a change synchronously,
@@ -6,26 +7,34 @@
 //! the client sent them — and drops any change whose version is not newer than the
 //! document's.
 
-use codegen::layout::Layout;
-use codegen::source::{ColumnUnit, Position};
-use codegen::{analyze, analyze_reusing, Analysis, Dialect, OrderChoice, SourceFile};
-use tower_lsp_server::ls_types::{self as lsp, TextDocumentContentChangeEvent};
+use std::sync::Arc;
 
+use codegen::layout::Layout;
+use codegen::source::ColumnUnit;
+use codegen::{analyze, analyze_reusing, Analysis, Dialect, OrderChoice, SourceFile};
+use tower_lsp_server::ls_types::TextDocumentContentChangeEvent;
+
+use super::convert;
+use crate::ide::Snapshot;
+
+#[derive(Clone)]
 pub struct Document {
-    pub dialect: Dialect,
-    pub version: i32,
-    pub source: SourceFile,
-    pub analysis: Analysis,
+    pub snap: Arc<Snapshot>,
+}
+
+/// `doc.source`, `doc.analysis`, `doc.version` read the current snapshot.
+impl std::ops::Deref for Document {
+    type Target = Snapshot;
+    fn deref(&self) -> &Snapshot {
+        &self.snap
+    }
 }
 
 impl Document {
     pub fn open(dialect: Dialect, version: i32, text: String, order: OrderChoice) -> Document {
         let analysis = analyze(dialect, &text, None, order);
         Document {
-            dialect,
-            version,
-            source: SourceFile::new("", text),
-            analysis,
+            snap: Arc::new(Snapshot::new(dialect, version, SourceFile::new("", text), analysis)),
         }
     }
 
@@ -39,65 +48,54 @@ impl Document {
         unit: ColumnUnit,
         order: OrderChoice,
     ) -> Option<bool> {
-        if version <= self.version {
+        if version <= self.snap.version {
             return None; // stale or duplicate
         }
-        let mut tree = self.analysis.tree.take();
+        let dialect = self.snap.dialect;
+        let placeholder = Arc::new(Snapshot::new(
+            dialect,
+            self.snap.version,
+            SourceFile::new("", ""),
+            Analysis::placeholder(dialect),
+        ));
+        // The store normally holds the only reference; if a request is still computing
+        // from the old snapshot, copy its text and tree and analyse afresh.
+        let (mut source, mut previous) = match Arc::try_unwrap(std::mem::replace(&mut self.snap, placeholder)) {
+            Ok(s) => (s.source, s.analysis),
+            Err(shared) => {
+                let mut fresh = Analysis::placeholder(dialect);
+                fresh.tree = shared.analysis.tree.clone();
+                (SourceFile::new("", shared.source.text.clone()), fresh)
+            }
+        };
+        let mut tree = previous.tree.take();
         for change in changes {
-            self.apply(change, unit, tree.as_mut());
+            let range = change.range.map(|r| convert::range_from_lsp(&source, r, unit));
+            codegen::syntax::apply_edit(&mut source, range, &change.text, tree.as_mut());
         }
-        self.version = version;
         let shape = |l: &Layout| -> Vec<(bool, bool)> {
             l.types
                 .iter()
                 .map(|t| (t.is_some(), t.as_ref().is_some_and(|t| t.root)))
                 .collect()
         };
-        let old_fingerprints = self.analysis.layout.fingerprints.clone();
-        let old_shape = shape(&self.analysis.layout);
-        let previous = std::mem::replace(&mut self.analysis, Analysis::placeholder(self.dialect));
-        self.analysis = analyze_reusing(self.dialect, &self.source.text, tree.as_ref(), order, Some(previous));
-        Some(old_fingerprints != self.analysis.layout.fingerprints || old_shape != shape(&self.analysis.layout))
+        let old_fingerprints = previous.layout.fingerprints.clone();
+        let old_shape = shape(&previous.layout);
+        let analysis = analyze_reusing(dialect, &source.text, tree.as_ref(), order, Some(previous));
+        let changed = old_fingerprints != analysis.layout.fingerprints || old_shape != shape(&analysis.layout);
+        self.snap = Arc::new(Snapshot::new(dialect, version, source, analysis));
+        Some(changed)
     }
 
-    /// Re-runs the analysis (settings changed); the tree is reused as is.
+    /// Re-runs the analysis (settings changed).
     pub fn reanalyze(&mut self, order: OrderChoice) {
-        self.analysis = analyze(self.dialect, &self.source.text, None, order);
-    }
-
-    fn apply(
-        &mut self,
-        change: &TextDocumentContentChangeEvent,
-        unit: ColumnUnit,
-        tree: Option<&mut tree_sitter::Tree>,
-    ) {
-        let range = change.range.map(|range| {
-            let start = self.source.offset(from_lsp(range.start), unit);
-            let end = self.source.offset(from_lsp(range.end), unit).max(start);
-            start..end
-        });
-        codegen::syntax::apply_edit(&mut self.source, range, &change.text, tree);
-    }
-}
-
-pub fn from_lsp(p: lsp::Position) -> Position {
-    Position {
-        line: p.line,
-        column: p.character,
-    }
-}
-
-pub fn to_lsp(p: Position) -> lsp::Position {
-    lsp::Position {
-        line: p.line,
-        character: p.column,
-    }
-}
-
-pub fn range_to_lsp(source: &SourceFile, range: &std::ops::Range<usize>, unit: ColumnUnit) -> lsp::Range {
-    let (s, e) = source.range_positions(range, unit);
-    lsp::Range {
-        start: to_lsp(s),
-        end: to_lsp(e),
+        let s = &self.snap;
+        let analysis = analyze(s.dialect, &s.source.text, None, order);
+        self.snap = Arc::new(Snapshot::new(
+            s.dialect,
+            s.version,
+            SourceFile::new("", s.source.text.clone()),
+            analysis,
+        ));
     }
 }

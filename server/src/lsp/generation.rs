@@ -24,9 +24,9 @@ impl State {
 
     /// Whether `uri` can be generated at all: a file on disk inside a workspace folder.
     /// Lenses and code actions to generate are offered only then.
+    /// Decided from the URI and the workspace folders alone: no disk access under the lock.
     pub(super) fn can_generate(&self, uri: &Uri) -> bool {
-        uri.to_file_path()
-            .is_some_and(|p| self.project.settings(&p, &Flags::default()).is_ok())
+        schema_path(uri).is_ok_and(|p| self.project.may_generate(&p))
     }
 
     /// What generation reads from the state: the project service and the unsaved text of

@@ -1,11 +1,12 @@
 //! `wirelens lsp`: the language server, over stdio.
 
 mod backend;
+mod convert;
 mod documents;
-mod features;
 mod generation;
+mod handlers;
 mod settings;
-mod views;
+mod workspace_index;
 
 use tower_lsp_server::{LspService, Server};
 

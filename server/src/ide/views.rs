@@ -3,16 +3,33 @@
 
 use std::fmt::Write as _;
 
-use codegen::layout::{size_expr, Layout, TypeLayout};
+use codegen::layout::{size_expr, FieldLayout, Layout, TypeLayout};
 use codegen::model::{Schema, TypeDef, TypeId};
 use codegen::report::human_bytes;
 use codegen::Dialect;
+
+/// A symbolic offset for display: `12 + |a| + |b|`, shortened to its first and last
+/// terms when long (it names every variable-size field before; printed in full, a struct
+/// of 8,000 fields made hints and symbols quadratic).
+fn offset_expr(o: &codegen::layout::Offset, sep: &str) -> String {
+    const MAX_TERMS: usize = 8;
+    let n = o.terms.len();
+    if n <= MAX_TERMS {
+        return o.expr().replace(" + ", sep);
+    }
+    format!(
+        "{}{sep}|{}|{sep}…{sep}|{}| ({n} variable-size fields)",
+        o.constant,
+        o.terms[0],
+        o.terms[n - 1]
+    )
+}
 
 /// `size = 8, offset = 0x10 (16)` in rust-analyzer's style, symbolic when it must be.
 fn offset_text(f: &codegen::layout::FieldLayout) -> String {
     match f.offset.constant() {
         Some(n) => format!("offset = {n:#x} ({n})"),
-        None => format!("offset = {}", f.offset.expr()),
+        None => format!("offset = {}", offset_expr(&f.offset, " + ")),
     }
 }
 
@@ -79,10 +96,10 @@ pub fn type_hover(schema: &Schema, layout: &Layout, id: TypeId) -> Option<String
         };
         // GitHub-flavoured tables split cells at `|`, even inside code spans.
         let cell = |t: String| t.replace('|', "\\|");
-        let offset = f
-            .offset
-            .constant()
-            .map_or_else(|| format!("`{}`", f.offset.expr()), |n| format!("{n} ({n:#x})"));
+        let offset = f.offset.constant().map_or_else(
+            || format!("`{}`", offset_expr(&f.offset, " + ")),
+            |n| format!("{n} ({n:#x})"),
+        );
         let _ = writeln!(
             s,
             "| {} |{written} `{}` | `{}` | {} | {} |",
@@ -100,7 +117,13 @@ pub fn type_hover(schema: &Schema, layout: &Layout, id: TypeId) -> Option<String
         s.push_str("\nFixed blocks (one copy each in generated code):\n");
         for b in &t.blocks {
             let names: Vec<String> = b.leaves.iter().map(|l| l.name(layout, schema, id)).collect();
-            let _ = writeln!(s, "- `@{}` · {} B: {}", b.offset.expr(), b.size, names.join(", "));
+            let _ = writeln!(
+                s,
+                "- `@{}` · {} B: {}",
+                offset_expr(&b.offset, " + "),
+                b.size,
+                names.join(", ")
+            );
         }
     }
     if let Some(diagram) = prefix_diagram(schema, layout, def, t) {
@@ -181,9 +204,8 @@ pub fn field_hover(schema: &Schema, layout: &Layout, id: TypeId, decl_index: usi
 
 /// The inlay hint after a field: `@12 · 4 B`, `@16+|name| · 4+len B`, plus `wire #3`
 /// when ffire's canonical order moved it.
-pub fn field_hint(layout: &Layout, t: &TypeLayout, decl_index: usize) -> Option<String> {
-    let f = t.field_by_decl(decl_index)?;
-    let offset = f.offset.expr().replace(" + ", "+");
+pub fn field_hint(layout: &Layout, f: &FieldLayout) -> String {
+    let offset = offset_expr(&f.offset, "+");
     let size = match f.size.fixed {
         Some(n) => format!("{n} B"),
         None => format!("{} B", size_expr(layout, &f.wire).replace(" + ", "+")),
@@ -192,7 +214,7 @@ pub fn field_hint(layout: &Layout, t: &TypeLayout, decl_index: usize) -> Option<
     if f.wire_index != f.decl_index {
         let _ = write!(s, " · wire #{}", f.wire_index);
     }
-    Some(s)
+    s
 }
 
 /// The code lens above a struct: its totals, then its id (SDP) or role (ffire).

@@ -1,0 +1,144 @@
+//! Fixtures with a cursor marker `$0`, in the style of rust-analyzer's `ide` tests.
+
+use super::*;
+
+/// The snapshot of `fixture` without its `$0`, and the marker's offset.
+fn snap(dialect: Dialect, fixture: &str) -> (Snapshot, usize) {
+    let offset = fixture.find("$0").expect("fixture has a $0 cursor");
+    let text = fixture.replacen("$0", "", 1);
+    let analysis = codegen::analyze(dialect, &text, None, codegen::OrderChoice::default());
+    (Snapshot::new(dialect, 0, SourceFile::new("", text), analysis), offset)
+}
+
+fn sdp(fixture: &str) -> (Snapshot, usize) {
+    snap(Dialect::Sdp, fixture)
+}
+
+fn texts(s: &Snapshot, ranges: &[Range<usize>]) -> Vec<String> {
+    ranges.iter().map(|r| s.source.text[r.clone()].to_string()).collect()
+}
+
+#[test]
+fn locate_type_use_field_and_declaration() {
+    let (s, at) = sdp("struct A { x: u8 } struct B { a: $0A }");
+    assert!(matches!(
+        locate(s.schema(), at),
+        Some(Target::TypeRef { target: Some(0), .. })
+    ));
+    let (s, at) = sdp("struct A { x: u8 } struct $0B { a: A }");
+    assert_eq!(locate(s.schema(), at), Some(Target::TypeName(1)));
+    let (s, at) = sdp("struct A { $0x: u8 } struct B { a: A }");
+    assert_eq!(locate(s.schema(), at), Some(Target::Field(0, 0)));
+    let (s, at) = sdp("struct A { x: u8 }  $0 struct B { a: A }");
+    assert_eq!(locate(s.schema(), at), None);
+}
+
+#[test]
+fn definition_and_references_share_one_lookup() {
+    let (s, at) = sdp("struct A { x: u8 } struct B { a: $0A, b: []A, c: Option<A> }");
+    let def = definition(&s, at).unwrap();
+    assert_eq!(def, 7..8);
+    let refs = references(&s, at, true).unwrap();
+    assert_eq!(refs.len(), 4, "declaration + three uses");
+    assert_eq!(refs[0], def);
+    assert!(texts(&s, &refs).iter().all(|t| t == "A"));
+    assert_eq!(references(&s, at, false).unwrap().len(), 3);
+    let (s, at) = sdp("struct A { x: u8 } struct B { a: $0Missing }");
+    assert_eq!(definition(&s, at), None);
+    assert_eq!(hover(&s, at), None, "an unresolved name has no layout to show");
+}
+
+#[test]
+fn hover_on_a_field_shows_offset_and_size() {
+    let (s, at) = sdp("struct A { x: u8, $0y: u32 }");
+    let h = hover(&s, at).unwrap();
+    assert!(h.contains("y: u32"), "{h}");
+    assert!(h.contains("offset = 0x1 (1)"), "{h}");
+}
+
+#[test]
+fn inlay_hints_follow_the_comma_and_the_window() {
+    let (s, _) = sdp("$0struct A { x: u8, y: u32 }\nstruct B { z: u64 }\n");
+    let all = inlay_hints(&s, 0..s.source.text.len());
+    let labels: Vec<&str> = all.iter().map(|h| h.label.as_str()).collect();
+    assert_eq!(labels, ["@0 · 1 B", "@1 · 4 B", "@0 · 8 B"]);
+    assert_eq!(&s.source.text[..all[0].offset], "struct A { x: u8,");
+    let first_line = inlay_hints(&s, 0..27);
+    assert_eq!(first_line.len(), 2, "only the fields of the window");
+}
+
+#[test]
+fn rename_types_everywhere_and_refuse_bad_names() {
+    let (s, at) = sdp("struct A { x: u8 } struct B { a: $0A }");
+    let ranges = rename(&s, at, "C").unwrap().unwrap();
+    assert_eq!(ranges.len(), 2);
+    assert_eq!(prepare_rename(&s, at), Some(33..34));
+    assert_eq!(rename(&s, at, "B").unwrap(), Err("`B` already exists".into()));
+    assert!(rename(&s, at, "u8").unwrap().is_err());
+    let (s, at) = sdp("struct A { $0x: u8, y: u8 }");
+    assert_eq!(rename(&s, at, "z").unwrap().unwrap(), vec![11..12]);
+}
+
+#[test]
+fn completion_offers_types_after_the_colon() {
+    let (s, at) = sdp("struct A { x: u8 } struct B { a: $0 }");
+    let items = completion(&s, at);
+    assert!(items.iter().any(|c| c.label == "A" && c.kind == CompletionKind::Type));
+    assert!(items
+        .iter()
+        .any(|c| c.label == "u32" && c.kind == CompletionKind::Primitive));
+    let (s, at) = sdp("struct A { x: u8 }\n$0");
+    let items = completion(&s, at);
+    assert!(items.iter().all(|c| c.kind == CompletionKind::Snippet));
+}
+
+#[test]
+fn symbols_carry_fields_with_layout() {
+    let (s, _) = sdp("$0struct A { x: u8, y: u32 }");
+    let syms = document_symbols(&s);
+    assert_eq!(syms.len(), 1);
+    assert_eq!(syms[0].kind, SymbolKind::Struct);
+    let details: Vec<_> = syms[0].children.iter().map(|c| c.detail.clone().unwrap()).collect();
+    assert_eq!(details, ["u8  @0 · 1 B", "u32  @1 · 4 B"]);
+}
+
+#[test]
+fn semantic_tokens_mark_declarations_from_the_walk() {
+    let (s, _) = sdp("$0/// doc\nstruct A { x: u8 } struct B { a: A }");
+    let toks = semantic_tokens(&s);
+    let shown: Vec<(String, TokenKind, u32)> = toks
+        .iter()
+        .map(|t| (s.source.text[t.range.clone()].to_string(), t.kind, t.modifiers))
+        .collect();
+    assert!(shown.contains(&("/// doc".into(), TokenKind::Comment, MOD_DOCUMENTATION)));
+    assert!(
+        shown.contains(&("A".into(), TokenKind::Struct, MOD_DECLARATION)),
+        "{shown:?}"
+    );
+    assert!(shown.contains(&("A".into(), TokenKind::Struct, 0)), "the use of A");
+    assert!(shown.contains(&("u8".into(), TokenKind::Type, MOD_DEFAULT_LIBRARY)));
+    assert!(shown.contains(&("struct".into(), TokenKind::Keyword, 0)));
+}
+
+#[test]
+fn code_action_creates_a_missing_struct() {
+    let (s, at) = sdp("struct B { a: $0Missing }\n");
+    let actions = code_actions(&s, at..at);
+    let create = actions.iter().find(|a| a.title == "Create struct `Missing`").unwrap();
+    assert_eq!(create.kind, ActionKind::QuickFix);
+    assert_eq!(create.edits[0].0, s.source.text.len()..s.source.text.len());
+}
+
+#[test]
+fn a_struct_of_many_fields_costs_linear_time() {
+    // 8,000 fields: the shape that was quadratic in tokens, symbols and hints.
+    let fields: String = (0..8000).map(|i| format!("    f{i}: u32,\n")).collect();
+    let text = format!("$0struct Big {{\n{fields}}}\n");
+    let (s, _) = sdp(&text);
+    let start = std::time::Instant::now();
+    assert_eq!(inlay_hints(&s, 0..s.source.text.len()).len(), 8000);
+    assert_eq!(document_symbols(&s)[0].children.len(), 8000);
+    assert!(semantic_tokens(&s).len() > 16_000);
+    let took = start.elapsed();
+    assert!(took < std::time::Duration::from_secs(2), "took {took:?}");
+}

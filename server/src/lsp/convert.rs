@@ -1,0 +1,200 @@
+//! The one place IDE answers become LSP values: positions, ranges, diagnostics, markup,
+//! semantic tokens. Line and column arithmetic itself lives in `codegen::source`
+//! (`\n`, `\r\n` and `\r` end lines, as LSP says).
+
+use std::ops::Range;
+
+use codegen::source::{ColumnUnit, Position};
+use codegen::{Severity, SourceFile};
+use tower_lsp_server::ls_types::{self as lsp, *};
+
+use crate::ide::{self, Snapshot};
+
+pub fn from_lsp(p: lsp::Position) -> Position {
+    Position {
+        line: p.line,
+        column: p.character,
+    }
+}
+
+pub fn to_lsp(p: Position) -> lsp::Position {
+    lsp::Position {
+        line: p.line,
+        character: p.column,
+    }
+}
+
+pub fn offset(source: &SourceFile, p: lsp::Position, unit: ColumnUnit) -> usize {
+    source.offset(from_lsp(p), unit)
+}
+
+pub fn range_from_lsp(source: &SourceFile, r: lsp::Range, unit: ColumnUnit) -> Range<usize> {
+    let start = offset(source, r.start, unit);
+    start..offset(source, r.end, unit).max(start)
+}
+
+pub fn range_to_lsp(source: &SourceFile, range: &Range<usize>, unit: ColumnUnit) -> lsp::Range {
+    let (s, e) = source.range_positions(range, unit);
+    lsp::Range {
+        start: to_lsp(s),
+        end: to_lsp(e),
+    }
+}
+
+pub fn markdown(value: String) -> MarkupContent {
+    MarkupContent {
+        kind: MarkupKind::Markdown,
+        value,
+    }
+}
+
+/// Checks the editor does not publish: `split-fixed-block` marks 82% of the structs of
+/// a generated schema, which is noise in a Problems panel (and was 1.6 MB of JSON per
+/// keystroke on 5,000 structs). The editor offers its fix as a code action on the
+/// struct instead; `wirelens check` still reports it.
+pub fn published(d: &codegen::Diagnostic) -> bool {
+    d.code != "split-fixed-block"
+}
+
+/// The diagnostics an editor shows for a snapshot, plus a failed generation's message.
+pub fn diagnostics(uri: &Uri, snap: &Snapshot, unit: ColumnUnit, gen_error: Option<&String>) -> Vec<Diagnostic> {
+    let source = &snap.source;
+    let generation = gen_error.map(|message| Diagnostic {
+        range: Default::default(),
+        severity: Some(DiagnosticSeverity::ERROR),
+        code: Some(NumberOrString::String("generate".into())),
+        source: Some("wirelens".into()),
+        message: format!("code generation failed: {message}"),
+        ..Default::default()
+    });
+    snap.analysis
+        .diagnostics
+        .iter()
+        .filter(|d| published(d))
+        .map(|d| Diagnostic {
+            range: range_to_lsp(source, &d.range, unit),
+            severity: Some(match d.severity {
+                Severity::Error => DiagnosticSeverity::ERROR,
+                Severity::Warning => DiagnosticSeverity::WARNING,
+                Severity::Info => DiagnosticSeverity::INFORMATION,
+            }),
+            code: Some(NumberOrString::String(d.code.to_string())),
+            source: Some("wirelens".into()),
+            message: if d.notes.is_empty() {
+                d.message.clone()
+            } else {
+                format!("{}\n{}", d.message, d.notes.join("\n"))
+            },
+            // "first defined here", the members of a cycle: shown under the message.
+            related_information: (!d.related.is_empty()).then(|| {
+                d.related
+                    .iter()
+                    .map(|r| DiagnosticRelatedInformation {
+                        location: Location {
+                            uri: uri.clone(),
+                            range: range_to_lsp(source, &r.range, unit),
+                        },
+                        message: r.message.clone(),
+                    })
+                    .collect()
+            }),
+            ..Default::default()
+        })
+        .chain(generation)
+        .collect()
+}
+
+pub const TOKEN_TYPES: [SemanticTokenType; 6] = [
+    SemanticTokenType::KEYWORD,
+    SemanticTokenType::TYPE,
+    SemanticTokenType::STRUCT,
+    SemanticTokenType::PROPERTY,
+    SemanticTokenType::COMMENT,
+    SemanticTokenType::STRING,
+];
+pub const TOKEN_MODIFIERS: [SemanticTokenModifier; 3] = [
+    SemanticTokenModifier::DECLARATION,
+    SemanticTokenModifier::DEFAULT_LIBRARY,
+    SemanticTokenModifier::DOCUMENTATION,
+];
+
+/// Relative encoding; multi-line tokens (block comments) are split per line.
+pub fn semantic_tokens(source: &SourceFile, tokens: &[ide::Token], unit: ColumnUnit) -> Vec<SemanticToken> {
+    let mut out = Vec::with_capacity(tokens.len());
+    let (mut prev_line, mut prev_col) = (0u32, 0u32);
+    for t in tokens {
+        let (start, end) = source.range_positions(&t.range, unit);
+        let mut pieces = Vec::new();
+        if start.line == end.line {
+            pieces.push((start.line, start.column, end.column.saturating_sub(start.column)));
+        } else {
+            for line in start.line..=end.line {
+                let col = if line == start.line { start.column } else { 0 };
+                let text = source.line_text(line);
+                let line_len = match unit {
+                    ColumnUnit::Utf8 => text.len(),
+                    ColumnUnit::Utf16 => text.encode_utf16().count(),
+                    ColumnUnit::Utf32 => text.chars().count(),
+                } as u32;
+                let end_col = if line == end.line { end.column } else { line_len };
+                if end_col > col {
+                    pieces.push((line, col, end_col - col));
+                }
+            }
+        }
+        for (line, col, len) in pieces {
+            if len == 0 {
+                continue;
+            }
+            let delta_line = line - prev_line;
+            let delta_start = if delta_line == 0 { col - prev_col } else { col };
+            out.push(SemanticToken {
+                delta_line,
+                delta_start,
+                length: len,
+                token_type: t.kind as u32,
+                token_modifiers_bitset: t.modifiers,
+            });
+            prev_line = line;
+            prev_col = col;
+        }
+    }
+    out
+}
+
+pub fn symbol_kind(k: ide::SymbolKind) -> SymbolKind {
+    match k {
+        ide::SymbolKind::Struct => SymbolKind::STRUCT,
+        ide::SymbolKind::Alias => SymbolKind::TYPE_PARAMETER,
+        ide::SymbolKind::Field => SymbolKind::FIELD,
+    }
+}
+
+#[allow(deprecated)] // `deprecated` is a required field of the LSP type
+pub fn document_symbol(source: &SourceFile, s: ide::Symbol, unit: ColumnUnit) -> DocumentSymbol {
+    DocumentSymbol {
+        name: s.name,
+        detail: s.detail,
+        kind: symbol_kind(s.kind),
+        tags: None,
+        deprecated: None,
+        range: range_to_lsp(source, &s.range, unit),
+        selection_range: range_to_lsp(source, &s.name_range, unit),
+        children: (s.kind != ide::SymbolKind::Field).then(|| {
+            s.children
+                .into_iter()
+                .map(|c| document_symbol(source, c, unit))
+                .collect()
+        }),
+    }
+}
+
+pub fn edits(source: &SourceFile, edits: &[(Range<usize>, String)], unit: ColumnUnit) -> Vec<TextEdit> {
+    edits
+        .iter()
+        .map(|(r, text)| TextEdit {
+            range: range_to_lsp(source, r, unit),
+            new_text: text.clone(),
+        })
+        .collect()
+}

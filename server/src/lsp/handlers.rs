@@ -1,0 +1,254 @@
+//! Per-request handlers: LSP parameters in, IDE layer called on a snapshot, LSP answer
+//! out through `convert`. They run without the store's lock.
+
+use std::collections::HashMap;
+
+use codegen::source::ColumnUnit;
+use tower_lsp_server::ls_types::*;
+
+use super::convert::{self, offset, range_from_lsp, range_to_lsp};
+use super::generation::{generate_command, lang_label};
+use crate::ide::{self, Snapshot};
+
+/// `wirelens.showLayout [uri, typeName]`: the layout of one type as Markdown (the code
+/// lens runs it; editors may show the result).
+pub const SHOW_LAYOUT: &str = "wirelens.showLayout";
+
+pub fn hover(snap: &Snapshot, unit: ColumnUnit, p: &TextDocumentPositionParams) -> Option<Hover> {
+    let text = ide::hover(snap, offset(&snap.source, p.position, unit))?;
+    Some(Hover {
+        contents: HoverContents::Markup(convert::markdown(text)),
+        range: None,
+    })
+}
+
+pub fn inlay_hints(snap: &Snapshot, unit: ColumnUnit, range: Range) -> Vec<InlayHint> {
+    let window = range_from_lsp(&snap.source, range, unit);
+    ide::inlay_hints(snap, window)
+        .into_iter()
+        .map(|h| InlayHint {
+            position: convert::to_lsp(snap.source.position(h.offset, unit)),
+            label: InlayHintLabel::String(h.label),
+            kind: None,
+            text_edits: None,
+            tooltip: None,
+            padding_left: Some(true),
+            padding_right: None,
+            data: None,
+        })
+        .collect()
+}
+
+/// `generatable`: the document is a file inside a workspace folder (else no generate lenses).
+pub fn code_lenses(snap: &Snapshot, unit: ColumnUnit, uri: &Uri, generatable: bool) -> Vec<CodeLens> {
+    let lenses = ide::lenses(snap);
+    let mut out: Vec<CodeLens> = lenses
+        .iter()
+        .map(|l| CodeLens {
+            range: range_to_lsp(&snap.source, &l.range, unit),
+            command: Some(Command {
+                title: l.title.clone(),
+                command: SHOW_LAYOUT.into(),
+                arguments: Some(vec![serde_json::json!(uri.as_str()), serde_json::json!(l.type_name)]),
+            }),
+            data: None,
+        })
+        .collect();
+    if let (Some(first), true) = (snap.analysis.schema.types.first(), generatable && !lenses.is_empty()) {
+        let range = range_to_lsp(&snap.source, &first.name_range, unit);
+        for lang in codegen::emit::Lang::ALL {
+            let title = format!("Generate {}", lang_label(lang));
+            out.push(CodeLens {
+                range,
+                command: Some(generate_command(&title, uri, &[lang])),
+                data: None,
+            });
+        }
+    }
+    out
+}
+
+pub fn definition(snap: &Snapshot, unit: ColumnUnit, p: &TextDocumentPositionParams) -> Option<GotoDefinitionResponse> {
+    let r = ide::definition(snap, offset(&snap.source, p.position, unit))?;
+    Some(GotoDefinitionResponse::Scalar(Location {
+        uri: p.text_document.uri.clone(),
+        range: range_to_lsp(&snap.source, &r, unit),
+    }))
+}
+
+pub fn references(snap: &Snapshot, unit: ColumnUnit, p: &ReferenceParams) -> Option<Vec<Location>> {
+    let pos = &p.text_document_position;
+    let ranges = ide::references(
+        snap,
+        offset(&snap.source, pos.position, unit),
+        p.context.include_declaration,
+    )?;
+    Some(
+        ranges
+            .iter()
+            .map(|r| Location {
+                uri: pos.text_document.uri.clone(),
+                range: range_to_lsp(&snap.source, r, unit),
+            })
+            .collect(),
+    )
+}
+
+pub fn document_symbols(snap: &Snapshot, unit: ColumnUnit) -> DocumentSymbolResponse {
+    DocumentSymbolResponse::Nested(
+        ide::document_symbols(snap)
+            .into_iter()
+            .map(|s| convert::document_symbol(&snap.source, s, unit))
+            .collect(),
+    )
+}
+
+pub fn folding_ranges(snap: &Snapshot, unit: ColumnUnit) -> Vec<FoldingRange> {
+    ide::folding_ranges(snap)
+        .into_iter()
+        .filter_map(|(range, name)| {
+            let r = range_to_lsp(&snap.source, &range, unit);
+            (r.end.line > r.start.line).then_some(FoldingRange {
+                start_line: r.start.line,
+                start_character: None,
+                end_line: r.end.line,
+                end_character: None,
+                kind: Some(FoldingRangeKind::Region),
+                collapsed_text: Some(name),
+            })
+        })
+        .collect()
+}
+
+pub fn formatting(snap: &Snapshot, unit: ColumnUnit) -> Option<Vec<TextEdit>> {
+    let formatted = ide::format(snap)?;
+    if formatted == snap.source.text {
+        return Some(Vec::new());
+    }
+    Some(vec![TextEdit {
+        range: range_to_lsp(&snap.source, &(0..snap.source.text.len()), unit),
+        new_text: formatted,
+    }])
+}
+
+pub fn completion(snap: &Snapshot, unit: ColumnUnit, p: &TextDocumentPositionParams) -> CompletionResponse {
+    let items = ide::completion(snap, offset(&snap.source, p.position, unit))
+        .into_iter()
+        .map(|c| CompletionItem {
+            label: c.label,
+            kind: Some(match c.kind {
+                ide::CompletionKind::Primitive => CompletionItemKind::KEYWORD,
+                ide::CompletionKind::Type => CompletionItemKind::STRUCT,
+                ide::CompletionKind::Snippet => CompletionItemKind::SNIPPET,
+            }),
+            detail: c.detail,
+            insert_text_format: c.snippet.is_some().then_some(InsertTextFormat::SNIPPET),
+            insert_text: c.snippet,
+            ..Default::default()
+        })
+        .collect();
+    CompletionResponse::Array(items)
+}
+
+pub fn prepare_rename(
+    snap: &Snapshot,
+    unit: ColumnUnit,
+    p: &TextDocumentPositionParams,
+) -> Option<PrepareRenameResponse> {
+    let at = ide::prepare_rename(snap, offset(&snap.source, p.position, unit))?;
+    Some(PrepareRenameResponse::Range(range_to_lsp(&snap.source, &at, unit)))
+}
+
+pub fn rename(snap: &Snapshot, unit: ColumnUnit, p: &RenameParams) -> Option<Result<WorkspaceEdit, String>> {
+    let pos = &p.text_document_position;
+    let ranges = match ide::rename(snap, offset(&snap.source, pos.position, unit), &p.new_name)? {
+        Ok(r) => r,
+        Err(why) => return Some(Err(why)),
+    };
+    let edits: Vec<(std::ops::Range<usize>, String)> = ranges.into_iter().map(|r| (r, p.new_name.clone())).collect();
+    Some(Ok(WorkspaceEdit {
+        changes: Some(HashMap::from([(
+            pos.text_document.uri.clone(),
+            convert::edits(&snap.source, &edits, unit),
+        )])),
+        ..Default::default()
+    }))
+}
+
+pub fn semantic_tokens(snap: &Snapshot, unit: ColumnUnit) -> SemanticTokensResult {
+    SemanticTokensResult::Tokens(SemanticTokens {
+        result_id: None,
+        data: convert::semantic_tokens(&snap.source, &ide::semantic_tokens(snap), unit),
+    })
+}
+
+/// `generatable`: the document is a file inside a workspace folder (else no generate actions).
+pub fn code_actions(snap: &Snapshot, unit: ColumnUnit, p: &CodeActionParams, generatable: bool) -> CodeActionResponse {
+    let uri = &p.text_document.uri;
+    let range = range_from_lsp(&snap.source, p.range, unit);
+    let mut out: CodeActionResponse = ide::code_actions(snap, range)
+        .into_iter()
+        .map(|a| {
+            CodeActionOrCommand::CodeAction(CodeAction {
+                title: a.title,
+                kind: Some(match a.kind {
+                    ide::ActionKind::QuickFix => CodeActionKind::QUICKFIX,
+                    ide::ActionKind::Refactor => CodeActionKind::REFACTOR,
+                    ide::ActionKind::RefactorRewrite => CodeActionKind::REFACTOR_REWRITE,
+                }),
+                edit: Some(WorkspaceEdit {
+                    changes: Some(HashMap::from([(
+                        uri.clone(),
+                        convert::edits(&snap.source, &a.edits, unit),
+                    )])),
+                    ..Default::default()
+                }),
+                is_preferred: Some(a.preferred),
+                ..Default::default()
+            })
+        })
+        .collect();
+    if generatable && ide::is_clean(snap) {
+        let mut choices: Vec<(String, Vec<codegen::emit::Lang>)> = codegen::emit::Lang::ALL
+            .iter()
+            .map(|&l| (format!("Generate {} for this file", lang_label(l)), vec![l]))
+            .collect();
+        choices.push((
+            "Generate C, C++ and Rust for this file".into(),
+            codegen::emit::Lang::ALL.to_vec(),
+        ));
+        for (title, langs) in choices {
+            out.push(CodeActionOrCommand::CodeAction(CodeAction {
+                title: title.clone(),
+                kind: Some(CodeActionKind::new("source.generate.wirelens")),
+                command: Some(generate_command(&title, uri, &langs)),
+                ..Default::default()
+            }));
+        }
+    }
+    out
+}
+
+pub fn show_layout(snap: &Snapshot, name: &str) -> Option<serde_json::Value> {
+    let a = &snap.analysis;
+    let id = a.schema.type_id(name)?;
+    ide::views::type_hover(&a.schema, &a.layout, id).map(serde_json::Value::String)
+}
+
+#[allow(deprecated)] // `deprecated` is a required field of the LSP type
+pub fn workspace_symbols(uri: &Uri, snap: &Snapshot, unit: ColumnUnit, query: &str) -> Vec<SymbolInformation> {
+    ide::workspace_symbols(snap, query)
+        .into_iter()
+        .map(|(name, kind, range)| SymbolInformation {
+            name,
+            kind: convert::symbol_kind(kind),
+            tags: None,
+            deprecated: None,
+            location: Location {
+                uri: uri.clone(),
+                range: range_to_lsp(&snap.source, &range, unit),
+            },
+            container_name: None,
+        })
+        .collect()
+}
