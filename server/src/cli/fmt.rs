@@ -54,7 +54,7 @@ pub fn run(paths: &[PathBuf], check: bool) -> Result<ExitCode, String> {
     }
     if check {
         for (path, _) in &changed {
-            println!("would reformat {}", path.display());
+            crate::write_stdout(format!("would reformat {}\n", path.display()).as_bytes())?;
         }
         return Ok(if changed.is_empty() {
             ExitCode::SUCCESS
@@ -64,7 +64,7 @@ pub fn run(paths: &[PathBuf], check: bool) -> Result<ExitCode, String> {
     }
     for (path, text) in &changed {
         write_atomically(path, text.as_bytes()).map_err(|e| format!("{}: {e}", path.display()))?;
-        println!("formatted {}", path.display());
+        crate::write_stdout(format!("formatted {}\n", path.display()).as_bytes())?;
     }
     Ok(ExitCode::SUCCESS)
 }
