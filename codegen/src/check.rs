@@ -295,26 +295,42 @@ fn empty_struct(dialect: Dialect, def: &TypeDef, d: &mut Vec<Diagnostic>) {
     }
 }
 
+/// Most types named in one cycle's message and related locations: a ring of thousands
+/// of structs is still one readable diagnostic of bounded size.
+const CYCLE_SHOWN: usize = 8;
+
 fn cycles(schema: &Schema, graph: &Graph, d: &mut Vec<Diagnostic>) {
-    let cycles = &graph.cycles;
     let code = match schema.dialect {
         Dialect::Sdp => "CIRCULAR_REFERENCE",
         Dialect::Ffi => "E010",
     };
-    for c in cycles {
-        let mut names: Vec<&str> = c.path.iter().map(|&t| schema.types[t].name.as_str()).collect();
-        names.push(names[0]);
-        let path = names.join(" → ");
-        let mut diag = Diagnostic::error(code, c.closing.range.clone(), format!("circular reference: {path}"))
+    let name = |t: usize| schema.types[t].name.as_str();
+    for c in &graph.cycles {
+        let mut names: Vec<&str> = c.path.iter().take(CYCLE_SHOWN).map(|&t| name(t)).collect();
+        if c.path.len() > CYCLE_SHOWN {
+            names.push("…");
+        }
+        names.push(name(c.path[0]));
+        let mut message = format!("circular reference: {}", names.join(" → "));
+        if c.path.len() > CYCLE_SHOWN {
+            message.push_str(&format!(" (a cycle through {} types)", c.path.len()));
+        }
+        let mut diag = Diagnostic::error(code, c.closing.range.clone(), message)
             .with_label("this reference closes the cycle")
             .with_note(match schema.dialect {
                 Dialect::Sdp => "help: SDP has no recursive types, not even through `Option`, `Box` or `[]`",
                 Dialect::Ffi => "help: ffire has no recursive types, not even through `*T` or `[]T`",
             });
-        for &t in &c.path {
+        if c.members.len() > c.path.len() {
+            diag = diag.with_note(format!(
+                "note: {} types depend on each other here; this is one of their cycles",
+                c.members.len()
+            ));
+        }
+        for &t in c.path.iter().take(CYCLE_SHOWN) {
             diag = diag.with_related(
                 schema.types[t].name_range.clone(),
-                format!("`{}` is part of the cycle", schema.types[t].name),
+                format!("`{}` is part of the cycle", name(t)),
             );
         }
         d.push(diag);

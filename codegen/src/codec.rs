@@ -292,13 +292,38 @@ impl<'s> Codec<'s> {
     /// Decodes back-to-back records until the input ends.
     pub fn decode_all(&self, root: TypeId, bytes: &[u8], mode: Mode) -> Result<Vec<Value>, CodecError> {
         let mut values = Vec::new();
+        self.decode_each(root, bytes, mode, |v| {
+            values.push(v);
+            Ok::<(), CodecError>(())
+        })?;
+        Ok(values)
+    }
+
+    /// Decodes back-to-back records until the input ends, handing each to `each` as it
+    /// is decoded, so a caller can stream them instead of holding them all in memory.
+    pub fn decode_each<E: From<CodecError>>(
+        &self,
+        root: TypeId,
+        bytes: &[u8],
+        mode: Mode,
+        mut each: impl FnMut(Value) -> Result<(), E>,
+    ) -> Result<(), E> {
         let mut at = 0;
         while at < bytes.len() {
             let (v, used) = self.decode_at(root, bytes, at, mode, None)?;
-            values.push(v);
+            if used == at {
+                // A type whose records take no bytes would repeat forever.
+                return Err(CodecError {
+                    path: String::new(),
+                    offset: at,
+                    message: "a record of this type takes no bytes, so records cannot be told apart".into(),
+                }
+                .into());
+            }
+            each(v)?;
             at = used;
         }
-        Ok(values)
+        Ok(())
     }
 
     /// An annotated hex dump: every field path with its offset, bytes and value. On

@@ -55,7 +55,16 @@ pub enum FormatError {
     /// The text has a syntax error: the 0-based line and the 0-based byte column within
     /// that line (tree-sitter's convention) of the first `ERROR` or `MISSING` node.
     Syntax { line: u32, column: u32 },
+    /// Struct bodies nested deeper than [`MAX_FORMAT_NESTING`] (0-based position of the
+    /// first one too deep). Indenting them would make the output, and the memory to
+    /// build it, quadratic in the input: 40,000 levels of `struct {` would need GBs.
+    TooDeep { line: u32, column: u32 },
 }
+
+/// Deepest struct body the formatter indents: the limit the checker applies to type
+/// expressions (`type-too-deep`). Only ffire's anonymous structs (an error of their own)
+/// nest this deep; named SDP and ffire structs never nest.
+pub const MAX_FORMAT_NESTING: usize = crate::lower::MAX_TYPE_NESTING;
 
 impl std::fmt::Display for FormatError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -63,6 +72,12 @@ impl std::fmt::Display for FormatError {
             FormatError::Syntax { line, column } => write!(
                 f,
                 "not formatted: syntax error at line {}, column {}",
+                u64::from(*line) + 1,
+                u64::from(*column) + 1
+            ),
+            FormatError::TooDeep { line, column } => write!(
+                f,
+                "not formatted: structs nested more than {MAX_FORMAT_NESTING} levels deep at line {}, column {}",
                 u64::from(*line) + 1,
                 u64::from(*column) + 1
             ),
@@ -87,6 +102,12 @@ pub fn format(dialect: Dialect, text: &str) -> Result<String, FormatError> {
     }
     let mut printer = Printer::new(dialect, text);
     printer.walk(root);
+    if let Some(at) = printer.too_deep {
+        return Err(FormatError::TooDeep {
+            line: u32::try_from(at.row).unwrap_or(u32::MAX),
+            column: u32::try_from(at.column).unwrap_or(u32::MAX),
+        });
+    }
     Ok(printer.finish())
 }
 
@@ -336,6 +357,8 @@ struct Printer<'t> {
     /// The source row where the last token or comment printed ends (`\n` tokens excluded).
     last_row: Option<usize>,
     frames: Vec<Frame>,
+    /// The first struct body nested deeper than [`MAX_FORMAT_NESTING`].
+    too_deep: Option<tree_sitter::Point>,
     /// Kinds of the nodes being walked through (the parent of a leaf is the last).
     parents: Vec<&'t str>,
 }
@@ -352,6 +375,7 @@ impl<'t> Printer<'t> {
             last_row: None,
             frames: Vec::new(),
             parents: Vec::new(),
+            too_deep: None,
         }
     }
 
@@ -427,7 +451,13 @@ impl<'t> Printer<'t> {
         let frame = match (self.sdp, kind) {
             (_, "source_file") => body(0, true),
             (true, "struct_item") => Frame::Unit(Unit::new(node, UnitKind::Struct)),
-            (true, "field_list") | (false, "field_declaration_list") => body(self.cur_indent() + 1, false),
+            (true, "field_list") | (false, "field_declaration_list") => {
+                let indent = self.cur_indent() + 1;
+                if indent > MAX_FORMAT_NESTING && self.too_deep.is_none() {
+                    self.too_deep = Some(node.start_position());
+                }
+                body(indent, false)
+            }
             (true, "field_declaration") => Frame::Unit(Unit::new(node, UnitKind::SdpField)),
             (false, "field_declaration") => Frame::Unit(Unit::new(node, UnitKind::Field)),
             (false, "package_clause") => Frame::Unit(Unit::new(node, UnitKind::Decl)),

@@ -30,12 +30,16 @@ pub struct Graph {
     pub unresolvable: Vec<bool>,
 }
 
-/// A cycle, as the edges that close it: `path[0] → path[1] → … → path[0]`.
+/// A group of mutually dependent types (a strongly connected component with a cycle),
+/// reported once, with one shortest cycle through its first type as the example:
+/// `path[0] → path[1] → … → path[0]`.
 #[derive(Debug, Clone)]
 pub struct Cycle {
     pub path: Vec<TypeId>,
-    /// The edge from the last type back to the first, where the cycle is reported.
+    /// The edge from the last type of `path` back to the first, where the cycle is reported.
     pub closing: Edge,
+    /// Every type of the group, in declaration order (a superset of `path`).
+    pub members: Vec<TypeId>,
 }
 
 impl Graph {
@@ -89,53 +93,119 @@ impl Graph {
     }
 
     /// Every type in dependency order (a type after everything it mentions, where the
-    /// graph is acyclic), plus the cycles closed by each back edge of a depth-first walk
-    /// (every group of mutually dependent types yields at least one).
+    /// graph is acyclic), plus one [`Cycle`] per group of mutually dependent types
+    /// (Tarjan's strongly connected components, iteratively). Linear in types and edges:
+    /// a ring of N structs is one cycle, not one per back edge with an N-long path each.
     fn order_and_cycles(&self) -> (Vec<TypeId>, Vec<Cycle>) {
-        #[derive(Clone, Copy, PartialEq)]
-        enum Mark {
-            New,
-            OnStack,
-            Done,
-        }
+        const UNSEEN: usize = usize::MAX;
         let n = self.len();
-        let mut mark = vec![Mark::New; n];
+        let mut index = vec![UNSEEN; n];
+        let mut low = vec![0usize; n];
+        let mut on_stack = vec![false; n];
+        let mut component_stack: Vec<TypeId> = Vec::new();
+        let mut counter = 0usize;
         let mut post = Vec::with_capacity(n);
         let mut cycles = Vec::new();
         for start in 0..n {
-            if mark[start] != Mark::New {
+            if index[start] != UNSEEN {
                 continue;
             }
             // (node, next edge index)
             let mut stack: Vec<(TypeId, usize)> = vec![(start, 0)];
-            mark[start] = Mark::OnStack;
+            index[start] = counter;
+            low[start] = counter;
+            counter += 1;
+            component_stack.push(start);
+            on_stack[start] = true;
             while let Some(&mut (node, ref mut next)) = stack.last_mut() {
                 if let Some(edge) = self.edges(node).get(*next) {
                     *next += 1;
-                    match mark[edge.to] {
-                        Mark::New => {
-                            mark[edge.to] = Mark::OnStack;
-                            stack.push((edge.to, 0));
-                        }
-                        Mark::OnStack => {
-                            // A back edge: each one closes a cycle of its own.
-                            let from = stack.iter().position(|&(t, _)| t == edge.to).unwrap_or(0);
-                            let path: Vec<TypeId> = stack[from..].iter().map(|&(t, _)| t).collect();
+                    let to = edge.to;
+                    if index[to] == UNSEEN {
+                        index[to] = counter;
+                        low[to] = counter;
+                        counter += 1;
+                        component_stack.push(to);
+                        on_stack[to] = true;
+                        stack.push((to, 0));
+                    } else if on_stack[to] {
+                        low[node] = low[node].min(index[to]);
+                    }
+                    continue;
+                }
+                post.push(node);
+                stack.pop();
+                if let Some(&(parent, _)) = stack.last() {
+                    low[parent] = low[parent].min(low[node]);
+                }
+                if low[node] == index[node] {
+                    let at = component_stack.iter().rposition(|&t| t == node).unwrap_or(0);
+                    let mut members = component_stack.split_off(at);
+                    for &t in &members {
+                        on_stack[t] = false;
+                    }
+                    members.sort_unstable();
+                    // A type that mentions itself: each such reference is its own error
+                    // (one per edge, so still linear).
+                    for &t in &members {
+                        for e in self.edges(t).iter().filter(|e| e.to == t) {
                             cycles.push(Cycle {
-                                path,
-                                closing: edge.clone(),
+                                path: vec![t],
+                                closing: e.clone(),
+                                members: vec![t],
                             });
                         }
-                        _ => {}
                     }
-                } else {
-                    mark[node] = Mark::Done;
-                    post.push(node);
-                    stack.pop();
+                    if let Some(cycle) = self.cycle_in(members) {
+                        cycles.push(cycle);
+                    }
                 }
             }
         }
+        cycles.sort_by_key(|c| (c.path[0], c.closing.range.start));
         (post, cycles)
+    }
+
+    /// The shortest cycle through two or more types from the first member back to it, if
+    /// the component has more than one member (self-references are reported apart).
+    /// Breadth-first within the component.
+    fn cycle_in(&self, members: Vec<TypeId>) -> Option<Cycle> {
+        if members.len() < 2 {
+            return None;
+        }
+        let first = *members.first()?;
+        let inside = |t: TypeId| members.binary_search(&t).is_ok();
+        // parent[i]: how members[i] was reached (its predecessor), for the path back.
+        let mut parent: Vec<Option<TypeId>> = vec![None; members.len()];
+        let mut queue = std::collections::VecDeque::from([first]);
+        let slot = |t: TypeId| members.binary_search(&t).ok();
+        while let Some(t) = queue.pop_front() {
+            for edge in self.edges(t).iter().filter(|e| e.to != t) {
+                if edge.to == first {
+                    let mut path = vec![t];
+                    let mut at = t;
+                    while let Some(p) = slot(at).and_then(|i| parent[i]) {
+                        path.push(p);
+                        at = p;
+                    }
+                    path.reverse();
+                    return Some(Cycle {
+                        path,
+                        closing: edge.clone(),
+                        members,
+                    });
+                }
+                if inside(edge.to) {
+                    if let Some(i) = slot(edge.to) {
+                        if parent[i].is_none() {
+                            parent[i] = Some(t);
+                            queue.push_back(edge.to);
+                        }
+                    }
+                }
+            }
+        }
+        None
     }
 
     /// Types whose layout cannot be known: on a cycle, mentioning an undeclared name,
@@ -143,7 +213,7 @@ impl Graph {
     fn unresolvable(&self, order: &[TypeId], cycles: &[Cycle]) -> Vec<bool> {
         let mut bad = self.has_unknown.clone();
         for c in cycles {
-            for &t in &c.path {
+            for &t in &c.members {
                 bad[t] = true;
             }
         }

@@ -596,16 +596,25 @@ fn fmt_deep_nesting_does_not_overflow_the_stack() {
         format(Dialect::Ffi, &text).unwrap(),
         format!("package x\n\ntype A {}int\n", "*".repeat(n))
     );
-    // Anonymous structs nested 500 deep (ffire rejects them, the formatter must not crash).
-    let depth = 500;
-    let text = format!(
-        "package x\ntype A {}int{}\n",
-        "struct { F ".repeat(depth),
-        " }".repeat(depth)
-    );
-    let out = format(Dialect::Ffi, &text).unwrap();
+    // Anonymous structs (ffire rejects them) nested up to the type-depth limit are
+    // formatted; deeper ones are refused, since indenting them costs quadratic output.
+    let nest = |depth: usize| {
+        format!(
+            "package x\ntype A {}int{}\n",
+            "struct { F ".repeat(depth),
+            " }".repeat(depth)
+        )
+    };
+    let depth = codegen::fmt::MAX_FORMAT_NESTING;
+    let out = format(Dialect::Ffi, &nest(depth)).unwrap();
     assert_eq!(format(Dialect::Ffi, &out).unwrap(), out);
     assert!(out.contains(&format!("{}F int\n", "\t".repeat(depth))));
+    for depth in [depth + 1, 500, 40_000] {
+        assert!(matches!(
+            format(Dialect::Ffi, &nest(depth)),
+            Err(FormatError::TooDeep { line: 1, .. })
+        ));
+    }
 }
 
 /// A small deterministic generator (no dependencies).
@@ -675,7 +684,7 @@ fn fmt_mutated_vectors_keep_every_invariant() {
                         check(dialect, &input, &format!("{} round {round}", path.display()));
                         formatted += 1;
                     }
-                    Err(FormatError::Syntax { .. }) => refused += 1,
+                    Err(FormatError::Syntax { .. } | FormatError::TooDeep { .. }) => refused += 1,
                 }
             }
         }

@@ -160,6 +160,23 @@ impl CodecArgs {
     }
 }
 
+/// Writes all of `bytes` to stdout. A closed stdout (`wirelens layout F | head -1`)
+/// ends the process quietly with status 141, what a shell reports for a command killed
+/// by SIGPIPE: the reader has what it wanted, so neither a panic nor an error message.
+/// (Rust ignores SIGPIPE, so without this `print!` panics with status 101.)
+pub fn write_stdout(bytes: &[u8]) -> Result<(), String> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(bytes).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(SIGPIPE_STATUS),
+        Err(e) => Err(format!("<stdout>: {e}")),
+    }
+}
+
+/// 128 + SIGPIPE.
+const SIGPIPE_STATUS: i32 = 141;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {

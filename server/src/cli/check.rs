@@ -50,8 +50,9 @@ pub fn run(paths: &[PathBuf], format: Format, order: Option<FieldOrder>) -> Resu
     }
     match format {
         Format::Json => {
-            let text = serde_json::to_string_pretty(&json_out).map_err(|e| e.to_string())?;
-            println!("{text}");
+            let mut text = serde_json::to_string_pretty(&json_out).map_err(|e| e.to_string())?;
+            text.push('\n');
+            crate::write_stdout(text.as_bytes())?;
         }
         Format::Human => {
             let summary = match (errors, warnings) {

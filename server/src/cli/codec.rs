@@ -1,8 +1,9 @@
 //! `wirelens encode` / `wirelens decode`: JSON ↔ wire bytes through the reference codec.
-//! Input is read completely and output produced completely before anything is written;
-//! on any error stdout stays empty.
+//! Input is read completely and checked completely before anything is written; on any
+//! error stdout stays empty. `decode --all` checks every record first, then decodes and
+//! prints them again one at a time, so memory does not grow with the number of records.
 
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -38,11 +39,8 @@ fn read_input(input: Option<&Path>) -> Result<Vec<u8>, String> {
     Ok(buf)
 }
 
-fn write_stdout(bytes: &[u8]) -> Result<ExitCode, String> {
-    let mut out = std::io::stdout().lock();
-    out.write_all(bytes)
-        .and_then(|_| out.flush())
-        .map_err(|e| format!("<stdout>: {e}"))?;
+fn write_stdout(bytes: impl AsRef<[u8]>) -> Result<ExitCode, String> {
+    crate::write_stdout(bytes.as_ref())?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -78,19 +76,54 @@ pub fn decode(args: &Args, annotate: bool) -> Result<ExitCode, String> {
     if annotate {
         let (dump, error) = codec.annotate(root, &bytes, args.mode, args.all);
         return match error {
-            None => write_stdout(dump.as_bytes()),
+            None => write_stdout(dump),
             Some(e) => {
                 eprint!("{dump}");
                 Err(format!("at offset {}: {e}", e.offset))
             }
         };
     }
-    let value = if args.all {
-        serde_json::Value::Array(codec.decode_all(root, &bytes, args.mode).map_err(|e| e.to_string())?)
-    } else {
-        codec.decode(root, &bytes, args.mode).map_err(|e| e.to_string())?
-    };
+    if args.all {
+        return decode_all(&codec, root, &bytes, args.mode);
+    }
+    let value = codec.decode(root, &bytes, args.mode).map_err(|e| e.to_string())?;
     let mut text = serde_json::to_string_pretty(&value).map_err(|e| e.to_string())?;
     text.push('\n');
-    write_stdout(text.as_bytes())
+    write_stdout(&text)
+}
+
+/// `--all`: the same text as pretty-printing the whole array, produced record by record.
+fn decode_all(codec: &Codec, root: codegen::model::TypeId, bytes: &[u8], mode: Mode) -> Result<ExitCode, String> {
+    // First pass: any malformed record fails before anything is written.
+    let mut records = 0usize;
+    codec
+        .decode_each(root, bytes, mode, |_| {
+            records += 1;
+            Ok::<(), codegen::codec::CodecError>(())
+        })
+        .map_err(|e| e.to_string())?;
+    if records == 0 {
+        return write_stdout("[]\n");
+    }
+    let mut out = String::from("[\n");
+    let mut first = true;
+    codec
+        .decode_each(root, bytes, mode, |value| {
+            if !first {
+                out.push_str(",\n");
+            }
+            first = false;
+            let text = serde_json::to_string_pretty(&value)?;
+            // Strings are escaped JSON, so every line break is the printer's own.
+            out.push_str("  ");
+            out.push_str(&text.replace('\n', "\n  "));
+            if out.len() >= 1 << 16 {
+                crate::write_stdout(out.as_bytes())?;
+                out.clear();
+            }
+            Ok::<(), Box<dyn std::error::Error>>(())
+        })
+        .map_err(|e| e.to_string())?;
+    out.push_str("\n]\n");
+    write_stdout(&out)
 }

@@ -56,7 +56,7 @@ pub fn run(paths: &[PathBuf], check: bool) -> Result<ExitCode, String> {
     }
     if check {
         for (path, _) in &changed {
-            println!("would reformat {}", path.display());
+            crate::write_stdout(format!("would reformat {}\n", path.display()).as_bytes())?;
         }
         return Ok(if changed.is_empty() {
             ExitCode::SUCCESS
@@ -66,7 +66,7 @@ pub fn run(paths: &[PathBuf], check: bool) -> Result<ExitCode, String> {
     }
     for (path, text) in &changed {
         replace_user_file(path, text.as_bytes()).map_err(|e| e.to_string())?;
-        println!("formatted {}", path.display());
+        crate::write_stdout(format!("formatted {}\n", path.display()).as_bytes())?;
     }
     Ok(ExitCode::SUCCESS)
 }

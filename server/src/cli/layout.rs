@@ -27,9 +27,11 @@ pub fn run(
     match format {
         Format::Json => {
             let value = layout_json(schema, &loaded.analysis.layout, only);
-            println!("{}", serde_json::to_string_pretty(&value).map_err(|e| e.to_string())?);
+            let mut text = serde_json::to_string_pretty(&value).map_err(|e| e.to_string())?;
+            text.push('\n');
+            crate::write_stdout(text.as_bytes())?;
         }
-        Format::Human => print!("{}", layout_table(schema, &loaded.analysis.layout, only)),
+        Format::Human => crate::write_stdout(layout_table(schema, &loaded.analysis.layout, only).as_bytes())?,
     }
     Ok(ExitCode::SUCCESS)
 }

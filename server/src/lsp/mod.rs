@@ -6,6 +6,7 @@ mod documents;
 mod generation;
 mod handlers;
 mod settings;
+mod transport;
 mod workspace_index;
 
 use tower_lsp_server::{LspService, Server};
@@ -18,9 +19,13 @@ pub fn run() -> Result<(), String> {
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
     runtime.block_on(async {
         let (service, socket) = LspService::new(backend::Backend::new);
-        Server::new(tokio::io::stdin(), tokio::io::stdout(), socket)
-            .serve(service)
-            .await;
+        // The client's bytes reach the server only through the sanitizing transport.
+        transport::serve(tokio::io::stdin(), tokio::io::stdout(), |input, output| {
+            Server::new(input, output, socket).serve(service)
+        })
+        .await;
     });
+    // Do not wait for the thread blocked reading stdin (after `exit` it may never end).
+    runtime.shutdown_background();
     Ok(())
 }

@@ -1,0 +1,269 @@
+//! The CLI on hostile-but-small inputs and on a closed stdout.
+//!
+//! Scaling: each input is measured at N and 4N; CPU time (user + sys, the best of
+//! three runs, so that other processes on the machine do not count) and peak RSS may
+//! grow at most 5× (linear is 4×). Measured with GNU time (`/usr/bin/time`).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+fn exe() -> &'static str {
+    env!("CARGO_BIN_EXE_wirelens")
+}
+
+/// (CPU seconds, peak RSS in KB, stdout bytes) of `wirelens args…`, best of three.
+fn measure(args: &[&str], dir: &Path) -> (f64, u64, usize) {
+    let time = Path::new("/usr/bin/time");
+    assert!(time.exists(), "these tests need GNU time at /usr/bin/time");
+    let report = dir.join("time.txt");
+    let mut best = (f64::MAX, u64::MAX, 0);
+    for _ in 0..3 {
+        let out = Command::new(time)
+            .arg("-o")
+            .arg(&report)
+            .args(["-f", "%U %S %M", exe()])
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let text = std::fs::read_to_string(&report).unwrap();
+        let last = text.lines().last().unwrap_or_default().to_string();
+        let v: Vec<&str> = last.split_whitespace().collect();
+        assert_eq!(v.len(), 3, "{text}");
+        let cpu = v[0].parse::<f64>().unwrap() + v[1].parse::<f64>().unwrap();
+        let rss = v[2].parse::<u64>().unwrap();
+        best = (best.0.min(cpu), best.1.min(rss), out.stdout.len());
+    }
+    best
+}
+
+/// Asserts the 4N run costs at most 5× the N run (time with a 0.05 s floor for the
+/// timer's resolution) and returns both for the record.
+fn assert_linear(what: &str, small: (f64, u64, usize), large: (f64, u64, usize)) {
+    eprintln!(
+        "{what}: N {:.2} s {} KB {} B out; 4N {:.2} s {} KB {} B out; ratios {:.2} {:.2}",
+        small.0,
+        small.1,
+        small.2,
+        large.0,
+        large.1,
+        large.2,
+        large.0 / small.0.max(0.05),
+        large.1 as f64 / small.1 as f64
+    );
+    assert!(large.0 <= 5.0 * small.0.max(0.05), "{what}: time {small:?} → {large:?}");
+    assert!(large.1 <= 5 * small.1, "{what}: memory {small:?} → {large:?}");
+    assert!(large.2 <= 5 * small.2.max(1), "{what}: output {small:?} → {large:?}");
+}
+
+/// A ring of `n` structs, each also mentioning the first: before the fix every back
+/// edge was a diagnostic listing its whole path (N = 4,000: 2.48 M related locations).
+fn ring(n: usize) -> String {
+    (0..n)
+        .map(|i| format!("struct S{i} {{\n    next: S{},\n    back: S0,\n}}\n", (i + 1) % n))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn write(dir: &Path, name: &str, text: &[u8]) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+#[test]
+fn a_cycle_through_n_structs_is_one_bounded_diagnostic() {
+    let dir = tempfile::tempdir().unwrap();
+    let small = write(dir.path(), "small.sdp", ring(4_000).as_bytes());
+    let large = write(dir.path(), "large.sdp", ring(16_000).as_bytes());
+    let out = Command::new(exe())
+        .args(["check", "--format", "json"])
+        .arg(&small)
+        .output()
+        .unwrap();
+    let diags: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let cycles: Vec<_> = diags
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "CIRCULAR_REFERENCE")
+        .collect();
+    // S0 → S0 (its own `back` field) and one cycle through the ring.
+    assert_eq!(cycles.len(), 2, "{diags}");
+    assert!(
+        cycles.iter().all(|d| d["message"].as_str().unwrap().len() < 200),
+        "{cycles:?}"
+    );
+    let m = |p: &Path| measure(&["check", "--format", "json", p.to_str().unwrap()], dir.path());
+    assert_linear("check of a cycle", m(&small), m(&large));
+}
+
+/// ffire anonymous structs nested `depth` deep.
+fn nested(depth: usize) -> String {
+    format!(
+        "package p\n\ntype T struct {{\n{}X int32\n{}}}\n",
+        "A struct {\n".repeat(depth),
+        "}\n".repeat(depth)
+    )
+}
+
+#[test]
+fn fmt_refuses_nesting_beyond_the_type_depth_limit_in_linear_cost() {
+    let dir = tempfile::tempdir().unwrap();
+    // Within the limit it formats; beyond it, a clear error and the file unchanged.
+    let ok = write(dir.path(), "ok.ffi", nested(10).as_bytes());
+    let st = Command::new(exe()).arg("fmt").arg(&ok).output().unwrap();
+    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    assert!(std::fs::read_to_string(&ok)
+        .unwrap()
+        .contains(&format!("{}A struct {{", "\t".repeat(10))));
+    let deep_text = nested(65);
+    let deep = write(dir.path(), "deep.ffi", deep_text.as_bytes());
+    let st = Command::new(exe()).arg("fmt").arg(&deep).output().unwrap();
+    assert_eq!(st.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&st.stderr);
+    assert!(
+        err.contains("nested more than 64 levels deep at line 67, column 10"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(&deep).unwrap(), deep_text);
+    // A 260 KB input gave 400 MB of output before.
+    let small = write(dir.path(), "small.ffi", nested(5_000).as_bytes());
+    let large = write(dir.path(), "large.ffi", nested(20_000).as_bytes());
+    let m = |p: &Path| measure(&["fmt", "--check", p.to_str().unwrap()], dir.path());
+    assert_linear("fmt of deep nesting", m(&small), m(&large));
+}
+
+#[test]
+fn decode_all_streams_records_in_linear_time_and_bounded_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let schema = write(
+        dir.path(),
+        "r.sdp",
+        b"struct Inner {\n    x: u8,\n}\n\nstruct R {\n    a: Option<Inner>,\n}\n",
+    );
+    // The output is the array the whole-value printer made.
+    let bytes = write(dir.path(), "few.bin", &[0, 1, 7, 0]);
+    let out = Command::new(exe())
+        .args(["decode", "--root", "R", "--all", "--schema"])
+        .arg(&schema)
+        .arg("--input")
+        .arg(&bytes)
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "[\n  {},\n  {\n    \"a\": {\n      \"x\": 7\n    }\n  },\n  {}\n]\n"
+    );
+    // A bad record anywhere: an error and nothing on stdout.
+    let bad = write(dir.path(), "bad.bin", &[0, 0, 0, 1]);
+    let out = Command::new(exe())
+        .args(["decode", "--root", "R", "--all", "--schema"])
+        .arg(&schema)
+        .arg("--input")
+        .arg(&bad)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    // Empty records: 4 MB of zeros took 39 s and 5 GB before.
+    let small = write(dir.path(), "small.bin", &vec![0u8; 250_000]);
+    let large = write(dir.path(), "large.bin", &vec![0u8; 1_000_000]);
+    let m = |p: &Path| {
+        measure(
+            &[
+                "decode",
+                "--root",
+                "R",
+                "--all",
+                "--schema",
+                schema.to_str().unwrap(),
+                "--input",
+                p.to_str().unwrap(),
+            ],
+            dir.path(),
+        )
+    };
+    let (s, l) = (m(&small), m(&large));
+    assert_linear("decode --all of empty records", s, l);
+    // Bounded: the records are not all held in memory (the input itself is).
+    assert!(l.1 < s.1 + 20_000, "memory grows with the records: {s:?} → {l:?}");
+}
+
+/// Runs `wirelens args…` with stdout a pipe whose reader has gone (like `| head -0`).
+fn closed_stdout(args: &[&str], stdin: &[u8]) -> std::process::Output {
+    let mut child = Command::new(exe())
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take()); // the reader closes before anything is written
+    let mut input = child.stdin.take().unwrap();
+    let _ = input.write_all(stdin);
+    drop(input);
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn a_closed_stdout_ends_every_printing_command_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let schema = write(
+        dir.path(),
+        "a.sdp",
+        b"struct Inner {\n    x: u8,\n}\n\nstruct R {\n    a: Option<Inner>,\n    n: str,\n}\n",
+    );
+    let broken = write(dir.path(), "b.sdp", ring(50).as_bytes());
+    let unformatted = write(dir.path(), "c.sdp", b"struct   C {\n  x:u8,\n}\n");
+    let s = schema.to_str().unwrap();
+    let cases: Vec<(&str, Vec<&str>, &[u8])> = vec![
+        ("layout", vec!["layout", s], b""),
+        ("layout --format json", vec!["layout", "--format", "json", s], b""),
+        (
+            "check --format json",
+            vec!["check", "--format", "json", broken.to_str().unwrap()],
+            b"",
+        ),
+        ("check (human, stdout untouched)", vec!["check", s], b""),
+        (
+            "decode",
+            vec!["decode", "--schema", s, "--root", "R"],
+            &[1, 3, 2, 0, 0, 0, b'h', b'i'],
+        ),
+        (
+            "decode --all",
+            vec!["decode", "--schema", s, "--root", "R", "--all"],
+            &[0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+        ),
+        (
+            "decode --annotate",
+            vec!["decode", "--schema", s, "--root", "R", "--annotate"],
+            &[0, 2, 0, 0, 0, b'h', b'i'],
+        ),
+        (
+            "encode",
+            vec!["encode", "--schema", s, "--root", "R"],
+            br#"{"n":"hello"}"#,
+        ),
+        (
+            "fmt --check",
+            vec!["fmt", "--check", unformatted.to_str().unwrap()],
+            b"",
+        ),
+    ];
+    for (what, args, stdin) in cases {
+        let out = closed_stdout(&args, stdin);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("panicked"), "{what}: {err}");
+        assert_ne!(out.status.code(), Some(101), "{what}: {err}");
+        if what.starts_with("check (human") {
+            // Human diagnostics go to stderr: nothing to lose on stdout.
+            assert_eq!(out.status.code(), Some(0), "{what}: {err}");
+        } else {
+            assert_eq!(out.status.code(), Some(141), "{what}: {err}");
+            assert!(err.is_empty(), "{what}: {err}");
+        }
+    }
+}
