@@ -29,6 +29,10 @@ pub fn read_regular(path: &Path, limit: usize) -> Result<Vec<u8>, FileError> {
             "not a regular file (a device, FIFO or socket); refusing to read it".into(),
         ));
     }
+    // A fast refusal where the size is known; the real bound is counted while reading.
+    if meta.len() > limit as u64 {
+        return Err(fail(format!("file is larger than the limit of {limit} bytes")));
+    }
     let mut options = std::fs::OpenOptions::new();
     options.read(true);
     // Should the file be swapped for a FIFO after the check, opening must not block.

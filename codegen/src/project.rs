@@ -564,8 +564,11 @@ fn confine(dir: &Path, base: &Path) -> Result<PathBuf, String> {
         return Err(refuse());
     }
     // The longest existing ancestor, resolved, must still be inside the resolved base.
-    let real_base = std::fs::canonicalize(&base_normal).unwrap_or(base_normal);
-    if let Some(existing) = normal.ancestors().find(|a| a.exists()) {
+    let real_base = std::fs::canonicalize(&base_normal).unwrap_or_else(|_| base_normal.clone());
+    // Only the part at or below the base can lead out of it (a base that does not exist
+    // yet has nothing to resolve).
+    let inside = normal.ancestors().take_while(|a| a.starts_with(&base_normal));
+    if let Some(existing) = inside.into_iter().find(|a| a.exists()) {
         let real = std::fs::canonicalize(existing).map_err(|e| format!("{}: {e}", existing.display()))?;
         if !real.starts_with(&real_base) {
             return Err(refuse());

@@ -43,7 +43,14 @@ fn decode_tokens(data: &Value, legend: &Value) -> Vec<String> {
 #[test]
 fn editor_views_of_every_golden_schema() {
     let mut c = Client::start();
-    let init = c.initialize(&["utf-16"]);
+    // The documents' folder is the workspace: generation (and its lenses) is offered only
+    // for files inside a workspace folder.
+    let init = c.request(
+        "initialize",
+        json!({"processId": null, "rootUri": "file:///wirelens-snapshots",
+            "capabilities": {"general": {"positionEncodings": ["utf-16"]}}}),
+    );
+    c.notify("initialized", json!({}));
     let legend = init["capabilities"]["semanticTokensProvider"]["legend"]["tokenTypes"].clone();
     for path in schemas() {
         let text = std::fs::read_to_string(&path).unwrap();
