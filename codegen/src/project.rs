@@ -41,7 +41,7 @@ pub fn dialect_of(path: &Path) -> Result<Dialect, LoadFailure> {
 }
 
 pub fn load(path: &Path, order_flag: Option<FieldOrder>) -> Result<Loaded, LoadFailure> {
-    let dialect = dialect_of(path)?;
+    dialect_of(path)?; // before reading: a wrong extension is the clearer error
     let source = SourceFile::load(path).map_err(|e| LoadFailure {
         path: e.path.clone(),
         line_col: e.position.map(|p| (p.line as usize + 1, p.column as usize + 1)),
@@ -52,6 +52,13 @@ pub fn load(path: &Path, order_flag: Option<FieldOrder>) -> Result<Loaded, LoadF
         },
         message: e.message,
     })?;
+    analyze_source(path, source, order_flag)
+}
+
+/// Analyses `source` as the schema at `path` with the settings that apply there (the
+/// baseline of a wire comparison is text that is not on disk).
+pub fn analyze_source(path: &Path, source: SourceFile, order_flag: Option<FieldOrder>) -> Result<Loaded, LoadFailure> {
+    let dialect = dialect_of(path)?;
     let order = match order_flag {
         Some(o) => OrderChoice {
             order: Some(o),
