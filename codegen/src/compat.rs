@@ -259,10 +259,9 @@ pub fn compare(old: &Analysis, new: &Analysis) -> Report {
     for t in &mut types {
         let mut by: Vec<String> = breaks
             .iter()
-            .filter(|b| b.affects.iter().any(|a| *a == t.name) || b.type_name == t.name)
+            .filter(|b| b.affects.contains(&t.name) || b.type_name == t.name)
             .map(|b| b.type_name.clone())
             .collect();
-        by.dedup();
         let mut seen = std::collections::HashSet::new();
         by.retain(|n| seen.insert(n.clone()));
         if !by.is_empty() && t.status == Status::Compatible {
