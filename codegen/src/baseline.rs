@@ -156,3 +156,47 @@ fn load_git(schema: &Path, rev: &str) -> Result<Baseline, BaselineError> {
         .map(Baseline::Found)
         .map_err(|e| error(format!("{}: {}", e.path.display(), e.message)))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn against_from_wirelens_toml() {
+        let dir = std::env::temp_dir().join(format!("wirelens-baseline-{}", std::process::id()));
+        let sub = dir.join("schemas");
+        std::fs::create_dir_all(&sub).unwrap();
+        let schema = sub.join("a.sdp");
+        let toml = dir.join("wirelens.toml");
+        let _ = std::fs::remove_file(&toml);
+        assert_eq!(
+            Against::for_schema(&schema).unwrap(),
+            Against::default(),
+            "no file: HEAD"
+        );
+
+        std::fs::write(&toml, "[compat]\nagainst = \"release\"\n").unwrap();
+        assert_eq!(Against::for_schema(&schema).unwrap(), Against::Git("release".into()));
+
+        std::fs::write(&toml, "[compat]\nagainst = \"file:old/a.sdp\"\n").unwrap();
+        let base = std::fs::canonicalize(&dir).unwrap();
+        assert_eq!(
+            Against::for_schema(&schema).unwrap(),
+            Against::File(base.join("old/a.sdp")),
+            "relative to the folder of wirelens.toml"
+        );
+
+        std::fs::write(&toml, "[compat]\nagianst = \"HEAD\"\n").unwrap();
+        let e = Against::for_schema(&schema).unwrap_err();
+        assert_eq!(e.line_col, Some((2, 1)), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn option_like_revisions_are_refused() {
+        let e = load(Path::new("a.sdp"), &Against::Git("--output=/tmp/x".into()))
+            .err()
+            .unwrap();
+        assert!(e.message.contains("not a git revision"), "{e}");
+    }
+}
