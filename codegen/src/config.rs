@@ -46,6 +46,17 @@ pub struct Config {
     pub ffi: FfiConfig,
     #[serde(default)]
     pub generate: GenerateConfig,
+    #[serde(default)]
+    pub compat: CompatConfig,
+}
+
+/// `[compat]`: what a schema's wire changes are measured against.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CompatConfig {
+    /// A git ref (`HEAD`, `main`, `v1.2`) or `file:PATH` (relative to this file's
+    /// folder); see [`crate::baseline::Against`]. Default `HEAD`.
+    pub against: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]

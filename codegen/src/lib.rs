@@ -7,8 +7,10 @@
 //! Nothing outside [`layout`] computes a size, an offset or a field order.
 
 pub mod analysis;
+pub mod baseline;
 pub mod check;
 pub mod codec;
+pub mod compat;
 pub mod config;
 pub mod diagnostic;
 pub mod dialect;

@@ -57,6 +57,22 @@ enum Command {
         /// ffire field order (overrides wirelens.toml and the file's directive).
         #[arg(long, value_enum)]
         order: Option<OrderArg>,
+        /// Also report wire breaks against a baseline: a git ref (`HEAD`, `main`) or
+        /// `file:PATH`; exit 1 on a break.
+        #[arg(long, value_name = "REF")]
+        against: Option<String>,
+    },
+    /// Compare the wire layouts of two versions of a schema; exit 1 on a break.
+    Diff {
+        /// The baseline version.
+        old: std::path::PathBuf,
+        /// The new version.
+        new: std::path::PathBuf,
+        #[arg(long, value_enum, default_value = "human")]
+        format: Format,
+        /// ffire field order for both (overrides wirelens.toml and the files' directives).
+        #[arg(long, value_enum)]
+        order: Option<OrderArg>,
     },
     /// Show the wire layout of a schema: offsets, sizes, fixed blocks, wire order.
     Layout {
@@ -180,7 +196,22 @@ const SIGPIPE_STATUS: i32 = 141;
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Check { paths, format, order } => cli::check::run(&paths, format, order.map(Into::into)),
+        Command::Check {
+            paths,
+            format,
+            order,
+            against,
+        } => {
+            let cwd = std::path::Path::new(".");
+            let against = against.map(|a| codegen::baseline::Against::parse(&a, cwd));
+            cli::check::run(&paths, format, order.map(Into::into), against.as_ref())
+        }
+        Command::Diff {
+            old,
+            new,
+            format,
+            order,
+        } => cli::diff::run(&old, &new, format, order.map(Into::into)),
         Command::Layout {
             file,
             type_name,

@@ -11,14 +11,22 @@ use codespan_reporting::files::SimpleFile;
 use codespan_reporting::term::{self, termcolor};
 use serde_json::json;
 
-use super::{find_schemas, load, FileError};
+use super::{diff, find_schemas, load, FileError};
 use crate::Format;
+use codegen::baseline::Against;
 
-pub fn run(paths: &[PathBuf], format: Format, order: Option<FieldOrder>) -> Result<ExitCode, String> {
+/// `against`: also report every wire break against that baseline (`check --against`);
+/// without it the output is exactly that of a plain `check`.
+pub fn run(
+    paths: &[PathBuf],
+    format: Format,
+    order: Option<FieldOrder>,
+    against: Option<&Against>,
+) -> Result<ExitCode, String> {
     let files = find_schemas(paths).map_err(|e| e.to_string())?;
     let mut json_out = Vec::new();
     let mut human = termcolor::StandardStream::stderr(termcolor::ColorChoice::Auto);
-    let (mut errors, mut warnings) = (0usize, 0usize);
+    let (mut errors, mut warnings, mut breaks) = (0usize, 0usize, 0usize);
     for path in &files {
         match load(path, order) {
             Ok(loaded) => {
@@ -33,6 +41,46 @@ pub fn run(paths: &[PathBuf], format: Format, order: Option<FieldOrder>) -> Resu
                         Format::Json => json_out.push(diagnostic_json(path, &loaded.source, d)),
                         Format::Human => {
                             let _ = human.write_all(render(&file, d).as_bytes());
+                        }
+                    }
+                }
+                if let Some(against) = against.filter(|_| !loaded.analysis.has_errors()) {
+                    match diff::against_file(path, &loaded, against, order)? {
+                        diff::Outcome::Compared { old, report } => {
+                            breaks += report.breaks.len();
+                            for b in &report.breaks {
+                                match format {
+                                    Format::Json => json_out.push(diff::break_json(path, &loaded, b)),
+                                    Format::Human => {
+                                        let _ = human.write_all(diff::render(&old, &loaded.source, b).as_bytes());
+                                    }
+                                }
+                            }
+                        }
+                        diff::Outcome::NoBaseline(why) => {
+                            if format == Format::Human {
+                                let _ = writeln!(
+                                    human,
+                                    "note: {}: no baseline at {}: {why}",
+                                    path.display(),
+                                    against.label()
+                                );
+                            }
+                        }
+                        diff::Outcome::BrokenBaseline(why) => {
+                            errors += 1;
+                            match format {
+                                Format::Json => json_out.push(json!({
+                                    "file": path.display().to_string(),
+                                    "line": 1, "column": 1, "end_line": 1, "end_column": 1,
+                                    "severity": "error",
+                                    "code": "wire-baseline",
+                                    "message": why,
+                                })),
+                                Format::Human => {
+                                    let _ = writeln!(human, "error[wire-baseline]: {why}");
+                                }
+                            }
                         }
                     }
                 }
@@ -65,10 +113,15 @@ pub fn run(paths: &[PathBuf], format: Format, order: Option<FieldOrder>) -> Resu
                     plural(warnings)
                 ),
             };
+            let summary = match against {
+                Some(a) if breaks == 0 => format!("{summary}; wire-compatible with {}", a.label()),
+                Some(a) => format!("{summary}; {breaks} wire break{} against {}", plural(breaks), a.label()),
+                None => summary,
+            };
             let _ = writeln!(human, "{summary}");
         }
     }
-    Ok(if errors > 0 {
+    Ok(if errors > 0 || breaks > 0 {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS

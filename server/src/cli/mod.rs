@@ -3,6 +3,7 @@
 
 pub mod check;
 pub mod codec;
+pub mod diff;
 pub mod fmt;
 pub mod gen;
 pub mod layout;
