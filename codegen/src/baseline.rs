@@ -10,7 +10,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::config::{Config, ConfigError};
+use crate::config::Config;
+use crate::project::FileError;
 use crate::source::SourceFile;
 
 /// What to compare against.
@@ -39,7 +40,7 @@ impl Against {
 
     /// The baseline configured for a schema: `[compat] against` of the nearest
     /// `wirelens.toml` (a `file:` path relative to that file's folder), else `HEAD`.
-    pub fn for_schema(schema: &Path) -> Result<Against, ConfigError> {
+    pub fn for_schema(schema: &Path) -> Result<Against, FileError> {
         let dir = schema
             .parent()
             .filter(|d| !d.as_os_str().is_empty())
