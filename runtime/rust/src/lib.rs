@@ -31,6 +31,13 @@ pub use le::{LeSlice, Prim};
 pub use reader::Reader;
 pub use sink::{Sink, SliceSink};
 
+/// What generated modules use from `alloc`, so they compile in `#![no_std]` crates
+/// (which lack the std prelude) as well as in std ones.
+pub mod prelude {
+    pub use alloc::string::String;
+    pub use alloc::vec::Vec;
+}
+
 /// Largest string byte length / array element count ffire can express (u16 prefix).
 pub const FFI_MAX_LEN: usize = u16::MAX as usize;
 
