@@ -1,7 +1,8 @@
 //! The encoding plan (issue #13): per type, the ordered steps that write and read its
 //! encoding and the formula of its exact size, read off the [`Layout`] once. The JSON
-//! codec and the emitters walk a [`TypePlan`] and print or execute it; none of them
-//! decides a size, an order, a prefix, a block or an inlining rule.
+//! codec and the Rust emitter walk a [`TypePlan`] and execute or print it (the C and C++
+//! emitters are to follow); none of them decides a size, an order, a prefix, a block or
+//! an inlining rule.
 //!
 //! A struct's plan is its [`TypeLayout::walk`] made executable:
 //! - [`Step::Block`]: a fixed block of N bytes with primitive and fixed-struct leaves at

@@ -9,7 +9,9 @@
 //! - [`le`]: little-endian load/store at constant offsets inside a fixed block (one
 //!   bounds check per block: the block is read with [`Reader::fixed`] first);
 //! - [`LeSlice`]: the zero-copy view of a primitive array;
-//! - [`sdp`]: the SDP message header.
+//! - [`sdp`]: the SDP message header;
+//! - [`prelude`]: `Vec` and `String`, imported by every generated module so it also
+//!   compiles inside `#![no_std]` crates (with `alloc`).
 //!
 //! All multi-byte values go through `to_le_bytes`/`from_le_bytes`, so the code is
 //! correct on big-endian hosts too.
