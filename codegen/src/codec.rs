@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 use serde_json::{Map, Number, Value};
 
 use crate::dialect::Dialect;
-use crate::layout::{LeafKind, Layout, Wire};
+use crate::layout::{Layout, LeafKind, Wire};
 use crate::model::{Primitive, Schema, TypeId};
 use crate::plan::{self, Plan, Prefix, Step};
 
@@ -148,7 +148,12 @@ impl<'s> Codec<'s> {
     /// Error-path segments for `path` inside struct `owner`.
     fn segments(&self, owner: TypeId, path: &[usize]) -> Vec<Seg<'s>> {
         (1..=path.len())
-            .map(|k| Seg::Field(self.field_at(owner, &path[..k]).map_or("?", |(_, f)| f.json_name.as_str())))
+            .map(|k| {
+                Seg::Field(
+                    self.field_at(owner, &path[..k])
+                        .map_or("?", |(_, f)| f.json_name.as_str()),
+                )
+            })
             .collect()
     }
 
@@ -914,7 +919,10 @@ impl<'s> Decoder<'_, 's, '_, '_> {
                 for i in 0..n {
                     self.path.0.push(Seg::Index(i));
                     if self.notes.is_some()
-                        && matches!(**elem, plan::Value::Struct { .. } | plan::Value::Array { .. } | plan::Value::BulkPrims(..))
+                        && matches!(
+                            **elem,
+                            plan::Value::Struct { .. } | plan::Value::Array { .. } | plan::Value::BulkPrims(..)
+                        )
                     {
                         let label = format!("[{i}]");
                         self.note_open(depth + 1, &label, elem);
@@ -946,7 +954,10 @@ impl<'s> Decoder<'_, 's, '_, '_> {
                         let v = match leaf.kind {
                             LeafKind::Prim(p) => self.scalar(&label, d, |dec| dec.prim(p, d))?,
                             LeafKind::Struct(s) => {
-                                let size = codec.layout.get(s).map_or(crate::layout::SizeInfo::fixed(0), |t| t.size);
+                                let size = codec
+                                    .layout
+                                    .get(s)
+                                    .map_or(crate::layout::SizeInfo::fixed(0), |t| t.size);
                                 self.note_open(d, &label, &plan::Value::Struct { id: s, size });
                                 self.strukt(s, d)?
                             }
@@ -960,14 +971,19 @@ impl<'s> Decoder<'_, 's, '_, '_> {
                     if d > MAX_DEPTH {
                         return Err(self.err(format!("value nested deeper than {MAX_DEPTH} levels")));
                     }
-                    let size = codec.layout.get(*inner).map_or(crate::layout::SizeInfo::fixed(0), |t| t.size);
+                    let size = codec
+                        .layout
+                        .get(*inner)
+                        .map_or(crate::layout::SizeInfo::fixed(0), |t| t.size);
                     self.note_open(d, &label, &plan::Value::Struct { id: *inner, size });
                 }
                 Step::Value { path, value } => {
                     let label = self.enter(id, base, path);
                     let d = depth + path.len();
                     let v = match value {
-                        plan::Value::Prim(_) | plan::Value::Str(_) => self.scalar(&label, d, |dec| dec.value(value, d))?,
+                        plan::Value::Prim(_) | plan::Value::Str(_) => {
+                            self.scalar(&label, d, |dec| dec.value(value, d))?
+                        }
                         _ => {
                             self.note_open(d, &label, value);
                             self.value(value, d)?
