@@ -1,6 +1,8 @@
-//! The reference JSON ↔ wire codec (DESIGN §4), driven entirely by [`crate::layout`]:
-//! field order, presence bytes and length prefixes come from the `Layout`, never from
-//! a second description of the format. Used by `wirelens encode/decode`, the
+//! The reference JSON ↔ wire codec (DESIGN §4), driven entirely by the encoding plan
+//! ([`crate::plan`], read off the [`Layout`]): field order, inlined structs, presence
+//! bytes and length prefixes come from the same plan the emitters render, never from a
+//! second description of the format. Unlike generated code it checks every leaf of a
+//! block on its own, so its errors name the exact field. Used by `wirelens encode/decode`, the
 //! conformance harness, and as the oracle every generated codec is tested against.
 
 use std::fmt::Write as _;
@@ -8,8 +10,9 @@ use std::fmt::Write as _;
 use serde_json::{Map, Number, Value};
 
 use crate::dialect::Dialect;
-use crate::layout::{Layout, Wire};
+use crate::layout::{Layout, LeafKind, Wire};
 use crate::model::{Primitive, Schema, TypeId};
+use crate::plan::{self, Plan, Prefix, Step};
 
 /// SDP message header: "SDP" magic, version `'2'`, u16 type id, u32 payload length.
 pub const SDP_MAGIC: &[u8; 3] = b"SDP";
@@ -79,11 +82,16 @@ impl std::fmt::Display for Path<'_> {
 pub struct Codec<'s> {
     schema: &'s Schema,
     layout: &'s Layout,
+    plan: Plan,
 }
 
 impl<'s> Codec<'s> {
     pub fn new(schema: &'s Schema, layout: &'s Layout) -> Codec<'s> {
-        Codec { schema, layout }
+        Codec {
+            schema,
+            layout,
+            plan: Plan::new(layout),
+        }
     }
 
     /// The type named `name`, if its layout is known.
@@ -107,6 +115,86 @@ impl<'s> Codec<'s> {
             });
         }
         Ok(())
+    }
+
+    /// How a value of type `root` is written: its struct, or the single value of an
+    /// alias / ffire non-struct root.
+    fn root_value(&self, root: TypeId, offset: usize) -> Result<plan::Value, CodecError> {
+        self.layout
+            .get(root)
+            .map(|t| self.plan.value(self.layout, &t.wire))
+            .ok_or_else(|| CodecError {
+                path: String::new(),
+                offset,
+                message: "the root type has no layout".into(),
+            })
+    }
+
+    /// The type of the struct reached by following `path` (declaration indices) from
+    /// struct `owner`, and the field at its end.
+    fn field_at(&self, owner: TypeId, path: &[usize]) -> Option<(TypeId, &'s crate::model::Field)> {
+        let (&last, init) = path.split_last()?;
+        let mut ty = owner;
+        for &i in init {
+            match self.layout.get(ty)?.field_by_decl(i)?.wire {
+                Wire::Struct(s) => ty = s,
+                _ => return None,
+            }
+        }
+        let schema: &'s Schema = self.schema;
+        Some((ty, schema.types.get(ty)?.fields().get(last)?))
+    }
+
+    /// Error-path segments for `path` inside struct `owner`.
+    fn segments(&self, owner: TypeId, path: &[usize]) -> Vec<Seg<'s>> {
+        (1..=path.len())
+            .map(|k| {
+                Seg::Field(
+                    self.field_at(owner, &path[..k])
+                        .map_or("?", |(_, f)| f.json_name.as_str()),
+                )
+            })
+            .collect()
+    }
+
+    /// The JSON object of struct `id` from its values by path (inlined structs' fields
+    /// have longer paths): fields as written, absent optionals left out.
+    fn assemble(&self, id: TypeId, entries: Vec<(&[usize], Value)>) -> Map<String, Value> {
+        let schema: &'s Schema = self.schema;
+        let fields = schema.types[id].fields();
+        let mut direct: Vec<(usize, Value)> = Vec::new();
+        let mut nested: std::collections::BTreeMap<usize, Vec<(&[usize], Value)>> = Default::default();
+        for (path, v) in entries {
+            match path {
+                [i] => direct.push((*i, v)),
+                [i, rest @ ..] => nested.entry(*i).or_default().push((rest, v)),
+                [] => {}
+            }
+        }
+        for (i, sub) in nested {
+            let inner = self
+                .layout
+                .get(id)
+                .and_then(|t| t.field_by_decl(i))
+                .and_then(|f| match f.wire {
+                    Wire::Struct(s) => Some(s),
+                    _ => None,
+                });
+            if let Some(s) = inner {
+                direct.push((i, Value::Object(self.assemble(s, sub))));
+            }
+        }
+        direct.sort_by_key(|(d, _)| *d);
+        let mut map = Map::with_capacity(direct.len());
+        for (d, v) in direct {
+            if v.is_null() {
+                continue;
+            }
+            if let Some(f) = fields.get(d) {
+                map.insert(f.json_name.clone(), v);
+            }
+        }
+        map
     }
 
     fn message_id(&self, root: TypeId) -> Result<u16, CodecError> {
@@ -238,22 +326,14 @@ impl<'s> Codec<'s> {
             out.extend_from_slice(&self.message_id(root)?.to_le_bytes());
             out.extend_from_slice(&[0; 4]);
         }
-        let wire = self
-            .layout
-            .get(root)
-            .map(|t| t.wire.clone())
-            .ok_or_else(|| CodecError {
-                path: String::new(),
-                offset: 0,
-                message: "the root type has no layout".into(),
-            })?;
+        let plan = self.root_value(root, 0)?;
         let mut enc = Encoder {
             codec: self,
             out,
             path: Path::default(),
             base: start,
         };
-        enc.value(&wire, value, 0)?;
+        enc.value(&plan, value, 0)?;
         if mode == Mode::Message {
             let len = out.len() - header_at - SDP_HEADER_LEN;
             let len = u32::try_from(len).map_err(|_| CodecError {
@@ -377,15 +457,7 @@ impl<'s> Codec<'s> {
         notes: Option<&mut Vec<Note>>,
     ) -> Result<(Value, usize), CodecError> {
         self.check_mode(mode)?;
-        let wire = self
-            .layout
-            .get(root)
-            .map(|t| t.wire.clone())
-            .ok_or_else(|| CodecError {
-                path: String::new(),
-                offset: start,
-                message: "the root type has no layout".into(),
-            })?;
+        let plan = self.root_value(root, start)?;
         let mut dec = Decoder {
             codec: self,
             bytes,
@@ -399,8 +471,8 @@ impl<'s> Codec<'s> {
         }
         let payload_start = dec.at;
         let root_name = self.schema.types[root].name.clone();
-        dec.note_open(0, &root_name, &wire);
-        let value = dec.value(&wire, 0)?;
+        dec.note_open(0, &root_name, &plan);
+        let value = dec.value(&plan, 0)?;
         if mode == Mode::Message && dec.at != dec.end {
             return Err(dec.err(format!(
                 "the message header announces {} payload bytes but the value used {}",
@@ -430,13 +502,21 @@ impl<'s> Encoder<'_, 's, '_> {
         }
     }
 
-    fn value(&mut self, wire: &Wire, v: &Value, depth: usize) -> Result<(), CodecError> {
+    fn value(&mut self, plan: &plan::Value, v: &Value, depth: usize) -> Result<(), CodecError> {
         if depth > MAX_DEPTH {
             return Err(self.err(format!("value nested deeper than {MAX_DEPTH} levels")));
         }
-        match wire {
-            Wire::Prim(p) => self.prim(*p, v),
-            Wire::Optional(inner) => {
+        match plan {
+            plan::Value::Prim(p) => self.prim(*p, v),
+            plan::Value::Str(prefix) => match v {
+                Value::String(s) => {
+                    self.length(*prefix, s.len(), "string is", "bytes long")?;
+                    self.out.extend_from_slice(s.as_bytes());
+                    Ok(())
+                }
+                _ => Err(self.err(format!("expected a string, found {}", kind(v)))),
+            },
+            plan::Value::Optional(inner) => {
                 if v.is_null() {
                     self.out.push(0);
                     Ok(())
@@ -445,11 +525,23 @@ impl<'s> Encoder<'_, 's, '_> {
                     self.value(inner, v, depth)
                 }
             }
-            Wire::Array(elem) => {
+            plan::Value::BulkPrims(prefix, p) => {
                 let Value::Array(items) = v else {
                     return Err(self.err(format!("expected an array, found {}", kind(v))));
                 };
-                self.length(items.len(), "array has", "elements")?;
+                self.length(*prefix, items.len(), "array has", "elements")?;
+                for (i, item) in items.iter().enumerate() {
+                    self.path.0.push(Seg::Index(i));
+                    self.prim(*p, item)?;
+                    self.path.0.pop();
+                }
+                Ok(())
+            }
+            plan::Value::Array { prefix, elem, .. } => {
+                let Value::Array(items) = v else {
+                    return Err(self.err(format!("expected an array, found {}", kind(v))));
+                };
+                self.length(*prefix, items.len(), "array has", "elements")?;
                 for (i, item) in items.iter().enumerate() {
                     self.path.0.push(Seg::Index(i));
                     self.value(elem, item, depth + 1)?;
@@ -457,13 +549,13 @@ impl<'s> Encoder<'_, 's, '_> {
                 }
                 Ok(())
             }
-            Wire::Struct(id) => self.strukt(*id, v, depth),
+            plan::Value::Struct { id, .. } => self.strukt(*id, v, depth),
         }
     }
 
-    fn strukt(&mut self, id: TypeId, v: &Value, depth: usize) -> Result<(), CodecError> {
-        let schema: &'s Schema = self.codec.schema;
-        let def = &schema.types[id];
+    /// The JSON object `v` for struct `id`, refusing keys that are not its fields.
+    fn object<'v>(&self, id: TypeId, v: &'v Value) -> Result<&'v Map<String, Value>, CodecError> {
+        let def = &self.codec.schema.types[id];
         let Value::Object(map) = v else {
             return Err(self.err(format!("expected an object for `{}`, found {}", def.name, kind(v))));
         };
@@ -478,30 +570,79 @@ impl<'s> Encoder<'_, 's, '_> {
                 )));
             }
         }
-        let Some(layout) = self.codec.layout.get(id) else {
+        Ok(map)
+    }
+
+    /// Walks struct `id`'s plan: block leaves one by one, inlined structs by descending
+    /// into their JSON objects.
+    fn strukt(&mut self, id: TypeId, v: &Value, depth: usize) -> Result<(), CodecError> {
+        let codec: &Codec<'s> = self.codec;
+        let map = self.object(id, v)?;
+        let Some(plan) = codec.plan.get(id) else {
             return Err(self.err("struct has no layout".into()));
         };
-        for f in &layout.fields {
-            let decl = &fields[f.decl_index];
-            self.path.0.push(Seg::Field(decl.json_name.as_str()));
-            match map.get(&decl.json_name) {
-                Some(value) => self.value(&f.wire, value, depth + 1)?,
-                None if matches!(f.wire, Wire::Optional(_)) => self.out.push(0),
-                None => return Err(self.err("missing field (only optional fields may be left out)".into())),
+        let base = self.path.0.len();
+        // The JSON objects of the struct and of its inlined structs, by path.
+        let mut objects: Vec<(&[usize], &Map<String, Value>)> = vec![(&[], map)];
+        let missing = |e: &Self| Err(e.err("missing field (only optional fields may be left out)".into()));
+        for step in &plan.steps {
+            match step {
+                Step::Block { block, .. } => {
+                    for leaf in &block.leaves {
+                        let Some(v) = self.field(id, base, &objects, &leaf.path) else {
+                            return missing(self);
+                        };
+                        match leaf.kind {
+                            LeafKind::Prim(p) => self.prim(p, v)?,
+                            LeafKind::Struct(s) => self.strukt(s, v, depth + leaf.path.len())?,
+                        }
+                    }
+                }
+                Step::Inline { path, id: inner } => {
+                    let Some(v) = self.field(id, base, &objects, path) else {
+                        return missing(self);
+                    };
+                    if depth + path.len() > MAX_DEPTH {
+                        return Err(self.err(format!("value nested deeper than {MAX_DEPTH} levels")));
+                    }
+                    objects.push((path, self.object(*inner, v)?));
+                }
+                Step::Value { path, value } => match self.field(id, base, &objects, path) {
+                    Some(v) => self.value(value, v, depth + path.len())?,
+                    None if matches!(value, plan::Value::Optional(_)) => self.out.push(0),
+                    None => return missing(self),
+                },
             }
-            self.path.0.pop();
         }
+        self.path.0.truncate(base);
         Ok(())
     }
 
-    fn length(&mut self, n: usize, what: &str, unit: &str) -> Result<(), CodecError> {
-        match self.codec.schema.dialect {
-            Dialect::Sdp => {
+    /// Points the error path at `path` and returns its JSON value, if given.
+    fn field<'v>(
+        &mut self,
+        owner: TypeId,
+        base: usize,
+        objects: &[(&[usize], &'v Map<String, Value>)],
+        path: &[usize],
+    ) -> Option<&'v Value> {
+        self.path.0.truncate(base);
+        let segs = self.codec.segments(owner, path);
+        self.path.0.extend(segs);
+        let (_, field) = self.codec.field_at(owner, path)?;
+        let parent = &path[..path.len().saturating_sub(1)];
+        let (_, map) = objects.iter().rev().find(|(p, _)| *p == parent)?;
+        map.get(&field.json_name)
+    }
+
+    fn length(&mut self, prefix: Prefix, n: usize, what: &str, unit: &str) -> Result<(), CodecError> {
+        match prefix {
+            Prefix::U32 => {
                 let n = u32::try_from(n)
                     .map_err(|_| self.err(format!("{what} {n} {unit}; SDP allows at most 4,294,967,295")))?;
                 self.out.extend_from_slice(&n.to_le_bytes());
             }
-            Dialect::Ffi => {
+            Prefix::U16 => {
                 // Upstream silently truncates and corrupts the message; wirelens refuses.
                 let n = u16::try_from(n)
                     .map_err(|_| self.err(format!("{what} {n} {unit}; ffire allows at most 65,535")))?;
@@ -518,13 +659,7 @@ impl<'s> Encoder<'_, 's, '_> {
                 Value::Bool(b) => self.out.push(u8::from(*b)),
                 _ => return Err(self.err(format!("expected a boolean for `bool`, found {}", kind(v)))),
             },
-            Primitive::Str => match v {
-                Value::String(s) => {
-                    self.length(s.len(), "string is", "bytes long")?;
-                    self.out.extend_from_slice(s.as_bytes());
-                }
-                _ => return Err(self.err(format!("expected a string, found {}", kind(v)))),
-            },
+            Primitive::Str => return self.value(&plan::Value::Str(Prefix::of(self.codec.schema.dialect)), v, 0),
             Primitive::F32 => {
                 let x = float(v, |s| s.parse::<f32>().ok())
                     .ok_or_else(|| self.err(format!("expected a number for `{name}`, found {}", kind(v))))?;
@@ -665,21 +800,24 @@ impl<'s> Decoder<'_, 's, '_, '_> {
         }
     }
 
-    fn note_open(&mut self, depth: usize, label: &str, wire: &Wire) {
+    fn note_open(&mut self, depth: usize, label: &str, value: &plan::Value) {
         if self.notes.is_some() {
-            let desc = self.describe(wire);
+            let desc = self.describe(value);
             let desc = if desc == label { String::new() } else { desc };
             let at = self.at;
             self.note(at, depth, label.to_string(), desc);
         }
     }
 
-    fn describe(&self, wire: &Wire) -> String {
-        match wire {
-            Wire::Struct(id) => self.codec.schema.types[*id].name.clone(),
-            Wire::Array(e) => format!("[]{}", self.describe(e)),
-            Wire::Optional(e) => format!("optional {}", self.describe(e)),
-            Wire::Prim(p) => p.spelling(self.codec.schema.dialect).unwrap_or("?").to_string(),
+    fn describe(&self, value: &plan::Value) -> String {
+        let spell = |p: &Primitive| p.spelling(self.codec.schema.dialect).unwrap_or("?").to_string();
+        match value {
+            plan::Value::Struct { id, .. } => self.codec.schema.types[*id].name.clone(),
+            plan::Value::Array { elem, .. } => format!("[]{}", self.describe(elem)),
+            plan::Value::BulkPrims(_, p) => format!("[]{}", spell(p)),
+            plan::Value::Optional(e) => format!("optional {}", self.describe(e)),
+            plan::Value::Prim(p) => spell(p),
+            plan::Value::Str(_) => spell(&Primitive::Str),
         }
     }
 
@@ -739,11 +877,11 @@ impl<'s> Decoder<'_, 's, '_, '_> {
     }
 
     /// A length or count prefix; `min_each` bytes per unit must still be available.
-    fn length(&mut self, what: &str, min_each: u64) -> Result<usize, CodecError> {
+    fn length(&mut self, prefix: Prefix, what: &str, min_each: u64) -> Result<usize, CodecError> {
         let start = self.at;
-        let n: u64 = match self.codec.schema.dialect {
-            Dialect::Sdp => u32::from_le_bytes(self.fixed::<4>(what)?).into(),
-            Dialect::Ffi => u16::from_le_bytes(self.fixed::<2>(what)?).into(),
+        let n: u64 = match prefix {
+            Prefix::U32 => u32::from_le_bytes(self.fixed::<4>(what)?).into(),
+            Prefix::U16 => u16::from_le_bytes(self.fixed::<2>(what)?).into(),
         };
         let left = (self.end - self.at) as u64;
         if n.saturating_mul(min_each.max(1)) > left {
@@ -761,13 +899,14 @@ impl<'s> Decoder<'_, 's, '_, '_> {
         Ok(n as usize)
     }
 
-    fn value(&mut self, wire: &Wire, depth: usize) -> Result<Value, CodecError> {
+    fn value(&mut self, plan: &plan::Value, depth: usize) -> Result<Value, CodecError> {
         if depth > MAX_DEPTH {
             return Err(self.err(format!("value nested deeper than {MAX_DEPTH} levels")));
         }
-        match wire {
-            Wire::Prim(p) => self.prim(*p, depth),
-            Wire::Optional(inner) => {
+        match plan {
+            plan::Value::Prim(p) => self.prim(*p, depth),
+            plan::Value::Str(prefix) => self.string(*prefix, depth),
+            plan::Value::Optional(inner) => {
                 let start = self.at;
                 let flag = self.take(1, "a presence byte")?[0];
                 match flag {
@@ -785,15 +924,31 @@ impl<'s> Decoder<'_, 's, '_, '_> {
                     }
                 }
             }
-            Wire::Array(elem) => {
-                let min_each = self.min_size(elem);
+            plan::Value::BulkPrims(prefix, p) => {
                 let start = self.at;
-                let n = self.length("array count", min_each)?;
+                let n = self.length(*prefix, "array count", p.fixed_size().unwrap_or(1))?;
                 self.note(start, depth, String::new(), format!("count {n}"));
                 let mut items = Vec::with_capacity(n);
                 for i in 0..n {
                     self.path.0.push(Seg::Index(i));
-                    if self.notes.is_some() && matches!(**elem, Wire::Struct(_) | Wire::Array(_)) {
+                    items.push(self.prim(*p, depth + 1)?);
+                    self.path.0.pop();
+                }
+                Ok(Value::Array(items))
+            }
+            plan::Value::Array { prefix, elem, elem_min } => {
+                let start = self.at;
+                let n = self.length(*prefix, "array count", *elem_min)?;
+                self.note(start, depth, String::new(), format!("count {n}"));
+                let mut items = Vec::with_capacity(n);
+                for i in 0..n {
+                    self.path.0.push(Seg::Index(i));
+                    if self.notes.is_some()
+                        && matches!(
+                            **elem,
+                            plan::Value::Struct { .. } | plan::Value::Array { .. } | plan::Value::BulkPrims(..)
+                        )
+                    {
                         let label = format!("[{i}]");
                         self.note_open(depth + 1, &label, elem);
                     }
@@ -802,58 +957,124 @@ impl<'s> Decoder<'_, 's, '_, '_> {
                 }
                 Ok(Value::Array(items))
             }
-            Wire::Struct(id) => self.strukt(*id, depth),
+            plan::Value::Struct { id, .. } => self.strukt(*id, depth),
         }
     }
 
-    fn min_size(&self, wire: &Wire) -> u64 {
-        match wire {
-            Wire::Prim(p) => p.fixed_size().unwrap_or(self.codec.schema.dialect.length_prefix()),
-            Wire::Array(_) => self.codec.schema.dialect.length_prefix(),
-            Wire::Optional(_) => 1,
-            Wire::Struct(id) => self.codec.layout.get(*id).map_or(1, |t| t.size.min),
-        }
-    }
-
+    /// Walks struct `id`'s plan; block leaves are read one by one, so errors name the
+    /// exact field. The JSON object lists fields as written, whatever the wire order.
     fn strukt(&mut self, id: TypeId, depth: usize) -> Result<Value, CodecError> {
-        let schema: &'s Schema = self.codec.schema;
-        let layout: &'s Layout = self.codec.layout;
-        let Some(t) = layout.get(id) else {
+        let codec: &Codec<'s> = self.codec;
+        let Some(plan) = codec.plan.get(id) else {
             return Err(self.err("struct has no layout".into()));
         };
-        let fields = schema.types[id].fields();
-        let mut values: Vec<(usize, Value)> = Vec::with_capacity(t.fields.len());
-        for f in &t.fields {
-            let decl = &fields[f.decl_index];
-            self.path.0.push(Seg::Field(decl.json_name.as_str()));
-            if self.notes.is_some() && matches!(f.wire, Wire::Struct(_) | Wire::Array(_) | Wire::Optional(_)) {
-                self.note_open(depth + 1, &decl.name, &f.wire);
-            }
-            let start = self.at;
-            let before = self.notes.as_ref().map_or(0, |n| n.len());
-            let v = self.value(&f.wire, depth + 1)?;
-            // Scalars get their name on their own line.
-            if let Some(notes) = self.notes.as_deref_mut() {
-                if matches!(f.wire, Wire::Prim(_)) && notes.len() == before + 1 {
-                    if let Some(n) = notes.last_mut() {
-                        n.label = decl.name.clone();
-                        n.offset = start;
+        let base = self.path.0.len();
+        let mut entries: Vec<(&[usize], Value)> = Vec::new();
+        for step in &plan.steps {
+            match step {
+                Step::Block { block, .. } => {
+                    for leaf in &block.leaves {
+                        let label = self.enter(id, base, &leaf.path);
+                        let d = depth + leaf.path.len();
+                        let v = match leaf.kind {
+                            LeafKind::Prim(p) => self.scalar(&label, d, |dec| dec.prim(p, d))?,
+                            LeafKind::Struct(s) => {
+                                let size = codec
+                                    .layout
+                                    .get(s)
+                                    .map_or(crate::layout::SizeInfo::fixed(0), |t| t.size);
+                                self.note_open(d, &label, &plan::Value::Struct { id: s, size });
+                                self.strukt(s, d)?
+                            }
+                        };
+                        entries.push((&leaf.path, v));
                     }
                 }
+                Step::Inline { path, id: inner } => {
+                    let label = self.enter(id, base, path);
+                    let d = depth + path.len();
+                    if d > MAX_DEPTH {
+                        return Err(self.err(format!("value nested deeper than {MAX_DEPTH} levels")));
+                    }
+                    let size = codec
+                        .layout
+                        .get(*inner)
+                        .map_or(crate::layout::SizeInfo::fixed(0), |t| t.size);
+                    self.note_open(d, &label, &plan::Value::Struct { id: *inner, size });
+                }
+                Step::Value { path, value } => {
+                    let label = self.enter(id, base, path);
+                    let d = depth + path.len();
+                    let v = match value {
+                        plan::Value::Prim(_) | plan::Value::Str(_) => {
+                            self.scalar(&label, d, |dec| dec.value(value, d))?
+                        }
+                        _ => {
+                            self.note_open(d, &label, value);
+                            self.value(value, d)?
+                        }
+                    };
+                    entries.push((path, v));
+                }
             }
-            values.push((f.decl_index, v));
-            self.path.0.pop();
         }
-        // JSON objects list fields as written, whatever the wire order.
-        values.sort_by_key(|(d, _)| *d);
-        let mut map = Map::with_capacity(values.len());
-        for (d, v) in values {
-            if v.is_null() {
-                continue;
+        self.path.0.truncate(base);
+        Ok(Value::Object(codec.assemble(id, entries)))
+    }
+
+    /// Points the error path at `path`; returns the field's schema name.
+    fn enter(&mut self, owner: TypeId, base: usize, path: &[usize]) -> String {
+        self.path.0.truncate(base);
+        let segs = self.codec.segments(owner, path);
+        self.path.0.extend(segs);
+        self.codec
+            .field_at(owner, path)
+            .map_or_else(|| "?".to_string(), |(_, f)| f.name.clone())
+    }
+
+    /// Reads a scalar; its note gets the field's name on its own line.
+    fn scalar(
+        &mut self,
+        label: &str,
+        _depth: usize,
+        read: impl FnOnce(&mut Self) -> Result<Value, CodecError>,
+    ) -> Result<Value, CodecError> {
+        let start = self.at;
+        let before = self.notes.as_ref().map_or(0, |n| n.len());
+        let v = read(self)?;
+        if let Some(notes) = self.notes.as_deref_mut() {
+            if notes.len() == before + 1 {
+                if let Some(n) = notes.last_mut() {
+                    n.label = label.to_string();
+                    n.offset = start;
+                }
             }
-            map.insert(fields[d].json_name.clone(), v);
         }
-        Ok(Value::Object(map))
+        Ok(v)
+    }
+
+    fn string(&mut self, prefix: Prefix, depth: usize) -> Result<Value, CodecError> {
+        let start = self.at;
+        let n = self.length(prefix, "string length", 1)?;
+        let s = self.take(n, "a string")?;
+        let v = match std::str::from_utf8(s) {
+            Ok(s) => Value::String(s.to_string()),
+            Err(e) => {
+                self.at = start;
+                return Err(self.err(format!(
+                    "string is not valid UTF-8 (at byte {} of the string)",
+                    e.valid_up_to()
+                )));
+            }
+        };
+        if self.notes.is_some() {
+            let shown = match &v {
+                Value::String(s) => preview(s),
+                other => other.to_string(),
+            };
+            self.note(start, depth, String::new(), shown);
+        }
+        Ok(v)
     }
 
     fn prim(&mut self, p: Primitive, depth: usize) -> Result<Value, CodecError> {
@@ -868,20 +1089,7 @@ impl<'s> Decoder<'_, 's, '_, '_> {
                     return Err(self.err(format!("bool byte 0x{b:02x} at offset {start}; expected 00 or 01")));
                 }
             },
-            Primitive::Str => {
-                let n = self.length("string length", 1)?;
-                let s = self.take(n, "a string")?;
-                match std::str::from_utf8(s) {
-                    Ok(s) => Value::String(s.to_string()),
-                    Err(e) => {
-                        self.at = start;
-                        return Err(self.err(format!(
-                            "string is not valid UTF-8 (at byte {} of the string)",
-                            e.valid_up_to()
-                        )));
-                    }
-                }
-            }
+            Primitive::Str => return self.string(Prefix::of(self.codec.schema.dialect), depth),
             Primitive::U8 => Value::from(self.fixed::<1>(name)?[0]),
             Primitive::I8 => Value::from(i8::from_le_bytes(self.fixed::<1>(name)?)),
             Primitive::U16 => Value::from(u16::from_le_bytes(self.fixed::<2>(name)?)),

@@ -152,6 +152,20 @@ where
     names.join(".")
 }
 
+/// One item of a struct's [`TypeLayout::walk`]. Paths are declaration indices from the
+/// struct down (length 1 for its own fields, longer inside inlined nested structs).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WalkItem {
+    /// `blocks[i]`, written and read as one unit.
+    Block(usize),
+    /// A variable-size value (or, where blocks were given up, any value) read and
+    /// written on its own.
+    Item { path: Vec<usize>, wire: Wire },
+    /// The nested variable-size struct `id` at `path` is inlined: its fields follow
+    /// (with longer paths) until the next item whose path does not start with `path`.
+    Inline { path: Vec<usize>, id: TypeId },
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TypeLayout {
     pub id: TypeId,
@@ -161,6 +175,10 @@ pub struct TypeLayout {
     /// Struct fields in wire order; empty for other types.
     pub fields: Vec<FieldLayout>,
     pub blocks: Vec<FixedBlock>,
+    /// The walk that produced `blocks`, in wire order: every block, every variable-size
+    /// item between them, and every nested variable-size struct whose fields were inlined
+    /// (see [`MAX_INLINE_DEPTH`]). Empty for non-struct types. `codegen::plan` reads it.
+    pub walk: Vec<WalkItem>,
     /// SDP: the message type id (1-based position in the file).
     pub message_id: Option<u16>,
     /// ffire: a message type (exported, never referenced).
@@ -193,6 +211,16 @@ pub struct Layout {
 impl Layout {
     pub fn get(&self, id: TypeId) -> Option<&TypeLayout> {
         self.types.get(id).and_then(Option::as_ref)
+    }
+
+    /// The encoded size of any wire shape of this schema (exact, or its bounds).
+    pub fn size_of(&self, wire: &Wire) -> SizeInfo {
+        wire_size(self.dialect, wire, &|id| self.get(id).map(|t| t.size))
+    }
+
+    /// Bytes of the length prefix of strings and the count prefix of arrays.
+    pub fn length_prefix(&self) -> u64 {
+        self.dialect.length_prefix()
     }
 
     pub fn compute(schema: &Schema) -> Layout {
@@ -268,12 +296,14 @@ impl Layout {
                         size,
                         fields: laid,
                         blocks: Vec::new(),
+                        walk: Vec::new(),
                         message_id: None,
                         root: false,
                     });
-                    let blocks = engine.blocks(id);
+                    let (blocks, walk) = engine.blocks(id);
                     if let Some(t) = engine.types[id].as_mut() {
                         t.blocks = blocks;
+                        t.walk = walk;
                     }
                     continue;
                 }
@@ -286,6 +316,7 @@ impl Layout {
                         size,
                         fields: vec![],
                         blocks: vec![],
+                        walk: vec![],
                         message_id: None,
                         root: false,
                     }
@@ -415,38 +446,7 @@ impl Engine<'_> {
     }
 
     fn size_of(&self, wire: &Wire) -> SizeInfo {
-        let dialect = self.schema.dialect;
-        let prefix = dialect.length_prefix();
-        match wire {
-            Wire::Prim(Primitive::Str) => SizeInfo {
-                fixed: None,
-                min: prefix,
-                max: dialect.max_length().map(|m| prefix + m),
-            },
-            Wire::Prim(p) => SizeInfo::fixed(p.fixed_size().unwrap_or(0)),
-            Wire::Array(e) => {
-                let elem = self.size_of(e);
-                let max = dialect
-                    .max_length()
-                    .zip(elem.max)
-                    .and_then(|(n, m)| n.checked_mul(m))
-                    .and_then(|b| b.checked_add(prefix));
-                SizeInfo {
-                    fixed: None,
-                    min: prefix,
-                    max,
-                }
-            }
-            Wire::Optional(e) => {
-                let inner = self.size_of(e);
-                SizeInfo {
-                    fixed: None,
-                    min: 1,
-                    max: inner.max.and_then(|m| m.checked_add(1)),
-                }
-            }
-            Wire::Struct(id) => self.laid_out(*id).map_or(SizeInfo::fixed(0), |t| t.size),
-        }
+        wire_size(self.schema.dialect, wire, &|id| self.laid_out(id).map(|t| t.size))
     }
 
     /// ffire canonical order (DESIGN §3.2): stable sort by size class, then by Go
@@ -464,11 +464,12 @@ impl Engine<'_> {
     /// Walks struct `id`'s fields in wire order, inlining nested variable-size structs
     /// (up to [`MAX_INLINE_DEPTH`] levels), and groups consecutive fixed-size leaves
     /// into blocks.
-    fn blocks(&self, id: TypeId) -> Vec<FixedBlock> {
+    fn blocks(&self, id: TypeId) -> (Vec<FixedBlock>, Vec<WalkItem>) {
         let Some(top) = self.laid(id) else {
-            return Vec::new();
+            return (Vec::new(), Vec::new());
         };
         let mut blocks: Vec<FixedBlock> = Vec::new();
+        let mut walk: Vec<WalkItem> = Vec::new();
         let mut offset = Offset {
             constant: 0,
             terms: vec![],
@@ -480,8 +481,16 @@ impl Engine<'_> {
         while let Some((path, wire)) = todo.pop() {
             budget -= 1;
             if budget == 0 {
-                // Pathologically wide nesting: no blocks rather than a huge walk.
-                return Vec::new();
+                // Pathologically wide nesting: no blocks rather than a huge walk; every
+                // field on its own.
+                let walk = top
+                    .iter()
+                    .map(|f| WalkItem::Item {
+                        path: vec![f.decl_index],
+                        wire: f.wire.clone(),
+                    })
+                    .collect();
+                return (Vec::new(), walk);
             }
             let size = self.size_of(wire);
             let leaf = match wire {
@@ -494,6 +503,7 @@ impl Engine<'_> {
                             p.push(f.decl_index);
                             todo.push((p, &f.wire));
                         }
+                        walk.push(WalkItem::Inline { path, id: *nested });
                         continue;
                     }
                     None
@@ -508,6 +518,7 @@ impl Engine<'_> {
                             size: 0,
                             leaves: vec![],
                         });
+                        walk.push(WalkItem::Block(blocks.len() - 1));
                         open = true;
                     }
                     if let Some(b) = blocks.last_mut() {
@@ -528,10 +539,50 @@ impl Engine<'_> {
                             self.laid(t).map(|v| v.iter().map(|f| (f.decl_index, &f.wire)))
                         })
                     });
+                    walk.push(WalkItem::Item {
+                        path,
+                        wire: wire.clone(),
+                    });
                 }
             }
         }
-        blocks
+        (blocks, walk)
+    }
+}
+
+/// The encoded size of `wire` in `dialect`, nested structs' sizes from `struct_size`.
+/// The one size rule; [`Layout::size_of`] and the layout engine both use it.
+fn wire_size(dialect: Dialect, wire: &Wire, struct_size: &dyn Fn(TypeId) -> Option<SizeInfo>) -> SizeInfo {
+    let prefix = dialect.length_prefix();
+    match wire {
+        Wire::Prim(Primitive::Str) => SizeInfo {
+            fixed: None,
+            min: prefix,
+            max: dialect.max_length().map(|m| prefix + m),
+        },
+        Wire::Prim(p) => SizeInfo::fixed(p.fixed_size().unwrap_or(0)),
+        Wire::Array(e) => {
+            let elem = wire_size(dialect, e, struct_size);
+            let max = dialect
+                .max_length()
+                .zip(elem.max)
+                .and_then(|(n, m)| n.checked_mul(m))
+                .and_then(|b| b.checked_add(prefix));
+            SizeInfo {
+                fixed: None,
+                min: prefix,
+                max,
+            }
+        }
+        Wire::Optional(e) => {
+            let inner = wire_size(dialect, e, struct_size);
+            SizeInfo {
+                fixed: None,
+                min: 1,
+                max: inner.max.and_then(|m| m.checked_add(1)),
+            }
+        }
+        Wire::Struct(id) => struct_size(*id).unwrap_or(SizeInfo::fixed(0)),
     }
 }
 

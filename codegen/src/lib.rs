@@ -22,6 +22,7 @@ pub mod graph;
 pub mod layout;
 pub mod lower;
 pub mod model;
+pub mod plan;
 pub mod project;
 pub mod report;
 pub mod reserved;

@@ -41,6 +41,31 @@ struct Holder {
     inners: [][]Inner,
     tail: i8,
 }
+
+/// A variable-size struct: inlined into its parents' fixed blocks by the plan.
+struct Label {
+    text: str,
+    size: u16,
+}
+
+/// Named like the view of `Label` (the view must be renamed, not collide: E0428).
+struct LabelView {
+    text: str,
+}
+
+struct Pair {
+    first: Label,
+    flag: bool,
+    second: Option<Label>,
+}
+
+/// Variable-size structs inlined two levels deep.
+struct Named {
+    id: u32,
+    label: Label,
+    pair: Pair,
+    tail: u16,
+}
 ";
 
 const EXTRA_FFI: &str = "package extra
@@ -107,7 +132,15 @@ fn extra_values() -> Vec<(&'static str, &'static str, bool, serde_json::Value)> 
     let nothing = json!({
         "ArrPtr": [], "Nested": [], "Fixed": {"X": 0.0, "Y": 0.0}, "Fn": [], "Match": [], "Count": 0
     });
+    let named = json!({
+        "id": 7, "label": {"text": "héllo", "size": 3},
+        "pair": {"first": {"text": "", "size": 65535}, "flag": true, "second": {"text": "x", "size": 1}},
+        "tail": 9
+    });
     vec![
+        ("extra.sdp", "Named", false, named.clone()),
+        ("extra.sdp", "Named", true, named),
+        ("extra.sdp", "LabelView", false, json!({"text": "v"})),
         ("extra.sdp", "Holder", false, holder.clone()),
         ("extra.sdp", "Holder", false, holder_empty),
         ("extra.sdp", "Holder", true, holder),
@@ -537,7 +570,8 @@ fn generated_rust_round_trips_every_golden_case() {
         ),
     )
     .expect("write Cargo.toml");
-    let mut lib = String::from("pub mod emitted;\n");
+    // A `no_std` library (with `alloc`): generated code must not need std.
+    let mut lib = String::from("#![no_std]\nextern crate alloc;\npub mod emitted;\n");
     let mut emitted_mod = String::new();
     for m in &modules {
         std::fs::write(emitted.join(format!("{}.rs", m.name)), &m.code).expect("write module");

@@ -17,8 +17,9 @@
 
 use super::{pascal_case, snake_case, Code, EmitError, GENERATED_HEADER};
 use crate::dialect::Dialect;
-use crate::layout::{Layout, SizeInfo, TypeLayout, Wire};
+use crate::layout::{Layout, Leaf, LeafKind, TypeLayout, Wire};
 use crate::model::{Primitive, Schema, TypeId, TypeKind};
+use crate::plan::{Plan, Prefix, SizeTerm, Step, TypePlan, Value, ValueSize};
 
 /// Rust keywords (strict, reserved and 2018+), escaped as raw identifiers.
 const KEYWORDS: &[&str] = &[
@@ -143,8 +144,11 @@ pub fn generate_with(schema: &Schema, layout: &Layout, source: &str, opts: &Rust
     let g = Gen {
         schema,
         layout,
-        prefix: layout.dialect.length_prefix(),
+        plan: Plan::new(layout),
         opts: *opts,
+        type_names: (0..schema.types.len())
+            .map(|id| type_name(schema, layout, id))
+            .collect(),
     };
     let mut c = Code::default();
     g.header(&mut c, source);
@@ -195,19 +199,16 @@ fn put_prims_helper(c: &mut Code) {
 struct Member {
     /// `self.{access}` (`name`, `r#type`, `0`).
     access: String,
-    /// Local variable while decoding.
-    local: String,
-    /// The schema name, for error paths; `None` for a tuple root.
-    path: Option<String>,
     wire: Wire,
-    size: SizeInfo,
 }
 
 struct Gen<'s> {
     schema: &'s Schema,
     layout: &'s Layout,
-    prefix: u64,
+    plan: Plan,
     opts: RustOptions,
+    /// The Rust names of every schema type.
+    type_names: std::collections::HashSet<String>,
 }
 
 impl Gen<'_> {
@@ -240,6 +241,8 @@ impl Gen<'_> {
         }
         c.blank();
         c.line("use wirelens_runtime as rt;");
+        c.line("#[allow(unused_imports)] // `Vec`/`String` for `no_std` crates; the std prelude has them too");
+        c.line("use rt::prelude::*;");
     }
 
     fn docs(&self, c: &mut Code, docs: &[String]) {
@@ -257,33 +260,17 @@ impl Gen<'_> {
         type_name(self.schema, self.layout, id)
     }
 
+    /// `FooView`, or `FooView2`, `FooView3`… when the schema itself has a type of that
+    /// name (which would otherwise not compile: E0428).
     fn view_name(&self, id: TypeId) -> String {
         let n = self.name(id);
-        format!("{n}View")
-    }
-
-    fn size_of(&self, w: &Wire) -> SizeInfo {
-        match w {
-            Wire::Prim(p) => p.fixed_size().map_or(
-                SizeInfo {
-                    fixed: None,
-                    min: self.prefix,
-                    max: None,
-                },
-                SizeInfo::fixed,
-            ),
-            Wire::Struct(id) => self.layout.get(*id).map_or(SizeInfo::fixed(0), |t| t.size),
-            Wire::Array(_) => SizeInfo {
-                fixed: None,
-                min: self.prefix,
-                max: None,
-            },
-            Wire::Optional(_) => SizeInfo {
-                fixed: None,
-                min: 1,
-                max: None,
-            },
+        let mut view = format!("{n}View");
+        let mut k = 2;
+        while self.type_names.contains(&view) {
+            view = format!("{n}View{k}");
+            k += 1;
         }
+        view
     }
 
     /// Whether the view of this wire borrows from the input: it holds a string or a
@@ -346,10 +333,7 @@ impl Gen<'_> {
         if !def.is_struct() {
             return vec![Member {
                 access: "0".into(),
-                local: "f_0".into(),
-                path: None,
                 wire: t.wire.clone(),
-                size: t.size,
             }];
         }
         let names = self.field_names(id);
@@ -359,10 +343,7 @@ impl Gen<'_> {
                 let base = &names[f.decl_index];
                 Member {
                     access: ident(base),
-                    local: format!("f_{base}"),
-                    path: Some(def.fields()[f.decl_index].json_name.clone()),
                     wire: f.wire.clone(),
-                    size: f.size,
                 }
             })
             .collect()
@@ -400,9 +381,24 @@ impl Gen<'_> {
             c.line(format!("/// {row}").trim_end());
         }
         c.line("/// ```");
-        if let Some(blocks) = &d.blocks {
+        // From the plan this code is rendered from, so the comment cannot contradict it.
+        let blocks: Vec<String> = self
+            .plan_of(id)
+            .map(|p| {
+                p.steps
+                    .iter()
+                    .filter_map(|s| match s {
+                        Step::Block { block, .. } if self.opts.fixed_blocks => {
+                            Some(format!("{} B at {}", block.size, block.offset.expr()))
+                        }
+                        _ => None,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        if !blocks.is_empty() {
             c.line("///");
-            c.line(&format!("/// {blocks}."));
+            c.line(&format!("/// Fixed blocks: {}.", blocks.join(", ")));
         }
     }
 
@@ -463,12 +459,16 @@ impl Gen<'_> {
             c.blank();
         }
         self.api(c, t, borrows);
-        self.encoded_size(c, t, &members);
-        self.write_to(c, &members);
+        let Some(p) = self.plan_of(id) else {
+            c.close("}");
+            return;
+        };
+        self.encoded_size(c, p);
+        self.write_to(c, p);
         if t.size.fixed.is_some() && def.is_struct() {
-            self.block_fns(c, &members);
+            self.block_fns(c, p);
         }
-        self.read_from(c, def.is_struct(), &members, false);
+        self.read_from(c, p, false);
         if !borrows {
             c.blank();
             c.line("/// Views of types without strings or arrays are the owned values.");
@@ -481,7 +481,9 @@ impl Gen<'_> {
             let view = self.view_name(id);
             c.blank();
             c.open(&format!("impl<'a> {view}<'a> {{"));
-            self.read_from(c, def.is_struct(), &members, true);
+            if let Some(p) = self.plan_of(id) {
+                self.read_from(c, p, true);
+            }
             c.blank();
             c.line("/// Copies the view into an owned value.");
             c.open(&format!("pub fn to_owned_value(&self) -> {name} {{"));
@@ -632,34 +634,76 @@ impl Gen<'_> {
         }
     }
 
-    // ------------------------------------------------------------------ size
+    // ------------------------------------------------------------------ plan paths
 
-    fn encoded_size(&self, c: &mut Code, t: &TypeLayout, members: &[Member]) {
-        c.line("/// The exact encoded size in bytes.");
-        if let Some(n) = t.size.fixed {
-            c.open("pub fn encoded_size(&self) -> usize {");
-            c.line(&n.to_string());
-            c.close("}");
-            c.blank();
-            return;
+    /// The plan of type `id` (every type with a layout has one).
+    fn plan_of(&self, id: TypeId) -> Option<&TypePlan> {
+        self.plan.get(id)
+    }
+
+    /// The struct reached through field `i` of struct `ty`.
+    fn nested(&self, ty: TypeId, i: usize) -> Option<TypeId> {
+        match self.layout.get(ty)?.field_by_decl(i)?.wire {
+            Wire::Struct(s) => Some(s),
+            _ => None,
         }
-        let mut constant = 0u64;
-        let mut terms = Vec::new();
-        for m in members {
-            match m.size.fixed {
-                Some(n) => constant += n,
-                None => {
-                    let (k, term) = self.size_term(&format!("self.{}", m.access), &m.wire, 0);
-                    constant += k;
-                    terms.push(term);
-                }
+    }
+
+    /// `self.`-relative place of a plan path: `0` for a non-struct type's value,
+    /// `inner.name` for a field of an inlined struct.
+    fn access(&self, owner: TypeId, path: &[usize]) -> String {
+        if path.is_empty() {
+            return "0".into();
+        }
+        let mut ty = owner;
+        let mut parts = Vec::with_capacity(path.len());
+        for &i in path {
+            parts.push(self.field_names(ty).get(i).map_or_else(|| "_".into(), |n| ident(n)));
+            ty = self.nested(ty, i).unwrap_or(ty);
+        }
+        parts.join(".")
+    }
+
+    /// The decoder's local variable for a plan path.
+    fn local(&self, owner: TypeId, path: &[usize]) -> String {
+        match path {
+            [] => "f_0".into(),
+            [i] => format!("f_{}", self.field_names(owner).get(*i).map_or("", |s| s.as_str())),
+            _ => {
+                let idx: Vec<String> = path.iter().map(|i| i.to_string()).collect();
+                format!("i_{}", idx.join("_"))
             }
         }
-        let mut parts = Vec::new();
-        if constant > 0 || terms.is_empty() {
-            parts.push(constant.to_string());
+    }
+
+    /// The error-path context of a plan path, innermost field first (`.field("b").field("a")`).
+    fn ctx(&self, owner: TypeId, path: &[usize]) -> String {
+        let mut ty = owner;
+        let mut names = Vec::with_capacity(path.len());
+        for &i in path {
+            let name = self.schema.types[ty]
+                .fields()
+                .get(i)
+                .map_or("?", |f| f.json_name.as_str());
+            names.push(format!(".field({name:?})"));
+            ty = self.nested(ty, i).unwrap_or(ty);
         }
-        parts.extend(terms);
+        names.reverse();
+        names.concat()
+    }
+
+    // ------------------------------------------------------------------ size
+
+    fn encoded_size(&self, c: &mut Code, p: &TypePlan) {
+        c.line("/// The exact encoded size in bytes.");
+        let f = &p.exact_size;
+        let mut parts = Vec::new();
+        if f.constant > 0 || f.terms.is_empty() {
+            parts.push(f.constant.to_string());
+        }
+        for (path, term) in &f.terms {
+            parts.push(self.term(&format!("self.{}", self.access(p.id, path)), term, 0));
+        }
         c.open("pub fn encoded_size(&self) -> usize {");
         let one_line = parts.join(" + ");
         if one_line.len() + 4 * c.depth <= 100 {
@@ -676,129 +720,114 @@ impl Gen<'_> {
         c.blank();
     }
 
-    /// A variable-size value's size as (constant part, expression for the rest).
-    fn size_term(&self, place: &str, w: &Wire, d: usize) -> (u64, String) {
-        match w {
-            Wire::Prim(_) => (self.prefix, format!("{place}.len()")),
-            Wire::Array(e) => match self.size_of(e).fixed {
-                Some(1) => (self.prefix, format!("{place}.len()")),
-                Some(k) => (self.prefix, format!("{k} * {place}.len()")),
-                None => {
-                    let x = format!("x{d}");
-                    let inner = self.full_size(&x, e, d + 1);
-                    (self.prefix, format!("{place}.iter().map(|{x}| {inner}).sum::<usize>()"))
-                }
-            },
-            Wire::Optional(e) => match self.size_of(e).fixed {
-                Some(1) => (1, format!("usize::from({place}.is_some())")),
-                Some(k) => (1, format!("{k} * usize::from({place}.is_some())")),
-                None => {
-                    let x = format!("x{d}");
-                    let inner = self.full_size(&x, e, d + 1);
-                    (1, format!("{place}.as_ref().map_or(0, |{x}| {inner})"))
-                }
-            },
-            Wire::Struct(_) => (0, format!("{place}.encoded_size()")),
+    /// A plan size term as an expression over `place`.
+    fn term(&self, place: &str, t: &SizeTerm, d: usize) -> String {
+        let scaled = |k: u64, e: String| if k == 1 { e } else { format!("{k} * {e}") };
+        match t {
+            SizeTerm::Len { scale } => scaled(*scale, format!("{place}.len()")),
+            SizeTerm::Present { scale } => scaled(*scale, format!("usize::from({place}.is_some())")),
+            SizeTerm::IfPresent(vs) => {
+                let x = format!("x{d}");
+                format!("{place}.as_ref().map_or(0, |{x}| {})", self.value_size(&x, vs, d + 1))
+            }
+            SizeTerm::Each(vs) => {
+                let x = format!("x{d}");
+                format!(
+                    "{place}.iter().map(|{x}| {}).sum::<usize>()",
+                    self.value_size(&x, vs, d + 1)
+                )
+            }
+            SizeTerm::Call(_) => format!("{place}.encoded_size()"),
         }
     }
 
-    fn full_size(&self, place: &str, w: &Wire, d: usize) -> String {
-        if let Some(n) = self.size_of(w).fixed {
-            return n.to_string();
-        }
-        match self.size_term(place, w, d) {
-            (0, t) => t,
-            (k, t) => format!("{k} + {t}"),
+    fn value_size(&self, place: &str, vs: &ValueSize, d: usize) -> String {
+        match &vs.term {
+            None => vs.constant.to_string(),
+            Some(t) if vs.constant == 0 => self.term(place, t, d),
+            Some(t) => format!("{} + {}", vs.constant, self.term(place, t, d)),
         }
     }
 
     // ------------------------------------------------------------------ encode
 
-    fn len_fn(&self) -> &'static str {
-        if self.sdp() {
-            "len32"
-        } else {
-            "len16"
-        }
-    }
-
-    fn write_to(&self, c: &mut Code, members: &[Member]) {
+    fn write_to(&self, c: &mut Code, p: &TypePlan) {
         c.line("/// Writes the encoding to any sink (the building block of the `encode*` methods).");
         c.open("pub fn write_to<S: rt::Sink>(&self, w: &mut S) -> Result<(), rt::EncodeError> {");
-        let mut i = 0;
         let mut block = 0;
-        while i < members.len() {
-            let run = if self.opts.fixed_blocks {
-                members[i..].iter().take_while(|m| m.size.fixed.is_some()).count()
-            } else {
-                0
-            };
-            if run > 0 {
-                let run_members = &members[i..i + run];
-                let total: u64 = run_members.iter().filter_map(|m| m.size.fixed).sum();
-                if run == 1 && matches!(run_members[0].wire, Wire::Prim(_)) {
-                    let m = &run_members[0];
-                    c.line(&format!("w.put_prim(self.{});", m.access));
-                } else {
-                    let b = format!("b{block}");
-                    block += 1;
-                    c.line(&format!("let mut {b} = [0u8; {total}];"));
-                    let mut at = 0u64;
-                    for m in run_members {
-                        self.put_block(c, &b, at, &format!("self.{}", m.access), &m.wire);
-                        at += m.size.fixed.unwrap_or(0);
+        for step in &p.steps {
+            match step {
+                Step::Block { block: b, .. } => {
+                    let single_prim = b.leaves.len() == 1 && matches!(b.leaves[0].kind, LeafKind::Prim(_));
+                    if !self.opts.fixed_blocks || single_prim {
+                        for l in &b.leaves {
+                            let place = format!("self.{}", self.access(p.id, &l.path));
+                            match l.kind {
+                                LeafKind::Prim(_) => c.line(&format!("w.put_prim({place});")),
+                                LeafKind::Struct(_) => c.line(&format!("{place}.write_to(w)?;")),
+                            }
+                        }
+                        continue;
                     }
-                    c.line(&format!("w.put(&{b});"));
+                    let name = format!("b{block}");
+                    block += 1;
+                    c.line(&format!("let mut {name} = [0u8; {}];", b.size));
+                    for l in &b.leaves {
+                        let place = format!("self.{}", self.access(p.id, &l.path));
+                        self.put_leaf(c, &format!("&mut {name}"), &l.at.to_string(), &place, l.kind);
+                    }
+                    c.line(&format!("w.put(&{name});"));
                 }
-                i += run;
-                continue;
+                Step::Inline { .. } => {}
+                Step::Value { path, value } => {
+                    self.write_value(c, &format!("self.{}", self.access(p.id, path)), false, value, 0)
+                }
             }
-            let m = &members[i];
-            self.write_value(c, &format!("self.{}", m.access), false, &m.wire, 0);
-            i += 1;
         }
         c.line("Ok(())");
         c.close("}");
         c.blank();
     }
 
-    /// Stores a fixed-size value at `at` in block `b`.
-    fn put_block(&self, c: &mut Code, b: &str, at: u64, place: &str, w: &Wire) {
-        match w {
-            Wire::Prim(p) => {
-                let f = Self::prim_ty(*p);
-                c.line(&format!("rt::le::put_{f}(&mut {b}, {at}, {place});"));
+    /// Stores a fixed-size leaf at `at` in block `b`.
+    fn put_leaf(&self, c: &mut Code, b: &str, at: &str, place: &str, kind: LeafKind) {
+        match kind {
+            LeafKind::Prim(p) => {
+                let f = Self::prim_ty(p);
+                c.line(&format!("rt::le::put_{f}({b}, {at}, {place});"));
             }
-            Wire::Struct(_) => c.line(&format!("{place}.write_block(&mut {b}, {at});")),
-            _ => {}
+            LeafKind::Struct(_) => c.line(&format!("{place}.write_block({b}, {at});")),
         }
     }
 
-    fn write_value(&self, c: &mut Code, place: &str, is_ref: bool, w: &Wire, d: usize) {
+    fn write_value(&self, c: &mut Code, place: &str, is_ref: bool, v: &Value, d: usize) {
         let by_ref = if is_ref { place.to_string() } else { format!("&{place}") };
         let by_val = if is_ref { format!("*{place}") } else { place.to_string() };
-        let str_fn = if self.sdp() { "str32" } else { "str16" };
-        match w {
-            Wire::Prim(Primitive::Str) => c.line(&format!("w.{str_fn}({by_ref})?;")),
-            Wire::Prim(_) => c.line(&format!("w.put_prim({by_val});")),
-            Wire::Array(e) => {
-                c.line(&format!("w.{}({place}.len())?;", self.len_fn()));
-                match &**e {
-                    Wire::Prim(p) if *p != Primitive::Str && self.opts.bulk_arrays => {
-                        c.line(&format!("put_prims_le(w, {place}.as_slice());"))
-                    }
-                    e => {
-                        let x = format!("x{d}");
-                        c.open(&format!("for {x} in {by_ref} {{"));
-                        self.write_value(c, &x, true, e, d + 1);
-                        c.close("}");
-                    }
-                }
+        let bits = |p: &Prefix| if *p == Prefix::U32 { "32" } else { "16" };
+        match v {
+            Value::Str(pre) => c.line(&format!("w.str{}({by_ref})?;", bits(pre))),
+            Value::Prim(_) => c.line(&format!("w.put_prim({by_val});")),
+            Value::BulkPrims(pre, _) if self.opts.bulk_arrays => {
+                c.line(&format!("w.len{}({place}.len())?;", bits(pre)));
+                c.line(&format!("put_prims_le(w, {place}.as_slice());"));
             }
-            Wire::Optional(e) => {
+            Value::BulkPrims(pre, p) => {
+                c.line(&format!("w.len{}({place}.len())?;", bits(pre)));
                 let x = format!("x{d}");
-                let inner_copy = matches!(&**e, Wire::Prim(p) if *p != Primitive::Str);
-                if inner_copy {
+                c.open(&format!("for {x} in {by_ref} {{"));
+                self.write_value(c, &x, true, &Value::Prim(*p), d + 1);
+                c.close("}");
+            }
+            Value::Array { prefix, elem, .. } => {
+                c.line(&format!("w.len{}({place}.len())?;", bits(prefix)));
+                let x = format!("x{d}");
+                c.open(&format!("for {x} in {by_ref} {{"));
+                self.write_value(c, &x, true, elem, d + 1);
+                c.close("}");
+            }
+            Value::Optional(e) => {
+                let x = format!("x{d}");
+                if matches!(&**e, Value::Prim(_)) {
                     c.open(&format!("if let Some({x}) = {by_val} {{"));
                     c.line("w.put_u8(1);");
                     self.write_value(c, &x, false, e, d + 1);
@@ -812,69 +841,51 @@ impl Gen<'_> {
                 c.line("w.put_u8(0);");
                 c.close("}");
             }
-            Wire::Struct(_) => c.line(&format!("{place}.write_to(w)?;")),
+            Value::Struct { .. } => c.line(&format!("{place}.write_to(w)?;")),
         }
     }
 
-    /// Fixed-size structs: read/write the whole value inside a parent's fixed block.
-    fn block_fns(&self, c: &mut Code, members: &[Member]) {
-        c.line("/// Writes this fixed-size value at `at` inside a fixed block.");
-        c.line("#[inline]");
-        c.open("pub fn write_block(&self, b: &mut [u8], at: usize) {");
-        let mut at = 0u64;
-        for m in members {
-            let off = if at == 0 {
+    /// Fixed-size structs: read/write the whole value inside a parent's fixed block, at
+    /// the leaf offsets of the plan's single block.
+    fn block_fns(&self, c: &mut Code, p: &TypePlan) {
+        let leaves: Vec<&Leaf> = p
+            .steps
+            .iter()
+            .flat_map(|s| match s {
+                Step::Block { block, .. } => block.leaves.iter().collect(),
+                _ => Vec::new(),
+            })
+            .collect();
+        let off = |at: u64| {
+            if at == 0 {
                 "at".to_string()
             } else {
                 format!("at + {at}")
-            };
-            match &m.wire {
-                Wire::Prim(p) => c.line(&format!(
-                    "rt::le::put_{}(b, {off}, self.{});",
-                    Self::prim_ty(*p),
-                    m.access
-                )),
-                Wire::Struct(_) => c.line(&format!("self.{}.write_block(b, {off});", m.access)),
-                _ => {}
             }
-            at += m.size.fixed.unwrap_or(0);
+        };
+        c.line("/// Writes this fixed-size value at `at` inside a fixed block.");
+        c.line("#[inline]");
+        c.open("pub fn write_block(&self, b: &mut [u8], at: usize) {");
+        for l in &leaves {
+            let place = format!("self.{}", self.access(p.id, &l.path));
+            self.put_leaf(c, "b", &off(l.at), &place, l.kind);
         }
         c.close("}");
         c.blank();
         c.line("/// Reads this fixed-size value at `at` inside a fixed block that starts at input offset `base`.");
         c.line("#[inline]");
-        let base = if members
+        let needs_base = leaves
             .iter()
-            .any(|m| matches!(m.wire, Wire::Prim(Primitive::Bool) | Wire::Struct(_)))
-        {
-            "base"
-        } else {
-            "_base"
-        };
+            .any(|l| matches!(l.kind, LeafKind::Prim(Primitive::Bool) | LeafKind::Struct(_)));
+        let base = if needs_base { "base" } else { "_base" };
         c.open(&format!(
             "pub fn read_block(b: &[u8], at: usize, {base}: usize) -> Result<Self, rt::DecodeError> {{"
         ));
-        let mut at = 0u64;
         let mut inits = Vec::new();
-        for m in members {
-            let off = if at == 0 {
-                "at".to_string()
-            } else {
-                format!("at + {at}")
-            };
-            let ctx = m
-                .path
-                .as_deref()
-                .map(|p| format!(".map_err(|e| e.field({p:?}))"))
-                .unwrap_or_default();
-            let expr = match &m.wire {
-                Wire::Prim(Primitive::Bool) => format!("rt::le::get_bool(b, {off}, base){ctx}?"),
-                Wire::Prim(p) => format!("rt::le::get_{}(b, {off})", Self::prim_ty(*p)),
-                Wire::Struct(id) => format!("{}::read_block(b, {off}, base){ctx}?", self.name(*id)),
-                _ => "Default::default()".into(),
-            };
-            inits.push(format!("{}: {expr},", m.access));
-            at += m.size.fixed.unwrap_or(0);
+        for l in &leaves {
+            let me = Self::map_err(&self.ctx(p.id, &l.path));
+            let expr = self.get_leaf("b", &off(l.at), "base", l.kind, &me);
+            inits.push(format!("{}: {expr},", self.access(p.id, &l.path)));
         }
         c.open("Ok(Self {");
         for i in inits {
@@ -885,11 +896,16 @@ impl Gen<'_> {
         c.blank();
     }
 
-    // ------------------------------------------------------------------ decode
-
-    fn ctx(path: &Option<String>) -> String {
-        path.as_deref().map(|p| format!(".field({p:?})")).unwrap_or_default()
+    /// Loads a fixed-size leaf at `at` of block `b` (input offset `base`).
+    fn get_leaf(&self, b: &str, at: &str, base: &str, kind: LeafKind, me: &str) -> String {
+        match kind {
+            LeafKind::Prim(Primitive::Bool) => format!("rt::le::get_bool({b}, {at}, {base}){me}?"),
+            LeafKind::Prim(p) => format!("rt::le::get_{}({b}, {at})", Self::prim_ty(p)),
+            LeafKind::Struct(id) => format!("{}::read_block({b}, {at}, {base}){me}?", self.name(id)),
+        }
     }
+
+    // ------------------------------------------------------------------ decode
 
     fn map_err(ctx: &str) -> String {
         if ctx.is_empty() {
@@ -899,57 +915,61 @@ impl Gen<'_> {
         }
     }
 
-    fn read_from(&self, c: &mut Code, is_struct: bool, members: &[Member], view: bool) {
-        let (sig, ret) = if view {
-            ("rd: &mut rt::Reader<'a>", "Self")
+    fn read_from(&self, c: &mut Code, p: &TypePlan, view: bool) {
+        let sig = if view {
+            "rd: &mut rt::Reader<'a>"
         } else {
-            ("rd: &mut rt::Reader<'_>", "Self")
+            "rd: &mut rt::Reader<'_>"
         };
         c.line("/// Reads one value at the reader's position (the building block of the `decode*` methods).");
-        c.open(&format!("pub fn read_from({sig}) -> Result<{ret}, rt::DecodeError> {{"));
-        let mut i = 0;
+        c.open(&format!("pub fn read_from({sig}) -> Result<Self, rt::DecodeError> {{"));
         let mut block = 0;
-        while i < members.len() {
-            let run = if self.opts.fixed_blocks {
-                members[i..].iter().take_while(|m| m.size.fixed.is_some()).count()
-            } else {
-                0
-            };
-            if run > 1 || (run == 1 && matches!(members[i].wire, Wire::Struct(_))) {
-                let run_members = &members[i..i + run];
-                let total: u64 = run_members.iter().filter_map(|m| m.size.fixed).sum();
-                let b = format!("b{block}");
-                let base = format!("base{block}");
-                block += 1;
-                let needs_base = run_members
-                    .iter()
-                    .any(|m| matches!(m.wire, Wire::Prim(Primitive::Bool) | Wire::Struct(_)));
-                if needs_base {
-                    c.line(&format!("let {base} = rd.position();"));
+        for step in &p.steps {
+            match step {
+                Step::Block { block: b, .. } => {
+                    let single_prim = b.leaves.len() == 1 && matches!(b.leaves[0].kind, LeafKind::Prim(_));
+                    if !self.opts.fixed_blocks || single_prim {
+                        for l in &b.leaves {
+                            let me = Self::map_err(&self.ctx(p.id, &l.path));
+                            let expr = match l.kind {
+                                LeafKind::Prim(q) => format!("rd.{}(){me}?", Self::prim_ty(q)),
+                                LeafKind::Struct(id) => format!("{}::read_from(rd){me}?", self.name(id)),
+                            };
+                            c.line(&format!("let {} = {expr};", self.local(p.id, &l.path)));
+                        }
+                        continue;
+                    }
+                    let name = format!("b{block}");
+                    let base = format!("base{block}");
+                    block += 1;
+                    let needs_base = b
+                        .leaves
+                        .iter()
+                        .any(|l| matches!(l.kind, LeafKind::Prim(Primitive::Bool) | LeafKind::Struct(_)));
+                    if needs_base {
+                        c.line(&format!("let {base} = rd.position();"));
+                    }
+                    let first = b.leaves.first().map_or_else(String::new, |l| self.ctx(p.id, &l.path));
+                    c.line(&format!(
+                        "let {name} = rd.fixed::<{}>(){}?;",
+                        b.size,
+                        Self::map_err(&first)
+                    ));
+                    for l in &b.leaves {
+                        let me = Self::map_err(&self.ctx(p.id, &l.path));
+                        let expr = self.get_leaf(&name, &l.at.to_string(), &base, l.kind, &me);
+                        c.line(&format!("let {} = {expr};", self.local(p.id, &l.path)));
+                    }
                 }
-                let first = Self::map_err(&Self::ctx(&run_members[0].path));
-                c.line(&format!("let {b} = rd.fixed::<{total}>(){first}?;"));
-                let mut at = 0u64;
-                for m in run_members {
-                    let me = Self::map_err(&Self::ctx(&m.path));
-                    let expr = match &m.wire {
-                        Wire::Prim(Primitive::Bool) => format!("rt::le::get_bool({b}, {at}, {base}){me}?"),
-                        Wire::Prim(p) => format!("rt::le::get_{}({b}, {at})", Self::prim_ty(*p)),
-                        Wire::Struct(id) => format!("{}::read_block({b}, {at}, {base}){me}?", self.name(*id)),
-                        _ => "Default::default()".into(),
-                    };
-                    c.line(&format!("let {} = {expr};", m.local));
-                    at += m.size.fixed.unwrap_or(0);
+                Step::Inline { .. } => {}
+                Step::Value { path, value } => {
+                    let ctx = self.ctx(p.id, path);
+                    self.read_value(c, &self.local(p.id, path), value, &ctx, 0, view);
                 }
-                i += run;
-                continue;
             }
-            let m = &members[i];
-            self.read_value(c, &m.local, &m.wire, &Self::ctx(&m.path), 0, view);
-            i += 1;
         }
-        if is_struct {
-            let inits: Vec<String> = members.iter().map(|m| format!("{}: {}", m.access, m.local)).collect();
+        if p.is_struct {
+            let inits = self.literal_fields(p, p.id, &[], view);
             let one_line = inits.join(", ");
             if one_line.len() <= 18 {
                 c.line(&format!("Ok(Self {{ {one_line} }})"));
@@ -966,61 +986,92 @@ impl Gen<'_> {
         c.close("}");
     }
 
-    /// A single-expression read, when there is one.
-    fn simple_read(&self, w: &Wire, ctx: &str, view: bool) -> Option<String> {
-        let me = Self::map_err(ctx);
-        let n = if self.sdp() { "32" } else { "16" };
-        Some(match w {
-            Wire::Prim(Primitive::Str) if view => format!("rd.str{n}(){me}?"),
-            Wire::Prim(Primitive::Str) => format!("String::from(rd.str{n}(){me}?)"),
-            Wire::Prim(p) => format!("rd.{}(){me}?", Self::prim_ty(*p)),
-            Wire::Array(e) => match &**e {
-                Wire::Prim(p) if *p != Primitive::Str && (view || self.opts.bulk_arrays) => {
-                    let t = Self::prim_ty(*p);
-                    if view {
-                        format!("rd.prims{n}::<{t}>(){me}?")
-                    } else {
-                        format!("rd.prims{n}::<{t}>(){me}?.to_vec()")
+    /// `field: local` for every field of struct `ty` at `prefix`; inlined structs
+    /// become nested literals of their decoded fields.
+    fn literal_fields(&self, p: &TypePlan, ty: TypeId, prefix: &[usize], view: bool) -> Vec<String> {
+        let names = self.field_names(ty);
+        let Some(t) = self.layout.get(ty) else {
+            return Vec::new();
+        };
+        t.fields
+            .iter()
+            .map(|f| {
+                let mut path = prefix.to_vec();
+                path.push(f.decl_index);
+                let inlined = p.steps.iter().find_map(|s| match s {
+                    Step::Inline { path: q, id } if *q == path => Some(*id),
+                    _ => None,
+                });
+                let value = match inlined {
+                    Some(id) => {
+                        let name = if view && self.borrows(&Wire::Struct(id)) {
+                            self.view_name(id)
+                        } else {
+                            self.name(id)
+                        };
+                        format!("{name} {{ {} }}", self.literal_fields(p, id, &path, view).join(", "))
                     }
+                    None => self.local(p.id, &path),
+                };
+                format!("{}: {value}", ident(&names[f.decl_index]))
+            })
+            .collect()
+    }
+
+    /// A single-expression read, when there is one.
+    fn simple_read(&self, v: &Value, ctx: &str, view: bool) -> Option<String> {
+        let me = Self::map_err(ctx);
+        let bits = |p: &Prefix| if *p == Prefix::U32 { "32" } else { "16" };
+        Some(match v {
+            Value::Str(pre) if view => format!("rd.str{}(){me}?", bits(pre)),
+            Value::Str(pre) => format!("String::from(rd.str{}(){me}?)", bits(pre)),
+            Value::Prim(p) => format!("rd.{}(){me}?", Self::prim_ty(*p)),
+            Value::BulkPrims(pre, p) if view || self.opts.bulk_arrays => {
+                let t = Self::prim_ty(*p);
+                let n = bits(pre);
+                if view {
+                    format!("rd.prims{n}::<{t}>(){me}?")
+                } else {
+                    format!("rd.prims{n}::<{t}>(){me}?.to_vec()")
                 }
-                _ => return None,
-            },
-            Wire::Struct(id) => {
-                if view && self.borrows(w) {
+            }
+            Value::Struct { id, .. } => {
+                if view && self.borrows(&Wire::Struct(*id)) {
                     format!("{}::read_from(rd){me}?", self.view_name(*id))
                 } else {
                     format!("{}::read_from(rd){me}?", self.name(*id))
                 }
             }
-            Wire::Optional(_) => return None,
+            Value::BulkPrims(..) | Value::Array { .. } | Value::Optional(_) => return None,
         })
     }
 
-    fn read_value(&self, c: &mut Code, var: &str, w: &Wire, ctx: &str, d: usize, view: bool) {
-        if let Some(e) = self.simple_read(w, ctx, view) {
+    fn read_value(&self, c: &mut Code, var: &str, v: &Value, ctx: &str, d: usize, view: bool) {
+        if let Some(e) = self.simple_read(v, ctx, view) {
             c.line(&format!("let {var} = {e};"));
             return;
         }
         let me = Self::map_err(ctx);
-        let n = if self.sdp() { "32" } else { "16" };
-        match w {
-            Wire::Array(e) => {
-                let min = self.size_of(e).min.max(1);
-                c.line(&format!("let n{d} = rd.count{n}({min}){me}?;"));
-                c.line(&format!("let mut {var} = Vec::with_capacity(n{d});"));
-                c.open(&format!("for i{d} in 0..n{d} {{"));
-                let inner_ctx = format!(".index(i{d}){ctx}");
-                match self.simple_read(e, &inner_ctx, view) {
-                    Some(expr) => c.line(&format!("{var}.push({expr});")),
-                    None => {
-                        let x = format!("x{d}");
-                        self.read_value(c, &x, e, &inner_ctx, d + 1, view);
-                        c.line(&format!("{var}.push({x});"));
-                    }
+        let bits = |p: &Prefix| if *p == Prefix::U32 { "32" } else { "16" };
+        let array = |c: &mut Code, pre: &Prefix, elem: &Value, min: u64| {
+            c.line(&format!("let n{d} = rd.count{}({min}){me}?;", bits(pre)));
+            c.line(&format!("let mut {var} = Vec::with_capacity(n{d});"));
+            c.open(&format!("for i{d} in 0..n{d} {{"));
+            let inner_ctx = format!(".index(i{d}){ctx}");
+            match self.simple_read(elem, &inner_ctx, view) {
+                Some(expr) => c.line(&format!("{var}.push({expr});")),
+                None => {
+                    let x = format!("x{d}");
+                    self.read_value(c, &x, elem, &inner_ctx, d + 1, view);
+                    c.line(&format!("{var}.push({x});"));
                 }
-                c.close("}");
             }
-            Wire::Optional(e) => {
+            c.close("}");
+        };
+        match v {
+            Value::BulkPrims(pre, p) => array(c, pre, &Value::Prim(*p), p.fixed_size().unwrap_or(1)),
+            Value::Array { prefix, elem, elem_min } => array(c, prefix, elem, *elem_min),
+            Value::Optional(e) => {
                 c.open(&format!("let {var} = if rd.presence(){me}? {{"));
                 match self.simple_read(e, ctx, view) {
                     Some(expr) => c.line(&format!("Some({expr})")),

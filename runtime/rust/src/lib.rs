@@ -9,7 +9,9 @@
 //! - [`le`]: little-endian load/store at constant offsets inside a fixed block (one
 //!   bounds check per block: the block is read with [`Reader::fixed`] first);
 //! - [`LeSlice`]: the zero-copy view of a primitive array;
-//! - [`sdp`]: the SDP message header.
+//! - [`sdp`]: the SDP message header;
+//! - [`prelude`]: `Vec` and `String`, imported by every generated module so it also
+//!   compiles inside `#![no_std]` crates (with `alloc`).
 //!
 //! All multi-byte values go through `to_le_bytes`/`from_le_bytes`, so the code is
 //! correct on big-endian hosts too.
@@ -30,6 +32,13 @@ pub use error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, Path
 pub use le::{LeSlice, Prim};
 pub use reader::Reader;
 pub use sink::{Sink, SliceSink};
+
+/// What generated modules use from `alloc`, so they compile in `#![no_std]` crates
+/// (which lack the std prelude) as well as in std ones.
+pub mod prelude {
+    pub use alloc::string::String;
+    pub use alloc::vec::Vec;
+}
 
 /// Largest string byte length / array element count ffire can express (u16 prefix).
 pub const FFI_MAX_LEN: usize = u16::MAX as usize;

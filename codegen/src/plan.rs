@@ -1,0 +1,584 @@
+//! The encoding plan (issue #13): per type, the ordered steps that write and read its
+//! encoding and the formula of its exact size, read off the [`Layout`] once. The JSON
+//! codec and the Rust emitter walk a [`TypePlan`] and execute or print it (the C and C++
+//! emitters are to follow); none of them decides a size, an order, a prefix, a block or
+//! an inlining rule.
+//!
+//! A struct's plan is its [`TypeLayout::walk`] made executable:
+//! - [`Step::Block`]: a fixed block of N bytes with primitive and fixed-struct leaves at
+//!   constant offsets: one bounds check and one copy;
+//! - [`Step::Inline`]: a nested variable-size struct whose fields follow inline (the
+//!   decoder assembles it from them);
+//! - [`Step::Value`]: one variable-size value, described by a [`Value`]: a
+//!   length-prefixed string, a bulk primitive array, an array of anything else, a
+//!   presence byte with its payload, or a call of a nested struct's own code.
+//!
+//! Non-struct types (ffire roots that are arrays or primitives, aliases) have one
+//! `Step::Value` (or a one-leaf block) with the empty path.
+//!
+//! Speed decisions made here, once, and shown by [`Plan::dump`]:
+//! - what is one block (the layout's fixed blocks: consecutive fixed-size leaves, nested
+//!   fixed structs included, variable nested structs inlined to
+//!   [`crate::layout::MAX_INLINE_DEPTH`]);
+//! - which arrays are copied in bulk ([`Value::BulkPrims`]: arrays of fixed primitives);
+//! - the exact size as a constant plus one term per variable-size value
+//!   ([`SizeFormula`]), so encoders can reserve exactly.
+
+use std::fmt::Write as _;
+
+use crate::dialect::Dialect;
+use crate::layout::{FixedBlock, Layout, SizeInfo, TypeLayout, WalkItem, Wire};
+use crate::model::{Primitive, Schema, TypeId};
+
+/// The width of a length / count prefix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Prefix {
+    /// ffire: u16, at most 65,535 bytes / elements.
+    U16,
+    /// SDP: u32.
+    U32,
+}
+
+impl Prefix {
+    pub fn of(dialect: Dialect) -> Prefix {
+        match dialect {
+            Dialect::Sdp => Prefix::U32,
+            Dialect::Ffi => Prefix::U16,
+        }
+    }
+
+    /// Bytes on the wire.
+    pub fn bytes(self) -> u64 {
+        match self {
+            Prefix::U16 => 2,
+            Prefix::U32 => 4,
+        }
+    }
+
+    /// Largest length / count it can express.
+    pub fn max(self) -> u64 {
+        match self {
+            Prefix::U16 => u64::from(u16::MAX),
+            Prefix::U32 => u64::from(u32::MAX),
+        }
+    }
+}
+
+/// How one value is written and read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Value {
+    /// A fixed-size primitive on its own (array elements, optional payloads, where no
+    /// block holds it).
+    Prim(Primitive),
+    /// Length prefix, then UTF-8 bytes.
+    Str(Prefix),
+    /// Count prefix, then the elements' little-endian bytes, copied as one run.
+    BulkPrims(Prefix, Primitive),
+    /// Count prefix, then each element.
+    Array {
+        prefix: Prefix,
+        elem: Box<Value>,
+        /// The smallest encoded element (at least 1): decoders refuse counts the
+        /// remaining input cannot hold (DESIGN §4.3).
+        elem_min: u64,
+    },
+    /// Presence byte (0 or 1), then the payload when 1.
+    Optional(Box<Value>),
+    /// A nested struct through its own write/read code.
+    Struct { id: TypeId, size: SizeInfo },
+}
+
+/// A value's exact size: `constant` plus, when variable, one [`SizeTerm`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ValueSize {
+    pub constant: u64,
+    pub term: Option<SizeTerm>,
+}
+
+/// The variable part of a value's size, evaluated on the value itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SizeTerm {
+    /// `scale × len`: a string's bytes (scale 1) or the elements of an array of
+    /// `scale`-byte elements.
+    Len { scale: u64 },
+    /// `scale` when the optional is present (fixed-size payload).
+    Present { scale: u64 },
+    /// The payload's size when the optional is present (variable-size payload).
+    IfPresent(Box<ValueSize>),
+    /// The sum of the elements' sizes (variable-size elements).
+    Each(Box<ValueSize>),
+    /// The nested struct's own exact size.
+    Call(TypeId),
+}
+
+impl Value {
+    /// The exact-size formula of this value.
+    pub fn size(&self) -> ValueSize {
+        let fixed = |n: u64| ValueSize {
+            constant: n,
+            term: None,
+        };
+        match self {
+            Value::Prim(p) => fixed(p.fixed_size().unwrap_or(0)),
+            Value::Str(pre) => ValueSize {
+                constant: pre.bytes(),
+                term: Some(SizeTerm::Len { scale: 1 }),
+            },
+            Value::BulkPrims(pre, p) => ValueSize {
+                constant: pre.bytes(),
+                term: Some(SizeTerm::Len {
+                    scale: p.fixed_size().unwrap_or(0),
+                }),
+            },
+            Value::Array { prefix, elem, .. } => {
+                let e = elem.size();
+                ValueSize {
+                    constant: prefix.bytes(),
+                    term: Some(match e.term {
+                        None => SizeTerm::Len { scale: e.constant },
+                        Some(_) => SizeTerm::Each(Box::new(e)),
+                    }),
+                }
+            }
+            Value::Optional(inner) => {
+                let e = inner.size();
+                ValueSize {
+                    constant: 1,
+                    term: Some(match e.term {
+                        None => SizeTerm::Present { scale: e.constant },
+                        Some(_) => SizeTerm::IfPresent(Box::new(e)),
+                    }),
+                }
+            }
+            Value::Struct { id, size } => match size.fixed {
+                Some(n) => fixed(n),
+                None => ValueSize {
+                    constant: 0,
+                    term: Some(SizeTerm::Call(*id)),
+                },
+            },
+        }
+    }
+
+    /// The smallest encoding of this value.
+    pub fn min_size(&self) -> u64 {
+        match self {
+            Value::Struct { size, .. } => size.min,
+            other => other.size().constant,
+        }
+    }
+
+    /// The fixed encoded size, when every value of this shape has one.
+    pub fn fixed_size(&self) -> Option<u64> {
+        let s = self.size();
+        s.term.is_none().then_some(s.constant)
+    }
+
+    /// The length prefix this value starts with (strings and arrays).
+    pub fn prefix(&self) -> Option<Prefix> {
+        match self {
+            Value::Str(p) | Value::BulkPrims(p, _) | Value::Array { prefix: p, .. } => Some(*p),
+            _ => None,
+        }
+    }
+}
+
+/// One step of a struct's encoding, in wire order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    /// `layout.blocks[index]`: fixed bytes, written and read as one unit.
+    Block { index: usize, block: FixedBlock },
+    /// The nested variable-size struct `id` at `path` is inlined: its fields are the
+    /// following steps whose paths start with `path`.
+    Inline { path: Vec<usize>, id: TypeId },
+    /// One value at `path` (declaration indices from the type down; empty for the value
+    /// of a non-struct type).
+    Value { path: Vec<usize>, value: Value },
+}
+
+/// The exact encoded size of a struct: `constant` plus one term per variable-size value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SizeFormula {
+    pub constant: u64,
+    /// (path of the value, its variable part).
+    pub terms: Vec<(Vec<usize>, SizeTerm)>,
+}
+
+/// The plan of one type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TypePlan {
+    pub id: TypeId,
+    /// Exact size when fixed, else bounds (from the layout).
+    pub size: SizeInfo,
+    pub steps: Vec<Step>,
+    pub exact_size: SizeFormula,
+    /// SDP message type id.
+    pub message_id: Option<u16>,
+    /// ffire root (message type).
+    pub root: bool,
+    /// A struct (else an alias or an ffire non-struct root, whose single value has the
+    /// empty path).
+    pub is_struct: bool,
+}
+
+/// The plans of every type of a schema whose layout is known.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plan {
+    pub dialect: Dialect,
+    pub prefix: Prefix,
+    /// Indexed by [`TypeId`]; `None` where the layout is `None`.
+    pub types: Vec<Option<TypePlan>>,
+}
+
+impl Plan {
+    /// Reads the plan of every type off `layout`.
+    pub fn new(layout: &Layout) -> Plan {
+        let prefix = Prefix::of(layout.dialect);
+        let types = layout
+            .types
+            .iter()
+            .map(|t| t.as_ref().map(|t| type_plan(layout, prefix, t)))
+            .collect();
+        Plan {
+            dialect: layout.dialect,
+            prefix,
+            types,
+        }
+    }
+
+    pub fn get(&self, id: TypeId) -> Option<&TypePlan> {
+        self.types.get(id).and_then(Option::as_ref)
+    }
+
+    /// How `wire` is written and read, as a [`Value`].
+    pub fn value(&self, layout: &Layout, wire: &Wire) -> Value {
+        value_of(layout, self.prefix, wire)
+    }
+
+    /// A human-readable listing of every type's plan (`wirelens` debug output, tests,
+    /// reviews of the speed decisions).
+    pub fn dump(&self, schema: &Schema) -> String {
+        let mut out = String::new();
+        for p in self.types.iter().flatten() {
+            out.push_str(&p.dump(schema));
+        }
+        out
+    }
+}
+
+impl TypePlan {
+    /// This type's plan as text: one line per step, then the size formula.
+    pub fn dump(&self, schema: &Schema) -> String {
+        let name = |id: TypeId| schema.types.get(id).map_or("?", |t| t.name.as_str());
+        let mut out = String::new();
+        let size = match self.size.fixed {
+            Some(n) => format!("fixed {n} B"),
+            None => format!("min {} B", self.size.min),
+        };
+        let _ = write!(out, "{} ({size}", name(self.id));
+        if let Some(m) = self.message_id {
+            let _ = write!(out, ", message id {m}");
+        }
+        if self.root {
+            out.push_str(", root");
+        }
+        out.push_str(")\n");
+        for step in &self.steps {
+            match step {
+                Step::Block { index, block } => {
+                    let _ = writeln!(
+                        out,
+                        "  block #{index}: {} B at {}, one bounds check",
+                        block.size,
+                        block.offset.expr()
+                    );
+                    for l in &block.leaves {
+                        let what = match l.kind {
+                            crate::layout::LeafKind::Prim(p) => format!("{p:?}").to_lowercase(),
+                            crate::layout::LeafKind::Struct(id) => format!("struct {} (inlined)", name(id)),
+                        };
+                        let _ = writeln!(out, "    +{} {}: {what}", l.at, path_name(schema, self.id, &l.path));
+                    }
+                }
+                Step::Inline { path, id } => {
+                    let _ = writeln!(
+                        out,
+                        "  inline {}: struct {}",
+                        path_name(schema, self.id, path),
+                        name(*id)
+                    );
+                }
+                Step::Value { path, value } => {
+                    let at = if path.is_empty() {
+                        "value".to_string()
+                    } else {
+                        path_name(schema, self.id, path)
+                    };
+                    let _ = writeln!(out, "  {at}: {}", value_text(schema, value));
+                }
+            }
+        }
+        let _ = write!(out, "  size = {}", self.exact_size.constant);
+        for (path, term) in &self.exact_size.terms {
+            let at = if path.is_empty() {
+                "value".to_string()
+            } else {
+                path_name(schema, self.id, path)
+            };
+            let _ = write!(out, " + {}", term_text(schema, &at, term));
+        }
+        out.push('\n');
+        out
+    }
+}
+
+fn value_text(schema: &Schema, v: &Value) -> String {
+    let name = |id: TypeId| schema.types.get(id).map_or("?", |t| t.name.as_str());
+    let pre = |p: &Prefix| match p {
+        Prefix::U16 => "u16",
+        Prefix::U32 => "u32",
+    };
+    match v {
+        Value::Prim(p) => format!("{p:?}").to_lowercase(),
+        Value::Str(p) => format!("string, {} length", pre(p)),
+        Value::BulkPrims(p, e) => format!("bulk {} array, {} count", format!("{e:?}").to_lowercase(), pre(p)),
+        Value::Array { prefix, elem, elem_min } => format!(
+            "array, {} count, each (min {elem_min} B): {}",
+            pre(prefix),
+            value_text(schema, elem)
+        ),
+        Value::Optional(inner) => format!("presence byte, then {}", value_text(schema, inner)),
+        Value::Struct { id, size } => match size.fixed {
+            Some(n) => format!("call struct {} ({n} B)", name(*id)),
+            None => format!("call struct {}", name(*id)),
+        },
+    }
+}
+
+fn term_text(schema: &Schema, at: &str, t: &SizeTerm) -> String {
+    let name = |id: TypeId| schema.types.get(id).map_or("?", |t| t.name.as_str());
+    let inner = |s: &ValueSize| match &s.term {
+        None => s.constant.to_string(),
+        Some(t) if s.constant == 0 => term_text(schema, "x", t),
+        Some(t) => format!("{} + {}", s.constant, term_text(schema, "x", t)),
+    };
+    match t {
+        SizeTerm::Len { scale: 1 } => format!("len({at})"),
+        SizeTerm::Len { scale } => format!("{scale}·len({at})"),
+        SizeTerm::Present { scale } => format!("{scale}·present({at})"),
+        SizeTerm::IfPresent(s) => format!("({}, if {at} present)", inner(s)),
+        SizeTerm::Each(s) => format!("Σ x in {at}: ({})", inner(s)),
+        SizeTerm::Call(id) => format!("size<{}>({at})", name(*id)),
+    }
+}
+
+/// Dotted field names along a path of declaration indices.
+pub fn path_name(schema: &Schema, owner: TypeId, path: &[usize]) -> String {
+    let layout_free = |t: TypeId, i: usize| -> Option<(String, Option<TypeId>)> {
+        let f = schema.types.get(t)?.fields().get(i)?;
+        let next = match &f.ty.kind {
+            crate::model::TypeExprKind::Named { target, .. } => *target,
+            crate::model::TypeExprKind::Boxed(inner) => match &inner.kind {
+                crate::model::TypeExprKind::Named { target, .. } => *target,
+                _ => None,
+            },
+            _ => None,
+        };
+        Some((f.name.clone(), next))
+    };
+    let mut names = Vec::with_capacity(path.len());
+    let mut ty = Some(owner);
+    for &i in path {
+        let Some((n, next)) = ty.and_then(|t| layout_free(t, i)) else {
+            names.push("?".to_string());
+            ty = None;
+            continue;
+        };
+        names.push(n);
+        // Follow aliases to the struct they name.
+        ty = next.and_then(|t| match &schema.types.get(t)?.kind {
+            crate::model::TypeKind::Struct { .. } => Some(t),
+            crate::model::TypeKind::Alias { .. } => None,
+        });
+    }
+    names.join(".")
+}
+
+fn value_of(layout: &Layout, prefix: Prefix, wire: &Wire) -> Value {
+    match wire {
+        Wire::Prim(Primitive::Str) => Value::Str(prefix),
+        Wire::Prim(p) => Value::Prim(*p),
+        Wire::Array(e) => match &**e {
+            Wire::Prim(p) if *p != Primitive::Str => Value::BulkPrims(prefix, *p),
+            e => Value::Array {
+                prefix,
+                elem: Box::new(value_of(layout, prefix, e)),
+                elem_min: layout.size_of(e).min.max(1),
+            },
+        },
+        Wire::Optional(e) => Value::Optional(Box::new(value_of(layout, prefix, e))),
+        Wire::Struct(id) => Value::Struct {
+            id: *id,
+            size: layout.size_of(wire),
+        },
+    }
+}
+
+fn type_plan(layout: &Layout, prefix: Prefix, t: &TypeLayout) -> TypePlan {
+    let is_struct = matches!(t.wire, Wire::Struct(s) if s == t.id);
+    let mut steps = Vec::new();
+    if is_struct {
+        for item in &t.walk {
+            steps.push(match item {
+                WalkItem::Block(i) => Step::Block {
+                    index: *i,
+                    block: t.blocks.get(*i).cloned().unwrap_or(FixedBlock {
+                        offset: crate::layout::Offset {
+                            constant: 0,
+                            terms: vec![],
+                        },
+                        size: 0,
+                        leaves: vec![],
+                    }),
+                },
+                WalkItem::Inline { path, id } => Step::Inline {
+                    path: path.clone(),
+                    id: *id,
+                },
+                WalkItem::Item { path, wire } => Step::Value {
+                    path: path.clone(),
+                    value: value_of(layout, prefix, wire),
+                },
+            });
+        }
+    } else {
+        steps.push(Step::Value {
+            path: vec![],
+            value: value_of(layout, prefix, &t.wire),
+        });
+    }
+    let mut exact_size = SizeFormula {
+        constant: 0,
+        terms: Vec::new(),
+    };
+    for s in &steps {
+        match s {
+            Step::Block { block, .. } => exact_size.constant += block.size,
+            Step::Inline { .. } => {}
+            Step::Value { path, value } => {
+                let vs = value.size();
+                exact_size.constant += vs.constant;
+                if let Some(term) = vs.term {
+                    exact_size.terms.push((path.clone(), term));
+                }
+            }
+        }
+    }
+    TypePlan {
+        id: t.id,
+        size: t.size,
+        steps,
+        exact_size,
+        message_id: t.message_id,
+        root: t.root,
+        is_struct,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{analyze, OrderChoice};
+
+    fn plan(dialect: Dialect, text: &str) -> (crate::Analysis, Plan) {
+        let a = analyze(dialect, text, None, OrderChoice::default());
+        let p = Plan::new(&a.layout);
+        (a, p)
+    }
+
+    #[test]
+    fn fixed_struct_is_one_block_and_its_size_is_a_constant() {
+        let (a, p) = plan(Dialect::Sdp, "struct P { x: u32, ok: bool, y: f64 }");
+        let t = p.get(0).expect("plan");
+        assert_eq!(t.steps.len(), 1, "{}", p.dump(&a.schema));
+        assert!(matches!(&t.steps[0], Step::Block { block, .. } if block.size == 13 && block.leaves.len() == 3));
+        assert_eq!(t.exact_size.constant, 13);
+        assert!(t.exact_size.terms.is_empty());
+        assert_eq!(t.size.fixed, Some(13));
+    }
+
+    #[test]
+    fn steps_follow_wire_order_with_prefixes_and_presence() {
+        // ffire canonical order: Id (8), Flag (1), then Name, Tags, Opt.
+        let (a, p) = plan(
+            Dialect::Ffi,
+            "package p\ntype Rec struct {\n\tName string\n\tOpt *int32\n\tFlag bool\n\tTags []int16\n\tId int64\n}\n",
+        );
+        assert_eq!(
+            p.dump(&a.schema),
+            "Rec (min 14 B, root)\n  block #0: 9 B at 0, one bounds check\n    +0 Id: i64\n    +8 Flag: bool\n  Name: string, u16 length\n  Tags: bulk i16 array, u16 count\n  Opt: presence byte, then i32\n  size = 14 + len(Name) + 2·len(Tags) + 4·present(Opt)\n",
+        );
+    }
+
+    #[test]
+    fn variable_nested_structs_are_inlined_and_deep_ones_called() {
+        let (a, p) = plan(
+            Dialect::Sdp,
+            "struct In { x: u32, s: str, y: u32 }\nstruct Out { a: u32, i: In, b: u16, v: []In, o: Option<In> }",
+        );
+        let dump = p.dump(&a.schema);
+        assert_eq!(
+            dump.split("Out (").nth(1).map(|s| format!("Out ({s}")),
+            Some(
+                "Out (min 23 B, message id 2)\n  block #0: 8 B at 0, one bounds check\n    +0 a: u32\n    +4 i.x: u32\n  inline i: struct In\n  i.s: string, u32 length\n  block #1: 6 B at 12 + |i.s|, one bounds check\n    +0 i.y: u32\n    +4 b: u16\n  v: array, u32 count, each (min 12 B): call struct In\n  o: presence byte, then call struct In\n  size = 23 + len(i.s) + Σ x in v: (size<In>(x)) + (size<In>(x), if o present)\n"
+                    .to_string()
+            ),
+            "{dump}"
+        );
+        // Inlined order: the Inline marker precedes its fields.
+        let t = p.get(1).expect("plan");
+        assert!(matches!(&t.steps[1], Step::Inline { path, id: 0 } if path == &vec![1]));
+    }
+
+    #[test]
+    fn the_formula_constant_is_the_layout_minimum() {
+        let (a, p) = plan(
+            Dialect::Sdp,
+            "struct A { s: str, n: Option<u8>, k: [][]u8, f: Fx }\nstruct Fx { a: u8, b: u64 }\nstruct B { a: A, x: u8 }",
+        );
+        for (id, t) in p.types.iter().enumerate() {
+            let t = t.as_ref().expect("plan");
+            let l = a.layout.get(id).expect("layout");
+            assert_eq!(t.exact_size.constant, l.size.min, "{}", t.dump(&a.schema));
+            assert_eq!(t.exact_size.terms.is_empty(), l.size.fixed.is_some());
+        }
+    }
+
+    #[test]
+    fn non_struct_roots_are_one_value() {
+        let (a, p) = plan(Dialect::Ffi, "package p\ntype Ints []int32\n");
+        assert_eq!(
+            p.dump(&a.schema),
+            "Ints (min 2 B, root)\n  value: bulk i32 array, u16 count\n  size = 2 + 4·len(value)\n"
+        );
+        let t = p.get(0).expect("plan");
+        assert!(!t.is_struct);
+    }
+
+    #[test]
+    fn value_sizes() {
+        let v = Value::Array {
+            prefix: Prefix::U32,
+            elem: Box::new(Value::Optional(Box::new(Value::Str(Prefix::U32)))),
+            elem_min: 1,
+        };
+        assert_eq!(v.min_size(), 4);
+        assert_eq!(v.fixed_size(), None);
+        assert_eq!(
+            Value::Optional(Box::new(Value::Prim(Primitive::U16))).size().constant,
+            1
+        );
+        assert_eq!(Value::Prim(Primitive::F64).fixed_size(), Some(8));
+        assert_eq!(Prefix::U16.max(), 65_535);
+    }
+}

@@ -1,0 +1,222 @@
+//! Every size the generated Rust prints is the plan's (issue #13): over the golden
+//! schemas and a few hundred pseudo-random ones, `SIZE` constants, the constant of each
+//! `encoded_size`, every fixed-block buffer and bounds check, and the "Fixed blocks"
+//! doc line of every struct equal what `codegen::plan` says for that type. An emitter
+//! that computed a size itself (and got it different) fails here.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use codegen::emit::rust::{generate, type_name};
+use codegen::plan::{Plan, Step, TypePlan};
+use codegen::{analyze, Dialect, OrderChoice};
+
+/// A small deterministic generator (xorshift), enough to vary shapes.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// An SDP schema of 2–7 structs; struct `i` may use structs `< i`.
+fn random_sdp(rng: &mut Rng) -> String {
+    const PRIMS: [&str; 12] = [
+        "u8", "u16", "u32", "u64", "i8", "i16", "i32", "i64", "f32", "f64", "bool", "str",
+    ];
+    let n = 2 + rng.below(6) as usize;
+    let mut out = String::new();
+    for i in 0..n {
+        out.push_str(&format!("struct S{i} {{\n"));
+        for f in 0..1 + rng.below(6) {
+            let base = if i > 0 && rng.below(3) == 0 {
+                format!("S{}", rng.below(i as u64))
+            } else {
+                PRIMS[rng.below(PRIMS.len() as u64) as usize].to_string()
+            };
+            let ty = match rng.below(6) {
+                0 => format!("[]{base}"),
+                1 => format!("Option<{base}>"),
+                2 => format!("[]Option<{base}>"),
+                _ => base,
+            };
+            out.push_str(&format!("    f{f}: {ty},\n"));
+        }
+        out.push_str("}\n");
+    }
+    out
+}
+
+/// The same in ffire (canonical order sorts fields by size class).
+fn random_ffi(rng: &mut Rng) -> String {
+    const PRIMS: [&str; 8] = [
+        "int8", "int16", "int32", "int64", "float32", "float64", "bool", "string",
+    ];
+    let n = 2 + rng.below(6) as usize;
+    let mut out = String::from("package p\n");
+    for i in 0..n {
+        out.push_str(&format!("type S{i} struct {{\n"));
+        for f in 0..1 + rng.below(6) {
+            let base = if i > 0 && rng.below(3) == 0 {
+                format!("S{}", rng.below(i as u64))
+            } else {
+                PRIMS[rng.below(PRIMS.len() as u64) as usize].to_string()
+            };
+            let ty = match rng.below(5) {
+                0 => format!("[]{base}"),
+                1 => format!("*{base}"),
+                _ => base,
+            };
+            out.push_str(&format!("\tF{f} {ty}\n"));
+        }
+        out.push_str("}\n");
+    }
+    out
+}
+
+fn number_after(line: &str, marker: &str) -> Option<u64> {
+    let rest = &line[line.find(marker)? + marker.len()..];
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
+}
+
+fn block_sizes(p: &TypePlan) -> Vec<u64> {
+    p.steps
+        .iter()
+        .filter_map(|s| match s {
+            Step::Block { block, .. } => Some(block.size),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Checks one schema's generated Rust against its plan; returns the number of sizes checked.
+fn check(dialect: Dialect, text: &str) -> usize {
+    let a = analyze(dialect, text, None, OrderChoice::default());
+    if a.schema
+        .types
+        .iter()
+        .enumerate()
+        .any(|(id, _)| a.layout.get(id).is_none())
+    {
+        return 0; // a random schema with an error (e.g. a name clash): nothing to generate
+    }
+    let plan = Plan::new(&a.layout);
+    let code = generate(&a.schema, &a.layout, "t").unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let by_name: HashMap<String, usize> = (0..a.schema.types.len())
+        .map(|id| (type_name(&a.schema, &a.layout, id), id))
+        .collect();
+    let mut checked = 0;
+    let mut current: Option<&TypePlan> = None;
+    let mut doc_blocks: Option<String> = None;
+    let mut in_size_fn = false;
+    for line in code.lines() {
+        let l = line.trim();
+        if line == "}" {
+            current = None; // the end of an impl
+        }
+        if let Some(rest) = l.strip_prefix("/// Fixed blocks: ") {
+            doc_blocks = Some(rest.trim_end_matches('.').to_string());
+        }
+        if let Some(rest) = l.strip_prefix("pub struct ") {
+            let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+            if let Some(p) = by_name.get(&name).and_then(|id| plan.get(*id)) {
+                let expected: Vec<String> = p
+                    .steps
+                    .iter()
+                    .filter_map(|s| match s {
+                        Step::Block { block, .. } => Some(format!("{} B at {}", block.size, block.offset.expr())),
+                        _ => None,
+                    })
+                    .collect();
+                let expected = (!expected.is_empty()).then(|| expected.join(", "));
+                assert_eq!(doc_blocks, expected, "doc of {name}\n{text}");
+                checked += 1;
+            }
+            doc_blocks = None;
+        }
+        if let Some(rest) = l.strip_prefix("impl ").or_else(|| l.strip_prefix("impl<'a> ")) {
+            let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+            let owner = by_name.get(&name).copied().or_else(|| {
+                // a view: `NameView`, `NameView2`…
+                let base = name.trim_end_matches(|c: char| c.is_ascii_digit());
+                base.strip_suffix("View").and_then(|b| by_name.get(b).copied())
+            });
+            current = owner.and_then(|id| plan.get(id));
+        }
+        let Some(p) = current else { continue };
+        if in_size_fn {
+            in_size_fn = false;
+            let first = l.split(' ').next().unwrap_or("");
+            match first.parse::<u64>() {
+                Ok(n) => assert_eq!(n, p.exact_size.constant, "encoded_size constant\n{text}"),
+                Err(_) => assert_eq!(p.exact_size.constant, 0, "encoded_size `{l}`\n{text}"),
+            }
+            checked += 1;
+        }
+        if l == "pub fn encoded_size(&self) -> usize {" {
+            in_size_fn = true;
+        }
+        if let Some(n) = number_after(l, "pub const SIZE: usize = ") {
+            assert_eq!(Some(n), p.size.fixed, "SIZE\n{text}");
+            checked += 1;
+        }
+        for marker in ["rd.fixed::<", "[0u8; "] {
+            if let Some(n) = number_after(l, marker) {
+                assert!(
+                    block_sizes(p).contains(&n),
+                    "`{l}`: no block of {n} B in the plan\n{text}"
+                );
+                checked += 1;
+            }
+        }
+    }
+    checked
+}
+
+#[test]
+fn generated_rust_prints_only_the_plans_sizes() {
+    let mut checked = 0;
+    let vectors = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/vectors");
+    for entry in walk(&vectors) {
+        let Some(dialect) = Dialect::from_path(&entry) else {
+            continue;
+        };
+        let text = std::fs::read_to_string(&entry).expect("read schema");
+        checked += check(dialect, &text);
+    }
+    let golden = checked;
+    assert!(golden > 50, "golden sizes checked: {golden}");
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    for _ in 0..150 {
+        checked += check(Dialect::Sdp, &random_sdp(&mut rng));
+        checked += check(Dialect::Ffi, &random_ffi(&mut rng));
+    }
+    assert!(checked > golden + 1000, "sizes checked: {checked}");
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else { continue };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                todo.push(p);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
