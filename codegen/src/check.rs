@@ -1,4 +1,4 @@
-//! Semantic checks (DESIGN §2, §3.1). Every error in one pass; upstream's codes where
+//! Semantic checks (spec §2, §3.1). Every error in one pass; upstream's codes where
 //! upstream has one.
 
 use rustc_hash::FxHashMap as HashMap;

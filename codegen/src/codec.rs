@@ -1,4 +1,4 @@
-//! The reference JSON ↔ wire codec (DESIGN §4), driven entirely by the encoding plan
+//! The reference JSON ↔ wire codec (spec §4), driven entirely by the encoding plan
 //! ([`crate::plan`], read off the [`Layout`]): field order, inlined structs, presence
 //! bytes and length prefixes come from the same plan the emitters render, never from a
 //! second description of the format. Unlike generated code it checks every leaf of a

@@ -1,4 +1,4 @@
-//! The wire-layout engine (DESIGN §5). The only place in wirelens that knows sizes,
+//! The wire-layout engine (spec §5). The only place in wirelens that knows sizes,
 //! offsets, field order and fixed blocks. The CLI, the language server, the JSON codec
 //! and the emitters all read a [`Layout`]; none recomputes any of it.
 
@@ -449,7 +449,7 @@ impl Engine<'_> {
         wire_size(self.schema.dialect, wire, &|id| self.laid_out(id).map(|t| t.size))
     }
 
-    /// ffire canonical order (DESIGN §3.2): stable sort by size class, then by Go
+    /// ffire canonical order (spec §3.2): stable sort by size class, then by Go
     /// field name byte-wise. Declaration order otherwise.
     fn sort_fields(&self, laid: &mut [FieldLayout], fields: &[crate::model::Field]) {
         if self.schema.dialect != Dialect::Ffi || self.schema.order != FieldOrder::Canonical {

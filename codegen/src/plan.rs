@@ -79,7 +79,7 @@ pub enum Value {
         prefix: Prefix,
         elem: Box<Value>,
         /// The smallest encoded element (at least 1): decoders refuse counts the
-        /// remaining input cannot hold (DESIGN §4.3).
+        /// remaining input cannot hold (spec §4.3).
         elem_min: u64,
     },
     /// Presence byte (0 or 1), then the payload when 1.

@@ -7,7 +7,7 @@ use crate::dialect::Dialect;
 use crate::layout::{size_expr, Layout, TypeLayout};
 use crate::model::{Schema, TypeKind};
 
-/// The `--format json` document of DESIGN §10.
+/// The `--format json` document of spec §10.
 pub fn layout_json(schema: &Schema, layout: &Layout, only: Option<usize>) -> Value {
     let types: Vec<Value> = schema
         .types

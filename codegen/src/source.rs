@@ -16,7 +16,7 @@ pub const MAX_SOURCE_BYTES: usize = 256 * 1024 * 1024;
 pub enum ColumnUnit {
     Utf8,
     Utf16,
-    /// Unicode scalar values ("characters"): the CLI's unit (DESIGN §10).
+    /// Unicode scalar values ("characters"): the CLI's unit (spec §10).
     Utf32,
 }
 

@@ -527,7 +527,7 @@ done:                                                                           
     return result;
 "#;
 
-/// Limits and hostile input (DESIGN §4.2, §4.3), on a few generated types.
+/// Limits and hostile input (spec §4.2, §4.3), on a few generated types.
 const SPECIAL_CHECKS: &str = r#"
 static int path_is(const wl_error *e, const char *want) {
     char p[256];
@@ -694,7 +694,7 @@ static const char *special_checks(void) {
         item.name.len = 4;
         if (sdp_arrays_Item_encode_message(&item, msg, sizeof msg, &n, &err) != WL_OK) FAIL_ERR("encode_message");
         if (n != 22 || memcmp(msg, "SDP2\x02\x00\x0c\x00\x00\x00\x05\x00\x00\x00\x04\x00\x00\x00" "five", 22) != 0)
-            FAIL("the DESIGN example message differs");
+            FAIL("the spec example message differs");
         for (k = 0; k < 3; k++) {
             uint8_t m[64];
             memcpy(m, msg, n);

@@ -525,7 +525,7 @@ const SPECIAL_CHECKS: &str = r##"
         }                        \
     } while (0)
 
-/// Limits and hostile input (DESIGN §4.2, §4.3), on a few generated types.
+/// Limits and hostile input (spec §4.2, §4.3), on a few generated types.
 static std::string special_checks() {
     using wirelens::ErrorKind;
     // ffire: 65,535 is the limit for strings and arrays; encoders refuse more.
@@ -644,7 +644,7 @@ static std::string special_checks() {
         const uint8_t want[] = {0x53, 0x44, 0x50, 0x32, 0x02, 0x00, 0x0c, 0x00, 0x00, 0x00, 0x05, 0x00,
                                 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x66, 0x69, 0x76, 0x65};
         CHECK(msg.size() == sizeof want && std::memcmp(msg.data(), want, sizeof want) == 0,
-              "the DESIGN §4.1 example message");
+              "the spec §4.1 example message");
         struct Bad {
             size_t at;
             uint8_t byte;

@@ -404,7 +404,7 @@ macro_rules! message_case {
 "#;
 
 const SPECIAL_CHECKS: &str = r##"
-/// Limits and hostile input (DESIGN §4.2, §4.3), on a few generated types.
+/// Limits and hostile input (spec §4.2, §4.3), on a few generated types.
 fn special_checks() -> Result<(), String> {
     use emitted::ffi_array_int_canon::IntListMessage;
     use emitted::ffi_array_string_canon::StringListMessage;

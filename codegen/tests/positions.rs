@@ -93,7 +93,7 @@ fn ffi_columns_after_non_ascii_on_the_same_line() {
 
 #[test]
 fn the_cli_unit_counts_characters() {
-    // DESIGN §10: the CLI's 1-based columns count Unicode characters.
+    // spec §10: the CLI's 1-based columns count Unicode characters.
     let text = "struct 日本😀 { x: Strng }\n";
     let source = SourceFile::new("t.sdp", text);
     let unknown = run(Dialect::Sdp, text)

@@ -1,6 +1,6 @@
 /**
  * @file ffire schema language (.ffi): Go type declarations for the ffire wire format.
- * DESIGN.md §3.1. The grammar deliberately accepts more Go than ffire does (imports,
+ * spec §3.1. The grammar deliberately accepts more Go than ffire does (imports,
  * const/var/func, maps, fixed arrays, channels, embedded fields, qualified types,
  * anonymous structs, interfaces) so the checker can point at each with a precise
  * message instead of a syntax error. Function bodies and initialisers are parsed

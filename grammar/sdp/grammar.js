@@ -1,6 +1,6 @@
 /**
  * @file SDP schema language (.sdp): Rust-like structs for the SDP binary wire format.
- * The accepted language is exactly DESIGN.md §2. Primitive names and `Option`/`Box`
+ * The accepted language is exactly spec §2. Primitive names and `Option`/`Box`
  * are contextual: they are keywords only in type position, so a field may still be
  * called `str` or `Box`.
  */
@@ -16,7 +16,7 @@ module.exports = grammar({
 
   word: $ => $.identifier,
 
-  // `struct` is SDP's only keyword (DESIGN §2): it is never an identifier, so an
+  // `struct` is SDP's only keyword (spec §2): it is never an identifier, so an
   // unterminated struct ends where the next `struct` begins instead of swallowing it.
   reserved: {
     global: _ => ['struct'],

@@ -8,9 +8,9 @@ extern "C" {
     fn tree_sitter_ffi() -> *const ();
 }
 
-/// The SDP grammar (DESIGN §2).
+/// The SDP grammar (spec §2).
 pub const LANGUAGE_SDP: LanguageFn = unsafe { LanguageFn::from_raw(tree_sitter_sdp) };
-/// The ffire grammar (DESIGN §3.1).
+/// The ffire grammar (spec §3.1).
 pub const LANGUAGE_FFI: LanguageFn = unsafe { LanguageFn::from_raw(tree_sitter_ffi) };
 
 /// Node types, for tools that inspect the tree generically.

@@ -1,4 +1,4 @@
-//! Every golden schema in `tests/vectors/{sdp,ffi}/schemas` (a copy of `../shared/vectors`) must parse without a
+//! Every golden schema in `tests/vectors/{sdp,ffi}/schemas` (a copy of the upstream golden vectors) must parse without a
 //! single `ERROR` or `MISSING` node. The directory can be overridden with the
 //! environment variable `WIRELENS_VECTORS` (the directory that holds `sdp/` and `ffi/`).
 

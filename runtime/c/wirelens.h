@@ -20,7 +20,7 @@
 // hosts and byte by byte otherwise (WL_LITTLE_ENDIAN; define it to 0 to force the
 // portable path) — never through pointer casts.
 //
-// Wire rules (DESIGN §4): little-endian, no padding; SDP strings/arrays have a u32
+// Wire rules (spec §4): little-endian, no padding; SDP strings/arrays have a u32
 // length prefix, ffire a u16 one (at most 65,535 bytes/elements: encoders refuse more).
 // Decoders check every read, believe a count only if the bytes left can hold that many
 // elements, accept only 00/01 for bool and presence bytes, validate UTF-8 and (unless

@@ -187,7 +187,7 @@ enum class ErrorKind : uint8_t {
     /// A string that is not valid UTF-8 (offset = the first bad byte).
     invalid_utf8,
     /// A count the remaining input cannot justify: `found` elements of at least
-    /// `expected` bytes each, `left` bytes remain (DESIGN §4.3).
+    /// `expected` bytes each, `left` bytes remain (spec §4.3).
     implausible_count,
     /// `found` bytes after the value (use decode_prefix for back-to-back records).
     trailing_bytes,

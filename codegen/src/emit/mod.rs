@@ -1,4 +1,4 @@
-//! Code generators (DESIGN §6). Each emitter reads the [`crate::model::Schema`] for
+//! Code generators (spec §6). Each emitter reads the [`crate::model::Schema`] for
 //! names and docs and the [`crate::layout::Layout`] for everything about the wire:
 //! field order, sizes, fixed blocks. Nothing here computes a size or an order.
 

@@ -81,7 +81,7 @@ pub fn type_name(schema: &Schema, layout: &Layout, id: TypeId) -> String {
 
 /// Which optimizations the emitted code uses. [`generate`] uses [`RustOptions::default`]
 /// (all on); [`RustOptions::PLAIN`] turns them all off, for the benchmarks in `bench/`
-/// that measure what each one buys (DESIGN §6). Every combination encodes and decodes
+/// that measure what each one buys (spec §6). Every combination encodes and decodes
 /// the same bytes and reports the same errors (paths may point at a field instead of the
 /// start of its fixed block).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -129,7 +129,7 @@ impl<'a> Reader<'a> {
     }
 
     /// An SDP count/length prefix (u32), plausible for elements of at least
-    /// `min_each` bytes (DESIGN §4.3).
+    /// `min_each` bytes (spec §4.3).
     #[inline]
     pub fn count32(&mut self, min_each: usize) -> Result<usize, DecodeError> {
         let start = self.at;

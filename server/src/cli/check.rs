@@ -1,4 +1,4 @@
-//! `wirelens check PATH…`: rustc-style diagnostics, or the JSON array of DESIGN §10.
+//! `wirelens check PATH…`: rustc-style diagnostics, or the JSON array of spec §10.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -1,4 +1,4 @@
-//! `wirelens layout FILE [--type T]`: the wire layout as a table or as JSON (DESIGN §10).
+//! `wirelens layout FILE [--type T]`: the wire layout as a table or as JSON (spec §10).
 
 use std::path::Path;
 use std::process::ExitCode;

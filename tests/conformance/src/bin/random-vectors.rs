@@ -2,7 +2,7 @@
 //! directory (the layout of `tests/vectors`) of random schemas of both dialects and
 //! random values, encoded by the reference codec (`codegen::codec`). Run through
 //! `tests/conformance/run --vectors DIR --lang cli,c,cpp,rust`, it is the property test of
-//! DESIGN §9: every generated language must produce exactly these bytes and read them
+//! spec §9: every generated language must produce exactly these bytes and read them
 //! back to the same values.
 //!
 //! Schemas cover what the golden vectors do not: nested arrays, arrays of optionals and
