@@ -455,7 +455,9 @@ impl LanguageServer for Backend {
 
     async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
         let uri = params.text_document.uri;
-        let generatable = self.with_state("codeLens", |s| Some(s.can_generate(&uri))).unwrap_or(false);
+        let generatable = self
+            .with_state("codeLens", |s| Some(s.can_generate(&uri)))
+            .unwrap_or(false);
         Ok(self.on_snapshot("codeLens", &uri, |snap, unit| {
             Some(handlers::code_lenses(snap, unit, &uri, generatable))
         }))
@@ -593,7 +595,9 @@ impl LanguageServer for Backend {
 
     async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
         let uri = &params.text_document.uri;
-        let generatable = self.with_state("codeAction", |s| Some(s.can_generate(uri))).unwrap_or(false);
+        let generatable = self
+            .with_state("codeAction", |s| Some(s.can_generate(uri)))
+            .unwrap_or(false);
         Ok(self.on_snapshot("codeAction", uri, |snap, unit| {
             Some(handlers::code_actions(snap, unit, &params, generatable))
         }))
