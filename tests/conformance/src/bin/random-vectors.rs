@@ -305,15 +305,15 @@ fn random_ident(rng: &mut Rng, unicode: bool) -> String {
     let mut out = rng.pick(&["", "_", "__"]).to_string();
     for i in 0..1 + rng.below(3) {
         if i > 0 {
-            out.push_str(rng.pick(&["_", "__", ""]));
+            out.push_str(*rng.pick(&["_", "__", ""]));
         }
         if unicode && rng.chance(25) {
-            out.push_str(rng.pick(UNICODE));
+            out.push_str(*rng.pick(UNICODE));
         } else {
-            out.push_str(rng.pick(WORDS));
+            out.push_str(*rng.pick(WORDS));
         }
     }
-    out.push_str(rng.pick(&["", "", "_", "__", "1"]));
+    out.push_str(*rng.pick(&["", "", "_", "__", "1"]));
     out
 }
 
@@ -356,7 +356,8 @@ fn sdp_schema(rng: &mut Rng) -> (String, bool) {
     let n = 1 + rng.below(4);
     let structs: Vec<String> = unique_names(rng, SDP_TYPES, n).iter().map(|s| s.to_string()).collect();
     let mut text = String::from("// Random schema for the conformance property test.\n");
-    let mut reserved = false;
+    // Some type names of the pool (`Default`) are reserved too.
+    let mut reserved = structs.iter().any(|s| !codegen::reserved::reserved_in(s).is_empty());
     for (i, name) in structs.iter().enumerate() {
         let _ = writeln!(text, "\n/// Struct {i}.\nstruct {name} {{");
         let count = 1 + rng.below(6);
