@@ -305,15 +305,15 @@ fn random_ident(rng: &mut Rng, unicode: bool) -> String {
     let mut out = rng.pick(&["", "_", "__"]).to_string();
     for i in 0..1 + rng.below(3) {
         if i > 0 {
-            out.push_str(*rng.pick(&["_", "__", ""]));
+            out.push_str(rng.pick::<&str>(&["_", "__", ""]));
         }
         if unicode && rng.chance(25) {
-            out.push_str(*rng.pick(UNICODE));
+            out.push_str(rng.pick::<&str>(UNICODE));
         } else {
-            out.push_str(*rng.pick(WORDS));
+            out.push_str(rng.pick::<&str>(WORDS));
         }
     }
-    out.push_str(*rng.pick(&["", "", "_", "__", "1"]));
+    out.push_str(rng.pick::<&str>(&["", "", "_", "__", "1"]));
     out
 }
 
