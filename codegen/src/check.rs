@@ -339,7 +339,11 @@ fn cycles(schema: &Schema, graph: &Graph, d: &mut Vec<Diagnostic>) {
 
 fn sdp_identifiers(def: &TypeDef, d: &mut Vec<Diagnostic>) {
     let mut check = |name: &str, range: &std::ops::Range<usize>, what: &str| {
-        let valid = name.bytes().next().is_some_and(|b| b.is_ascii_alphabetic())
+        // sdp-gen's rule: `[A-Za-z_][A-Za-z0-9_]*` (`_edge`, `x__y` and `_` included).
+        let valid = name
+            .bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
             && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
         if !valid {
             d.push(
@@ -349,7 +353,9 @@ fn sdp_identifiers(def: &TypeDef, d: &mut Vec<Diagnostic>) {
                     format!("`{name}` is not a valid {what} name"),
                 )
                 .with_label("invalid identifier")
-                .with_note("help: names start with an ASCII letter and contain only ASCII letters, digits and `_`"),
+                .with_note(
+                    "help: names start with an ASCII letter or `_` and contain only ASCII letters, digits and `_`",
+                ),
             );
             return;
         }
@@ -377,8 +383,8 @@ fn sdp_identifiers(def: &TypeDef, d: &mut Vec<Diagnostic>) {
     }
 }
 
-/// `Option<T>` and `Box<T>` need a struct; nested arrays and arrays of options are
-/// fine on the wire but upstream's generators break on them (one warning per run of
+/// `Option<T>` and `Box<T>` need a struct (nested ones were collapsed while lowering,
+/// as sdp-gen does); nested arrays and arrays of options are fine on the wire but upstream's generators break on them (one warning per run of
 /// nested arrays: `[][][]u8` is one problem, not two).
 fn sdp_wrappers(def: &TypeDef, d: &mut Vec<Diagnostic>) {
     for ty in def.type_exprs() {
@@ -401,10 +407,6 @@ fn sdp_wrappers(def: &TypeDef, d: &mut Vec<Diagnostic>) {
                             Diagnostic::error("OPTION_ARRAY", t.range.clone(), "`Option` needs a struct, not an array")
                                 .with_label("option of an array")
                                 .with_note("help: wrap the array in a struct, e.g. `struct TagList { items: []str }`, and use `Option<TagList>`"),
-                        ),
-                        TypeExprKind::Optional(_) => d.push(
-                            Diagnostic::error("OPTION_NESTED", t.range.clone(), "`Option<Option<…>>` is not supported: `Option` needs a struct")
-                                .with_label("option of an option"),
                         ),
                         _ => {}
                     }
@@ -448,14 +450,21 @@ fn gap(t: &TypeExpr, what: &str) -> Diagnostic {
     .with_label("fine in wirelens, broken in sdp-gen output")
 }
 
+/// Field names may be any Go identifier (`straße`, as upstream accepts; the generators
+/// map them to ASCII); type names must be ASCII, since they name generated types and
+/// decide which types are roots. `_` is never a usable name.
 fn ffi_identifiers(def: &TypeDef, d: &mut Vec<Diagnostic>) {
-    let mut check = |name: &str, range: &std::ops::Range<usize>, what: &str| {
-        let valid = name
-            .bytes()
-            .next()
-            .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
-            && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
-            && name != "_";
+    let mut check = |name: &str, range: &std::ops::Range<usize>, what: &str, ascii: bool| {
+        let valid = if ascii {
+            name.bytes()
+                .next()
+                .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+                && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        } else {
+            // Go's rule; the grammar's identifiers already follow it.
+            name.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_')
+                && name.chars().all(|c| c.is_alphanumeric() || c == '_')
+        } && name != "_";
         if !valid {
             d.push(
                 Diagnostic::error(
@@ -464,13 +473,17 @@ fn ffi_identifiers(def: &TypeDef, d: &mut Vec<Diagnostic>) {
                     format!("`{name}` is not a usable {what} name"),
                 )
                 .with_label("invalid identifier")
-                .with_note("help: the C, C++ and Rust generators need ASCII letters, digits and `_`"),
+                .with_note(if ascii {
+                    "help: type names need ASCII letters, digits and `_` (they name the generated types)"
+                } else {
+                    "help: `_` is a blank field in Go and has no name to encode under"
+                }),
             );
         }
     };
-    check(&def.name, &def.name_range, "type");
+    check(&def.name, &def.name_range, "type", true);
     for f in def.fields() {
-        check(&f.name, &f.name_range, "field");
+        check(&f.name, &f.name_range, "field", false);
     }
 }
 

@@ -1,5 +1,9 @@
 //! SDP's reserved identifiers: upstream rejects any struct or field name that is,
-//! case-insensitively, a keyword or builtin of one of its target languages.
+//! case-insensitively, a keyword or builtin of one of its target languages. The lists
+//! reproduce which names `sdp-gen -validate-only` rejects (issue #19): C's list has no
+//! C23 keywords (`nullptr`, `constexpr`, … pass upstream), and each list has the
+//! standard-library names upstream adds (`Option`, `size_t`, `didSet`, …). Which
+//! language a library name is filed under is ours; only the union decides acceptance.
 
 /// (language, words). Go's list is the keywords and predeclared identifiers as of Go
 /// 1.20: upstream predates the `min`/`max`/`clear` builtins, and its own test schema
@@ -83,7 +87,8 @@ const LISTS: [(&str, &[&str]); 4] = [
             "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "self", "static", "struct",
             "super", "trait", "true", "type", "unsafe", "use", "where", "while", "async", "await", "dyn", "abstract",
             "become", "box", "do", "final", "macro", "override", "priv", "typeof", "unsized", "virtual", "yield",
-            "try", "gen",
+            "try", "gen", "raw", // standard-library names sdp-gen also rejects:
+            "arc", "clone", "err", "none", "ok", "option", "rc", "result", "send", "sized", "some", "sync", "vec",
         ],
     ),
     (
@@ -136,12 +141,22 @@ const LISTS: [(&str, &[&str]); 4] = [
             "bool",
             "true",
             "false",
-            "nullptr",
-            "alignas",
-            "alignof",
-            "constexpr",
-            "static_assert",
-            "thread_local",
+            // Standard-library names sdp-gen also rejects.
+            "main",
+            "null",
+            "eof",
+            "file",
+            "size_t",
+            "ptrdiff_t",
+            "wchar_t",
+            "int8_t",
+            "int16_t",
+            "int32_t",
+            "int64_t",
+            "uint8_t",
+            "uint16_t",
+            "uint32_t",
+            "uint64_t",
         ],
     ),
     (
@@ -208,9 +223,50 @@ const LISTS: [(&str, &[&str]); 4] = [
             "string",
             "bool",
             "character",
+            // Attributes, accessors and library names sdp-gen also rejects.
+            "array",
+            "dictionary",
+            "optional",
+            "set",
+            "get",
+            "didset",
+            "willset",
+            "lazy",
+            "weak",
+            "unowned",
+            "mutating",
+            "nonmutating",
+            "dynamic",
+            "required",
+            "convenience",
+            "main",
+            "objc",
+            "nonobjc",
+            "autoclosure",
+            "available",
+            "convention",
+            "discardableresult",
+            "dynamiccallable",
+            "dynamicmemberlookup",
+            "escaping",
+            "frozen",
+            "testable",
+            "unknown",
+            "warn_unqualified_access",
+            "ibaction",
+            "ibdesignable",
+            "ibinspectable",
+            "iboutlet",
+            "nsapplicationmain",
+            "nscopying",
+            "nsmanaged",
+            "uiapplicationmain",
         ],
     ),
 ];
+
+/// The length of the longest reserved word: longer names need no lookup.
+const LONGEST: usize = "warn_unqualified_access".len();
 
 /// The languages in which `name` is reserved (case-insensitively), in a fixed order.
 pub fn reserved_in(name: &str) -> Vec<&'static str> {
@@ -229,8 +285,8 @@ pub fn reserved_in(name: &str) -> Vec<&'static str> {
         }
         map
     });
-    if name.len() > 20 {
-        return Vec::new(); // longer than any reserved word
+    if name.len() > LONGEST {
+        return Vec::new();
     }
     index
         .get(name.to_ascii_lowercase().as_str())
@@ -249,5 +305,56 @@ mod tests {
         assert_eq!(reserved_in("DOUBLE"), ["C", "Swift"]);
         assert!(reserved_in("min").is_empty());
         assert!(reserved_in("display_name").is_empty());
+    }
+
+    /// Issue #19: exactly these names, each tried as a field, are rejected by
+    /// `sdp-gen -validate-only` beyond the keyword lists (in any case, as upstream
+    /// compares case-insensitively) …
+    const UPSTREAM_LIBRARY_NAMES: &str = "Arc Array Clone Dictionary EOF Err FILE IBAction IBDesignable \
+        IBInspectable IBOutlet NSApplicationMain NSCopying NSManaged NULL None Ok Option Optional Rc Result Send Set \
+        Sized Some Sync UIApplicationMain Vec autoclosure available convenience convention didSet discardableResult \
+        dynamic dynamicCallable dynamicMemberLookup escaping frozen get int16_t int32_t int64_t int8_t lazy main \
+        mutating nonmutating nonobjc objc optional ptrdiff_t raw required set size_t testable uint16_t uint32_t \
+        uint64_t uint8_t unknown unowned warn_unqualified_access wchar_t weak willSet";
+
+    /// … and these, reserved in C23 and C++ only, pass it.
+    const UPSTREAM_ACCEPTS: [&str; 6] = [
+        "nullptr",
+        "constexpr",
+        "alignas",
+        "alignof",
+        "static_assert",
+        "thread_local",
+    ];
+
+    #[test]
+    fn upstream_library_names_are_reserved_in_any_case() {
+        let names: Vec<&str> = UPSTREAM_LIBRARY_NAMES.split_whitespace().collect();
+        assert_eq!(names.len(), 67);
+        for name in names {
+            for spelling in [name.to_string(), name.to_ascii_uppercase(), name.to_ascii_lowercase()] {
+                assert!(!reserved_in(&spelling).is_empty(), "{spelling} must be reserved");
+            }
+        }
+        assert_eq!(reserved_in("warn_unqualified_access"), ["Swift"]);
+        assert_eq!(reserved_in("Option"), ["Rust"]);
+        assert_eq!(reserved_in("SIZE_T"), ["C"]);
+    }
+
+    #[test]
+    fn c23_keywords_pass_as_upstream() {
+        for name in UPSTREAM_ACCEPTS {
+            assert!(reserved_in(name).is_empty(), "{name}");
+        }
+    }
+
+    #[test]
+    fn lists_are_lower_case_and_short() {
+        for (lang, words) in super::LISTS {
+            for w in words {
+                assert_eq!(*w, w.to_ascii_lowercase(), "{lang}: {w}");
+                assert!(w.len() <= super::LONGEST, "{lang}: {w}");
+            }
+        }
     }
 }

@@ -27,7 +27,7 @@ const SDP_CODES: &[&str] = &[
     "OPTION_PRIMITIVE",
     "OPTION_ARRAY",
     "BOX_NON_STRUCT",
-    "OPTION_NESTED",
+    "nested-wrapper",
     "upstream-parse",
     "upstream-generator-gap",
     "split-fixed-block",

@@ -35,7 +35,7 @@ fn workspace() -> PathBuf {
 const EXTRA_SDP: &str = "/// A fixed-size struct.
 struct Inner {
     v: u32,
-    ok: bool,
+    okay: bool,
 }
 
 /// A variable-size struct with fixed fields (inlined into its parent's blocks).
@@ -110,11 +110,11 @@ fn extra_values() -> Vec<(&'static str, &'static str, bool, serde_json::Value)> 
     let holder = json!({
         "grid": [[1, 2, 3], [], [4294967295u32]],
         "names": [["a", "héllo"], [], ["\u{0}"]],
-        "maybe": [{"v": 1, "ok": true}, null, {"v": 2, "ok": false}],
-        "boxed": {"v": 7, "ok": true},
-        "opt_boxed": {"v": 8, "ok": false},
+        "maybe": [{"v": 1, "okay": true}, null, {"v": 2, "okay": false}],
+        "boxed": {"v": 7, "okay": true},
+        "opt_boxed": {"v": 8, "okay": false},
         "flags": [true, false, true],
-        "inners": [[{"v": 3, "ok": true}], []],
+        "inners": [[{"v": 3, "okay": true}], []],
         "tail": -5,
         "label": {"id": 300, "text": "lbl", "weight": 0.5},
         "after": 18446744073709551615u64,
@@ -122,7 +122,7 @@ fn extra_values() -> Vec<(&'static str, &'static str, bool, serde_json::Value)> 
         "bytes": [-128, 0, 127]
     });
     let holder_empty = json!({
-        "grid": [], "names": [], "maybe": [], "boxed": {"v": 0, "ok": false},
+        "grid": [], "names": [], "maybe": [], "boxed": {"v": 0, "okay": false},
         "opt_boxed": null, "flags": [], "inners": [], "tail": 0,
         "label": {"id": 0, "text": "", "weight": 0.0}, "after": 0, "floats": [], "bytes": []
     });
@@ -141,7 +141,7 @@ fn extra_values() -> Vec<(&'static str, &'static str, bool, serde_json::Value)> 
         ("extra.sdp", "Holder", false, holder.clone()),
         ("extra.sdp", "Holder", false, holder_empty),
         ("extra.sdp", "Holder", true, holder),
-        ("extra.sdp", "Inner", true, json!({"v": 1, "ok": true})),
+        ("extra.sdp", "Inner", true, json!({"v": 1, "okay": true})),
         ("extra.sdp", "Label", true, json!({"id": 1, "text": "x", "weight": 2.0})),
         ("extra.ffi", "Everything", false, everything),
         ("extra.ffi", "Everything", false, nothing),
@@ -617,14 +617,14 @@ static const char *special_checks(void) {
         if (sdp_extra_Inner_encode(&in, small, sizeof small, &w, &err) != WL_OK || w != 5) FAIL_ERR("encode Inner");
         small[4] = 7;
         if (sdp_extra_Inner_decode(small, w, &in, &arena, &err) != WL_ERR_BOOL || err.offset != 4 ||
-            !path_is(&err, "ok"))
+            !path_is(&err, "okay"))
             FAIL("bad bool in a block: %s", fail_err("", &err));
         memset(&h, 0, sizeof h);
         if (sdp_extra_Holder_encode(&h, small, sizeof small, &w, &err) != WL_OK) FAIL_ERR("encode Holder");
-        /* grid, names, maybe: 12 bytes of counts; boxed at 12: v (4) then ok */
+        /* grid, names, maybe: 12 bytes of counts; boxed at 12: v (4) then okay */
         small[16] = 9;
         if (sdp_extra_Holder_decode(small, w, &h, &arena, &err) != WL_ERR_BOOL || err.offset != 16 ||
-            !path_is(&err, "boxed.ok"))
+            !path_is(&err, "boxed.okay"))
             FAIL("bad bool in a nested struct: %s", fail_err("", &err));
     }
     /* Invalid UTF-8. */

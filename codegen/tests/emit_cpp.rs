@@ -32,7 +32,7 @@ fn workspace() -> PathBuf {
 const EXTRA_SDP: &str = "/// A fixed-size struct.
 struct Inner {
     v: u32,
-    ok: bool,
+    okay: bool,
 }
 
 /// Every SDP construct.
@@ -109,16 +109,16 @@ fn extra_values() -> Vec<(&'static str, &'static str, bool, serde_json::Value)> 
     let holder = json!({
         "grid": [[1, 2, 3], [], [4294967295u32]],
         "names": [["a", "héllo"], [], ["\u{0}"]],
-        "maybe": [{"v": 1, "ok": true}, null, {"v": 2, "ok": false}],
-        "boxed": {"v": 7, "ok": true},
-        "opt_boxed": {"v": 8, "ok": false},
+        "maybe": [{"v": 1, "okay": true}, null, {"v": 2, "okay": false}],
+        "boxed": {"v": 7, "okay": true},
+        "opt_boxed": {"v": 8, "okay": false},
         "flags": [true, false, true],
-        "inners": [[{"v": 3, "ok": true}], []],
+        "inners": [[{"v": 3, "okay": true}], []],
         "encode": -5,
         "view": "✓"
     });
     let holder_empty = json!({
-        "grid": [], "names": [], "maybe": [], "boxed": {"v": 0, "ok": false},
+        "grid": [], "names": [], "maybe": [], "boxed": {"v": 0, "okay": false},
         "opt_boxed": null, "flags": [], "inners": [], "encode": 0, "view": ""
     });
     let inner = json!({"Int": "t", "Class": 5, "Default": true, "Namespace": -1, "Uint8_t": 300, "Decode": 0.5});
@@ -136,7 +136,7 @@ fn extra_values() -> Vec<(&'static str, &'static str, bool, serde_json::Value)> 
         ("extra.sdp", "Holder", false, holder.clone()),
         ("extra.sdp", "Holder", false, holder_empty),
         ("extra.sdp", "Holder", true, holder.clone()),
-        ("extra.sdp", "Inner", true, json!({"v": 1, "ok": true})),
+        ("extra.sdp", "Inner", true, json!({"v": 1, "okay": true})),
         (
             "extra.sdp",
             "Outer",
@@ -580,7 +580,7 @@ static std::string special_checks() {
         auto ib = in.to_bytes().value();
         ib[4] = 3;
         auto ri = sdp_extra::Inner::decode(ib.data(), ib.size());
-        CHECK(!ri && ri.error().kind == ErrorKind::invalid_bool && ri.error().offset == 4 && ri.error().path == "ok",
+        CHECK(!ri && ri.error().kind == ErrorKind::invalid_bool && ri.error().offset == 4 && ri.error().path == "okay",
               "bad bool in a fixed block: " + ri.error().message());
     }
     // A bad bool inside a nested struct that the parent reads inline (its fixed block is
@@ -588,11 +588,11 @@ static std::string special_checks() {
     {
         sdp_extra::Outer o;
         auto ob = o.to_bytes().value();
-        // head (2), holder.grid / names / maybe counts (4 each), then holder.boxed {v, ok}.
+        // head (2), holder.grid / names / maybe counts (4 each), then holder.boxed {v, okay}.
         ob[18] = 7;
         auto r = sdp_extra::Outer::decode(ob.data(), ob.size());
         CHECK(!r && r.error().kind == ErrorKind::invalid_bool && r.error().offset == 18 &&
-                  r.error().path == "holder.boxed.ok",
+                  r.error().path == "holder.boxed.okay",
               "bad bool in an inlined struct: " + r.error().message());
         auto m = sdp_extra::Outer::decode_view(ob.data(), 17);
         CHECK(!m && m.error().kind == ErrorKind::unexpected_end && m.error().path == "holder.boxed",

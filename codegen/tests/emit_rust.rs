@@ -27,7 +27,7 @@ fn workspace() -> PathBuf {
 const EXTRA_SDP: &str = "/// A fixed-size struct.
 struct Inner {
     v: u32,
-    ok: bool,
+    okay: bool,
 }
 
 /// Every SDP construct.
@@ -112,15 +112,15 @@ fn extra_values() -> Vec<(&'static str, &'static str, bool, serde_json::Value)> 
     let holder = json!({
         "grid": [[1, 2, 3], [], [4294967295u32]],
         "names": [["a", "héllo"], [], ["\u{0}"]],
-        "maybe": [{"v": 1, "ok": true}, null, {"v": 2, "ok": false}],
-        "boxed": {"v": 7, "ok": true},
-        "opt_boxed": {"v": 8, "ok": false},
+        "maybe": [{"v": 1, "okay": true}, null, {"v": 2, "okay": false}],
+        "boxed": {"v": 7, "okay": true},
+        "opt_boxed": {"v": 8, "okay": false},
         "flags": [true, false, true],
-        "inners": [[{"v": 3, "ok": true}], []],
+        "inners": [[{"v": 3, "okay": true}], []],
         "tail": -5
     });
     let holder_empty = json!({
-        "grid": [], "names": [], "maybe": [], "boxed": {"v": 0, "ok": false},
+        "grid": [], "names": [], "maybe": [], "boxed": {"v": 0, "okay": false},
         "opt_boxed": null, "flags": [], "inners": [], "tail": 0
     });
     let everything = json!({
@@ -144,7 +144,7 @@ fn extra_values() -> Vec<(&'static str, &'static str, bool, serde_json::Value)> 
         ("extra.sdp", "Holder", false, holder.clone()),
         ("extra.sdp", "Holder", false, holder_empty),
         ("extra.sdp", "Holder", true, holder),
-        ("extra.sdp", "Inner", true, json!({"v": 1, "ok": true})),
+        ("extra.sdp", "Inner", true, json!({"v": 1, "okay": true})),
         ("extra.ffi", "Everything", false, everything),
         ("extra.ffi", "Everything", false, nothing),
         ("extra.ffi", "Stamp", false, json!(-42)),

@@ -26,7 +26,7 @@
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
-use super::{module_name, snake_case, Code, EmitError, OutputFile, GENERATED_HEADER};
+use super::{field_ident, module_name, Code, EmitError, OutputFile, GENERATED_HEADER};
 use crate::dialect::Dialect;
 use crate::graph::Graph;
 use crate::layout::{FixedBlock, Layout, LeafKind, SizeInfo, TypeLayout, Wire};
@@ -351,7 +351,7 @@ impl Names {
             names.short[id] = short;
             let mut seen: Vec<String> = Vec::new();
             for f in def.fields() {
-                let mut name = ident(&snake_case(&f.name));
+                let mut name = ident(&field_ident(&f.name));
                 while seen.contains(&name) {
                     name.push('_');
                 }

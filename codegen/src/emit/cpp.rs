@@ -26,7 +26,7 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use super::{module_name, pascal_case, snake_case, Code, EmitError, OutputFile, GENERATED_HEADER};
+use super::{field_ident, module_name, pascal_case, Code, EmitError, OutputFile, GENERATED_HEADER};
 use crate::dialect::Dialect;
 use crate::layout::{Layout, TypeLayout, Wire, MAX_INLINE_DEPTH};
 use crate::model::{Primitive, Schema, TypeId};
@@ -255,7 +255,7 @@ pub fn field_names(schema: &Schema, id: TypeId) -> Vec<String> {
         return seen;
     };
     for f in def.fields() {
-        let mut name = snake_case(&f.name);
+        let mut name = field_ident(&f.name);
         if RESERVED.contains(&name.as_str()) || MEMBERS.contains(&name.as_str()) {
             name.push('_');
         }

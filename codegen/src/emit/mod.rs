@@ -133,6 +133,42 @@ impl std::fmt::Display for EmitError {
 
 impl std::error::Error for EmitError {}
 
+/// The field identifier every emitter starts from: [`snake_case`], then made plain
+/// ASCII snake case that no target language lints or reserves — each non-ASCII letter
+/// becomes `uXXXX` (`straße` → `stra_u00df_e`), runs of `_` become one, leading and
+/// trailing `_` go (`x__y` → `x_y`, `_edge` → `edge`, `x_` → `x`), a leading digit gets an
+/// `x`, and a name of only `_` is `field`. So Rust's `non_snake_case` (`x__y`, `f__edge`)
+/// and C/C++'s reserved identifiers (`__x`, `_X`) cannot arise. Different names can map
+/// to the same identifier: each emitter makes a struct's field identifiers unique.
+pub fn field_ident(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 4);
+    let mut pending_sep = false;
+    for c in snake_case(name).chars() {
+        if c.is_ascii_alphanumeric() {
+            if pending_sep && !out.is_empty() {
+                out.push('_');
+            }
+            pending_sep = false;
+            out.push(c);
+        } else if c == '_' {
+            pending_sep = true;
+        } else {
+            if !out.is_empty() {
+                out.push('_');
+            }
+            out.push_str(&format!("u{:04x}", c as u32));
+            pending_sep = true;
+        }
+    }
+    if out.is_empty() {
+        return "field".into();
+    }
+    if out.starts_with(|c: char| c.is_ascii_digit()) {
+        out.insert(0, 'x');
+    }
+    out
+}
+
 /// `ManufacturerID` → `manufacturer_id`, `EnableSSL` → `enable_ssl`, `u8_array` stays.
 pub fn snake_case(name: &str) -> String {
     let chars: Vec<char> = name.chars().collect();
@@ -357,5 +393,33 @@ mod tests {
         assert_eq!(module_name("dir/plugin-registry.sdp"), "plugin_registry");
         assert_eq!(module_name("3d.ffi"), "_3d");
         assert_eq!(module_name("Telemetry.FFI"), "telemetry");
+    }
+
+    #[test]
+    fn field_idents_are_plain_ascii_snake_case() {
+        assert_eq!(field_ident("x__y"), "x_y");
+        assert_eq!(field_ident("_under"), "under");
+        assert_eq!(field_ident("_edge"), "edge");
+        assert_eq!(field_ident("x_"), "x");
+        assert_eq!(field_ident("__Weird__Name__"), "weird_name");
+        assert_eq!(field_ident("_"), "field");
+        assert_eq!(field_ident("__"), "field");
+        assert_eq!(field_ident("_1"), "x1");
+        assert_eq!(field_ident("straße"), "stra_u00df_e");
+        assert_eq!(field_ident("Größe"), "gr_u00f6_u00df_e");
+        assert_eq!(field_ident("名前"), "u540d_u524d");
+        assert_eq!(field_ident("ManufacturerID"), "manufacturer_id");
+        assert_eq!(field_ident("type"), "type");
+        for name in ["x__y", "_under", "a_b__c_", "É_", "__9", "A__B"] {
+            let id = field_ident(name);
+            assert!(
+                id.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+                    && !id.contains("__")
+                    && !id.starts_with(['_', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9'])
+                    && !id.ends_with('_'),
+                "{name} → {id}"
+            );
+        }
     }
 }

@@ -15,7 +15,7 @@
 //! fixed-size fields (nested fixed structs included) are one fixed block: one bounds
 //! check and one copy.
 
-use super::{pascal_case, snake_case, Code, EmitError, GENERATED_HEADER};
+use super::{field_ident, pascal_case, Code, EmitError, GENERATED_HEADER};
 use crate::dialect::Dialect;
 use crate::layout::{Layout, Leaf, LeafKind, TypeLayout, Wire};
 use crate::model::{Primitive, Schema, TypeId, TypeKind};
@@ -353,7 +353,7 @@ impl Gen<'_> {
     fn field_names(&self, id: TypeId) -> Vec<String> {
         let mut seen: Vec<String> = Vec::new();
         for f in self.schema.types[id].fields() {
-            let base = snake_case(&f.name);
+            let base = field_ident(&f.name);
             let mut name = base.clone();
             let mut n = 2;
             while seen.contains(&name) {

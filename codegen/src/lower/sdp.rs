@@ -153,8 +153,13 @@ fn lower_type(node: Node, text: &str, depth: usize, diags: &mut Vec<Diagnostic>)
             target: None,
         },
         "array_type" => inner(FieldName::Element).map_or(TypeExprKind::Invalid, TypeExprKind::Array),
-        "option_type" => inner(FieldName::Inner).map_or(TypeExprKind::Invalid, TypeExprKind::Optional),
-        "box_type" => inner(FieldName::Inner).map_or(TypeExprKind::Invalid, TypeExprKind::Boxed),
+        "option_type" | "box_type" => {
+            let is_option = node.kind() == "option_type";
+            match inner(FieldName::Inner) {
+                None => TypeExprKind::Invalid,
+                Some(e) => return wrap(is_option, *e, node, text, diags),
+            }
+        }
         _ => TypeExprKind::Invalid,
     };
     TypeExpr {
@@ -162,3 +167,55 @@ fn lower_type(node: Node, text: &str, depth: usize, diags: &mut Vec<Diagnostic>)
         range: node.byte_range(),
     }
 }
+
+/// `Option<inner>` or `Box<inner>`, collapsed as sdp-gen collapses them: an `Option` or
+/// `Box` around an `Option` is that `Option`, a `Box` around a `Box` is that `Box`
+/// (`Box<Option<L>>`, `Option<Option<L>>` and `Option<Box<Option<L>>>` all encode as
+/// `Option<L>`; `Box<Box<L>>` as `L`). `Option<Box<L>>` stays: it is `Option<L>` already.
+/// Layout, checks, codec and emitters see only the collapsed type; one `nested-wrapper`
+/// warning per written type says so.
+fn wrap(is_option: bool, inner: TypeExpr, node: Node, text: &str, diags: &mut Vec<Diagnostic>) -> TypeExpr {
+    let range = node.byte_range();
+    let collapses = match inner.kind {
+        TypeExprKind::Optional(_) => true,
+        TypeExprKind::Boxed(_) => !is_option,
+        _ => false,
+    };
+    if !collapses {
+        let inner = Box::new(inner);
+        let kind = if is_option {
+            TypeExprKind::Optional(inner)
+        } else {
+            TypeExprKind::Boxed(inner)
+        };
+        return TypeExpr { kind, range };
+    }
+    // The inner expression's own warning (it collapsed too) is replaced by this one.
+    if diags
+        .last()
+        .is_some_and(|d| d.code == NESTED_WRAPPER && d.range.start >= range.start && d.range.end <= range.end)
+    {
+        diags.pop();
+    }
+    let collapsed = TypeExpr {
+        kind: inner.kind,
+        range,
+    };
+    diags.push(
+        Diagnostic::warning(
+            NESTED_WRAPPER,
+            collapsed.range.clone(),
+            format!(
+                "`{}` is `{}` on the wire: nested `Option` and `Box` collapse",
+                node_text(node, text),
+                collapsed.display(Dialect::Sdp)
+            ),
+        )
+        .with_label("collapses")
+        .with_note(format!("help: write `{}`", collapsed.display(Dialect::Sdp))),
+    );
+    collapsed
+}
+
+/// The warning code of a collapsed `Option`/`Box` nesting.
+const NESTED_WRAPPER: &str = "nested-wrapper";

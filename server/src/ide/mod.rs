@@ -477,7 +477,7 @@ pub fn rename_refusal(schema: &Schema, kind: RenameKind, new_name: &str) -> Opti
     let valid = new_name
         .bytes()
         .next()
-        .is_some_and(|b| b.is_ascii_alphabetic() || (d == Dialect::Ffi && b == b'_'))
+        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
         && new_name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
     if !valid {
         return Some(format!("`{new_name}` is not a valid identifier"));

@@ -310,7 +310,7 @@ fn driver(schema: &Schema, layout: &Layout) -> String {
 fn field_idents(schema: &Schema, id: usize) -> Vec<String> {
     let mut seen: Vec<String> = Vec::new();
     for f in schema.types[id].fields() {
-        let base = codegen::emit::snake_case(&f.name);
+        let base = codegen::emit::field_ident(&f.name);
         let mut name = base.clone();
         let mut n = 2;
         while seen.contains(&name) {

@@ -6,10 +6,15 @@
 //! back to the same values.
 //!
 //! Schemas cover what the golden vectors do not: nested arrays, arrays of optionals and
-//! structs, `Box`, every ffire optional kind, array and named-primitive roots, names that
-//! are keywords in C, C++ or Rust, Unicode and NUL in strings, extreme integers, −0.0,
+//! structs, `Box` (and nested `Option`/`Box`, which collapse as upstream collapses them),
+//! every ffire optional kind, array and named-primitive roots, field names from the full set
+//! upstream allows (leading `_`, `__`, trailing `_`, keywords of C, C++ and Rust that
+//! upstream does not reserve, random identifiers, Unicode ffire names: the generated code
+//! must compile warning-free for all of them), Unicode and NUL in strings, extreme integers, −0.0,
 //! SDP message mode and back-to-back records. Each schema is checked with the real
-//! checker and drawn again if it has errors.
+//! checker and drawn again if it has errors. SDP schemas sometimes get a name upstream
+//! reserves (issue #19's list, in a random case): the checker must report
+//! `RESERVED_KEYWORD` exactly when one is present.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -93,6 +98,97 @@ const SDP_NAMES: &[&str] = &[
     "decode",
     "buf",
     "out",
+    // Names upstream allows that need mapping or escaping in generated code (#19).
+    "_edge",
+    "x__y",
+    "x_",
+    "_",
+    "__",
+    "_1",
+    "a_",
+    "A",
+    "Id",
+    "nullptr",
+    "constexpr",
+    "alignas",
+    "alignof",
+    "static_assert",
+    "thread_local",
+    "template",
+    "typename",
+    "this",
+    "operator",
+    "friend",
+    "explicit",
+    "mutable",
+    "noexcept",
+    "decltype",
+    "and",
+    "or",
+    "not",
+    "xor",
+    "bitand",
+    "compl",
+    "signed_",
+    "errno",
+    "assert",
+    "std",
+    "wl",
+    "rt",
+    "macro_rules",
+    "union_",
+];
+/// Names sdp-gen rejects as reserved (issue #19's list and some keywords); each must get
+/// `RESERVED_KEYWORD`, in any case.
+const SDP_RESERVED: &[&str] = &[
+    "Arc",
+    "Array",
+    "Clone",
+    "Dictionary",
+    "EOF",
+    "Err",
+    "FILE",
+    "IBAction",
+    "IBOutlet",
+    "NULL",
+    "None",
+    "Ok",
+    "Option",
+    "Optional",
+    "Rc",
+    "Result",
+    "Send",
+    "Set",
+    "Sized",
+    "Some",
+    "Sync",
+    "Vec",
+    "didSet",
+    "get",
+    "int32_t",
+    "lazy",
+    "main",
+    "nonobjc",
+    "objc",
+    "optional",
+    "ptrdiff_t",
+    "raw",
+    "required",
+    "set",
+    "size_t",
+    "uint8_t",
+    "unknown",
+    "unowned",
+    "warn_unqualified_access",
+    "wchar_t",
+    "weak",
+    "willSet",
+    "type",
+    "self",
+    "fn",
+    "int",
+    "func",
+    "_bool",
 ];
 const FFI_NAMES: &[&str] = &[
     "ID",
@@ -120,6 +216,26 @@ const FFI_NAMES: &[&str] = &[
     "Encode",
     "Decode",
     "Self_",
+    // Go identifiers upstream allows that need mapping or escaping in generated code (#19).
+    "_under",
+    "_x__y",
+    "x_",
+    "__",
+    "Self",
+    "self",
+    "crate",
+    "super",
+    "nullptr",
+    "class",
+    "int",
+    "string",
+    "main",
+    "NULL",
+    "straße",
+    "Größe",
+    "Numéro",
+    "名前",
+    "Ä_",
 ];
 const SDP_TYPES: &[&str] = &[
     "Record", "Entry", "Header", "Frame", "Sample", "Node", "Item", "Default", "Box2",
@@ -144,7 +260,17 @@ fn sdp_type(rng: &mut Rng, structs: &[String], i: usize, depth: usize) -> String
         6 if i > 0 => structs[rng.below(i)].clone(),
         7 if i > 0 => format!("Option<{}>", structs[rng.below(i)]),
         8 if i > 0 => format!("Box<{}>", structs[rng.below(i)]),
-        9 if i > 0 => format!("[]Option<{}>", structs[rng.below(i)]),
+        9 if i > 0 && rng.chance(70) => format!("[]Option<{}>", structs[rng.below(i)]),
+        // Nested wrappers, collapsed as upstream does (`nested-wrapper` is a warning).
+        9 if i > 0 => {
+            let wrap = rng.pick(&[
+                "Box<Option<{}>>",
+                "Option<Option<{}>>",
+                "Option<Box<Option<{}>>>",
+                "Box<Box<{}>>",
+            ]);
+            wrap.replace("{}", &structs[rng.below(i)])
+        }
         _ => rng.pick(SDP_PRIMS).to_string(),
     }
 }
@@ -171,19 +297,81 @@ fn unique_names<'a>(rng: &mut Rng, pool: &[&'a str], n: usize) -> Vec<&'a str> {
     out
 }
 
-fn sdp_schema(rng: &mut Rng) -> String {
+/// A random identifier of the shape upstream allows, underscores where generators
+/// stumble: `__a_1`, `x__Name_`, `_é_b` (non-ASCII only when `unicode`).
+fn random_ident(rng: &mut Rng, unicode: bool) -> String {
+    const WORDS: &[&str] = &["a", "x", "id", "Name", "v2", "Ab"];
+    const UNICODE: &[&str] = &["é", "ß", "Ø", "名"];
+    let mut out = rng.pick(&["", "_", "__"]).to_string();
+    for i in 0..1 + rng.below(3) {
+        if i > 0 {
+            out.push_str(rng.pick::<&str>(&["_", "__", ""]));
+        }
+        if unicode && rng.chance(25) {
+            out.push_str(rng.pick::<&str>(UNICODE));
+        } else {
+            out.push_str(rng.pick::<&str>(WORDS));
+        }
+    }
+    out.push_str(rng.pick::<&str>(&["", "", "_", "__", "1"]));
+    out
+}
+
+/// `count` distinct field names: from `fixed`, and now and then a random identifier.
+/// For SDP, names upstream reserves are left out (see [`SDP_RESERVED`] for those).
+fn field_names(rng: &mut Rng, fixed: &[&str], count: usize, dialect: Dialect) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut tries = 0;
+    while out.len() < count && tries < 100 {
+        tries += 1;
+        let name = if rng.chance(25) {
+            random_ident(rng, dialect == Dialect::Ffi)
+        } else {
+            rng.pick(fixed).to_string()
+        };
+        let usable = match dialect {
+            Dialect::Sdp => codegen::reserved::reserved_in(&name).is_empty(),
+            // Go keywords are no identifiers; `_` is a blank field.
+            Dialect::Ffi => name != "_",
+        };
+        if usable && !out.contains(&name) {
+            out.push(name);
+        }
+    }
+    out
+}
+
+/// A name from [`SDP_RESERVED`] in a random case.
+fn reserved_name(rng: &mut Rng) -> String {
+    let name = rng.pick(SDP_RESERVED);
+    match rng.below(3) {
+        0 => name.to_string(),
+        1 => name.to_ascii_uppercase(),
+        _ => name.to_ascii_lowercase(),
+    }
+}
+
+/// A random SDP schema, and whether it uses a name upstream reserves.
+fn sdp_schema(rng: &mut Rng) -> (String, bool) {
     let n = 1 + rng.below(4);
     let structs: Vec<String> = unique_names(rng, SDP_TYPES, n).iter().map(|s| s.to_string()).collect();
     let mut text = String::from("// Random schema for the conformance property test.\n");
+    // Some type names of the pool (`Default`) are reserved too.
+    let mut reserved = structs.iter().any(|s| !codegen::reserved::reserved_in(s).is_empty());
     for (i, name) in structs.iter().enumerate() {
         let _ = writeln!(text, "\n/// Struct {i}.\nstruct {name} {{");
         let count = 1 + rng.below(6);
-        for field in unique_names(rng, SDP_NAMES, count) {
+        let mut fields = field_names(rng, SDP_NAMES, count, Dialect::Sdp);
+        if rng.chance(5) {
+            fields.push(reserved_name(rng));
+            reserved = true;
+        }
+        for field in fields {
             let _ = writeln!(text, "    {field}: {},", sdp_type(rng, &structs, i, 0));
         }
         text.push_str("}\n");
     }
-    text
+    (text, reserved)
 }
 
 fn ffi_schema(rng: &mut Rng) -> String {
@@ -193,7 +381,7 @@ fn ffi_schema(rng: &mut Rng) -> String {
     for (i, name) in structs.iter().enumerate() {
         let _ = writeln!(text, "\n// {name} is struct {i}.\ntype {name} struct {{");
         let count = 1 + rng.below(6);
-        for field in unique_names(rng, FFI_NAMES, count) {
+        for field in field_names(rng, FFI_NAMES, count, Dialect::Ffi) {
             let ty = ffi_type(rng, &structs, i, 0);
             if rng.chance(50) {
                 let _ = writeln!(text, "\t{field} {ty} `json:\"{}\"`", field.to_lowercase());
@@ -354,11 +542,19 @@ fn run(args: &Args) -> Result<usize, String> {
             let mut attempts = 0;
             let text = loop {
                 attempts += 1;
-                let text = match dialect {
+                let (text, reserved) = match dialect {
                     Dialect::Sdp => sdp_schema(&mut rng),
-                    Dialect::Ffi => ffi_schema(&mut rng),
+                    Dialect::Ffi => (ffi_schema(&mut rng), false),
                 };
                 let a = analyze(dialect, &text, None, OrderChoice::default());
+                let flagged = a.diagnostics.iter().any(|d| d.code == "RESERVED_KEYWORD");
+                if flagged != reserved {
+                    return Err(format!(
+                        "RESERVED_KEYWORD {} for a schema {} a name upstream reserves:\n{text}",
+                        if flagged { "reported" } else { "missing" },
+                        if reserved { "with" } else { "without" }
+                    ));
+                }
                 if !a.has_errors() && a.layout.types.iter().any(Option::is_some) {
                     break text;
                 }
