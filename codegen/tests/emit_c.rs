@@ -950,3 +950,137 @@ fn runtime_readme_example_runs() {
         "{stdout}"
     );
 }
+
+/// Field names that are keywords of C or C++ and type names that collide with generated
+/// names (`Foo` beside `FooView` and `Foo_view`): the C header compiles as C and when
+/// included from C++ (g++ and clang++), and the generated C and C++ round-trip them.
+#[test]
+fn keywords_of_every_language_and_colliding_names_compile_in_c_and_cpp() {
+    const SCHEMA: &str = "package names\n\ntype Top struct {\n\tA FooView\n\tB Foo_view\n\tC View\n}\n\n\
+type Foo struct {\n\tNew int32\n\tClass string\n\tTemplate []int8\n\tDelete *int16\n\tThis bool\n\tOperator int8\n\tInt int8\n}\n\n\
+type FooView struct {\n\tFoo Foo\n\tY int8\n}\n\ntype Foo_view struct {\n\tZ int8\n}\n\n\
+type View struct {\n\tEncode int8\n\tMeasure int8\n}\n";
+    let a = analyze(Dialect::Ffi, SCHEMA, None, OrderChoice::default());
+    let dir = std::env::temp_dir().join(format!("wirelens-emit-names-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    for f in generate(&a.schema, &a.layout, "names.ffi")
+        .expect("C generates")
+        .into_iter()
+        .chain(runtime_files())
+        .chain(codegen::emit::cpp::generate(&a.schema, &a.layout, "names_cpp.ffi").expect("C++ generates"))
+        .chain(codegen::emit::cpp::runtime_files())
+    {
+        std::fs::write(dir.join(&f.name), &f.contents).expect("write");
+    }
+    const C_MAIN: &str = r#"#include <string.h>
+#include "names.h"
+int c_side(void) {
+    names_Foo f;
+    names_FooView fv, back;
+    names_Foo_view_ fw; /* the schema's Foo_view (Foo's view type is names_Foo_view) */
+    uint8_t buf[256];
+    size_t n = 0;
+    memset(&f, 0, sizeof f);
+    memset(&fw, 0, sizeof fw);
+    f.new_ = 7;
+    f.class_ = wl_str_from_cstr("c");
+    f.this_ = true;
+    f.int_ = 3;
+    fv.foo = f;
+    fv.y = 9;
+    fw.z = 1;
+    if (names_FooView_encode(&fv, buf, sizeof buf, &n, NULL) != WL_OK) return 1;
+    {
+        wl_arena arena;
+        wl_arena_init_heap(&arena);
+        if (names_FooView_decode(buf, n, &back, &arena, NULL) != WL_OK) return 3;
+        if (back.foo.new_ != 7 || back.y != 9 || !back.foo.this_ || back.foo.int_ != 3) return 4;
+        wl_arena_free(&arena);
+    }
+    if (names_Foo_view__encode(&fw, buf, sizeof buf, &n, NULL) != WL_OK || n != 1) return 5;
+    {
+        names_View v;
+        v.encode = 1;
+        v.measure = 2;
+        return names_View_size(&v) == 2 ? 0 : 6;
+    }
+}
+"#;
+    const CPP_MAIN: &str = r#"#include <cstring>
+#include <type_traits>
+#include "names.h"
+#include "names_cpp.hpp"
+extern "C" int c_side(void);
+int main() {
+    names_Foo f;
+    std::memset(&f, 0, sizeof f);
+    f.new_ = 1;
+    f.class_.ptr = "x";
+    f.class_.len = 1;
+    f.delete_.has = true;
+    f.delete_.value = 2;
+    f.template_.len = 0;
+    f.operator_ = -1;
+    if (names_Foo_size(&f) == 0) return 10;
+    names_cpp::Foo g;
+    g.new_ = 1;
+    g.class_ = "x";
+    g.delete_ = 2;
+    g.operator_ = -1;
+    names_cpp::FooView fv;  // the schema's FooView; Foo's view type is FooView__
+    fv.foo = g;
+    fv.y = 4;
+    auto bytes = fv.to_bytes();
+    if (!bytes) return 11;
+    auto back = names_cpp::FooView::decode(bytes->data(), bytes->size());
+    if (!back || !(*back == fv)) return 12;
+    auto view = names_cpp::FooView::decode_view(bytes->data(), bytes->size());
+    if (!view || !(view->to_owned() == fv) || view->foo.class_ != "x") return 13;
+    names_cpp::FooView__ fview{};  // Foo::View
+    static_assert(std::is_same_v<names_cpp::Foo::View, names_cpp::FooView__>, "Foo::View");
+    (void)fview;
+    names_cpp::FooView_ fw;
+    fw.z = 5;
+    if (fw.encoded_size() != 1) return 15;
+    names_cpp::View_ v;
+    v.encode_ = 1;
+    v.measure_ = 2;
+    if (v.encoded_size() != 2) return 14;
+    return c_side();
+}
+"#;
+    std::fs::write(dir.join("c_side.c"), C_MAIN).expect("write");
+    std::fs::write(dir.join("main.cpp"), CPP_MAIN).expect("write");
+    let strict = ["-Wall", "-Wextra", "-Werror", "-pedantic"];
+    for (cc, cxx) in [
+        (compiler("WIRELENS_GCC", "gcc"), "g++"),
+        (compiler("WIRELENS_CLANG", "clang"), "clang++"),
+    ] {
+        let exe = dir.join(format!("names-{cxx}"));
+        run(
+            Command::new(&cc)
+                .current_dir(&dir)
+                .args(["-std=c11", "-c", "names.c", "-o", "names.o"])
+                .args(strict),
+            &format!("{cc} names.c"),
+        );
+        run(
+            Command::new(&cc)
+                .current_dir(&dir)
+                .args(["-std=c11", "-c", "c_side.c", "-o", "c_side.o"])
+                .args(strict),
+            &format!("{cc} c_side.c"),
+        );
+        run(
+            Command::new(cxx)
+                .current_dir(&dir)
+                .args(["-std=c++17", "main.cpp", "names.o", "c_side.o", "-o"])
+                .arg(&exe)
+                .args(strict),
+            &format!("{cxx} main.cpp including the C header"),
+        );
+        let st = Command::new(&exe).status().expect("run");
+        assert_eq!(st.code(), Some(0), "{cxx} build: the round trip failed");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

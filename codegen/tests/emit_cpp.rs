@@ -310,6 +310,10 @@ const DRIVER_PRELUDE: &str = r#"
 #include <cstring>
 #include <string>
 #include <vector>
+#include <csignal>
+#include <type_traits>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using Bytes = std::vector<uint8_t>;
 
@@ -459,6 +463,9 @@ static bool byte_case(const Bytes& bytes, size_t& records) {
     return true;
 }
 
+/// A dispatcher visitor that does nothing.
+static const auto ignore = [](const auto&) {};
+
 /// Message-mode case: one SDP message through the type's message API and the dispatcher.
 template <class T, class Any>
 static bool message_case(const Bytes& bytes, size_t& records) {
@@ -485,31 +492,45 @@ static bool message_case(const Bytes& bytes, size_t& records) {
     if (!same_bytes(v->to_owned(), slice(bytes, 10, bytes.size()))) {
         return fail("the view decoder disagrees");
     }
-    auto any = Any::decode(bytes.data(), bytes.size());
+    // The dispatcher: a visitor gets the value of the struct the type id names.
+    bool picked = false;
+    out.clear();
+    auto any = Any::decode(bytes.data(), bytes.size(), [&](auto& m) {
+        using M = std::decay_t<decltype(m)>;
+        if constexpr (std::is_same_v<M, T>) {
+            picked = m.encode_message(out).ok();
+        }
+    });
     if (!any) {
         return fail("AnyMessage::decode", any.error());
     }
-    if (any->message_id() != T::MESSAGE_ID || std::get_if<T>(&any->message) == nullptr) {
+    if (*any != T::MESSAGE_ID || !picked) {
         return fail("the dispatcher picked another type");
     }
-    out.clear();
-    if (!any->encode(out).ok() || out != bytes) {
-        return fail("AnyMessage::encode gave different bytes");
+    if (out != bytes) {
+        return fail("AnyMessage's value re-encodes to different bytes");
+    }
+    bool viewed = false;
+    auto anyv = Any::decode_view(bytes.data(), bytes.size(), [&](auto& m) {
+        viewed = std::is_same_v<std::decay_t<decltype(m)>, typename T::View>;
+    });
+    if (!anyv || !viewed) {
+        return fail("AnyMessage::decode_view");
     }
     const size_t limit = bytes.size() < 256 ? bytes.size() : 256;
     for (size_t k = 0; k < limit; ++k) {
         Bytes cut = slice(bytes, 0, k);
-        if (T::decode_message(cut.data(), cut.size()) || Any::decode(cut.data(), cut.size()) ||
+        if (T::decode_message(cut.data(), cut.size()) || Any::decode(cut.data(), cut.size(), ignore) ||
             T::decode_message_view(cut.data(), cut.size())) {
             return fail("a message decoder accepted a truncation");
         }
     }
     Bytes two = bytes;
     two.insert(two.end(), bytes.begin(), bytes.end());
-    if (T::decode_message(two.data(), two.size()) || Any::decode(two.data(), two.size())) {
+    if (T::decode_message(two.data(), two.size()) || Any::decode(two.data(), two.size(), ignore)) {
         return fail("a message decoder accepted trailing bytes");
     }
-    auto first = Any::decode_prefix(two.data(), two.size());
+    auto first = Any::decode_prefix(two.data(), two.size(), ignore);
     if (!first || first->used != bytes.size()) {
         return fail("AnyMessage::decode_prefix on back-to-back messages");
     }
@@ -659,7 +680,7 @@ static std::string special_checks() {
             Bytes m = msg;
             m[b.at] = b.byte;
             auto r = sdp_arrays::Item::decode_message(m.data(), m.size());
-            auto a = sdp_arrays::AnyMessage::decode(m.data(), m.size());
+            auto a = sdp_arrays::AnyMessage::decode(m.data(), m.size(), [](const auto&) {});
             // A payload length one short makes the payload itself run out first.
             const bool any_kind = b.at == 6;
             CHECK(!r && (any_kind || r.error().kind == b.kind),
@@ -671,6 +692,53 @@ static std::string special_checks() {
         CHECK(!wrong && wrong.error().kind == ErrorKind::wrong_type_id && wrong.error().found == 2 &&
                   wrong.error().expected == 3,
               "another struct's message: " + wrong.error().message());
+    }
+    // encoded_size() gives no size for a value that cannot be encoded (0), and the size
+    // otherwise; encode and encode_into still say which length is too long.
+    {
+        ffi_array_string_canon::StringListMessage v;
+        v.value.push_back("ok");
+        CHECK(v.encoded_size() == 2 + 2 + 2, "encoded_size of an encodable value");
+        v.value.push_back(std::string(65536, 'x'));
+        CHECK(v.encoded_size() == 0, "encoded_size returned a size for a 65,536-byte ffire string");
+        Bytes big(1 << 17);
+        auto r = v.encode_into(big.data(), big.size());
+        CHECK(!r && r.error().kind == ErrorKind::too_long && r.error().found == 65536 && r.error().offset == 6,
+              "encode_into of a too-long string: " + r.error().message());
+        ffi_array_int_canon::IntListMessage many;
+        many.value.assign(65536, 0);
+        CHECK(many.encoded_size() == 0, "encoded_size returned a size for a 65,536-element ffire array");
+    }
+    // value() of a failed Result is defined: the process aborts (checked in a child).
+    {
+        const uint8_t cut[] = {1};
+        std::fflush(stdout);
+        pid_t pid = fork();
+        if (pid == 0) {
+            auto r = sdp_arrays::Item::decode(cut, sizeof cut);
+            volatile uint32_t id = r.value().id;
+            (void)id;
+            _exit(0);
+        }
+        int status = 0;
+        CHECK(pid > 0 && waitpid(pid, &status, 0) == pid, "fork/waitpid");
+        CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT, "value() of a failed Result did not abort");
+    }
+    // Decoding into a value that is reused: an optional the wire says is absent is reset.
+    {
+        sdp_optional::Request with;
+        with.id = 1;
+        with.metadata.emplace();
+        sdp_optional::Request without;
+        without.id = 2;
+        auto wb = with.to_bytes().value();
+        auto nb = without.to_bytes().value();
+        sdp_optional::Request reused;
+        wirelens::Reader r1(wb.data(), wb.size());
+        CHECK(sdp_optional::Request::read_from(r1, reused) && reused.metadata.has_value(), "present optional");
+        wirelens::Reader r2(nb.data(), nb.size());
+        CHECK(sdp_optional::Request::read_from(r2, reused), "reused decode");
+        CHECK(!reused.metadata.has_value() && reused == without, "a stale optional survived a reused decode");
     }
     // Error messages are readable.
     {

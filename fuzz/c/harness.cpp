@@ -65,11 +65,12 @@ static void message_mode(const char* name, const uint8_t* b, size_t n) {
     } else {
         CHECK(!owned.ok());
     }
-    auto any = Any::decode(b, n);
-    if (owned.ok()) CHECK(any.ok());
+    std::vector<uint8_t> out;
+    bool encoded = false;
+    auto any = Any::decode(b, n, [&](const auto& m) { encoded = m.encode_message(out).ok(); });
+    if (owned.ok()) CHECK(any.ok() && any.value() == T::MESSAGE_ID);
     if (any.ok()) {
-        std::vector<uint8_t> out;
-        CHECK(any.value().encode(out).ok());
+        CHECK(encoded);
         CHECK(out == std::vector<uint8_t>(b, b + n));
     }
 }

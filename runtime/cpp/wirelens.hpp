@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <optional>
@@ -24,7 +25,6 @@
 #include <string_view>
 #include <type_traits>
 #include <utility>
-#include <variant>
 #include <vector>
 
 namespace wirelens {
@@ -312,6 +312,9 @@ private:
 };
 
 /// A value, or an Error (the exception-free return type of every decoder).
+///
+/// Reading the value of a failed Result (`value()`, `*`, `->`) is a programming error with
+/// defined behaviour: it calls `std::abort()` (this runtime never uses exceptions).
 template <class T>
 class [[nodiscard]] Result {
 public:
@@ -319,18 +322,32 @@ public:
     Result(Error error) : error_(std::move(error)) {}
     bool ok() const noexcept { return value_.has_value(); }
     explicit operator bool() const noexcept { return ok(); }
-    /// The value; only when ok().
-    T& value() & noexcept { return *value_; }
-    const T& value() const& noexcept { return *value_; }
-    T&& value() && noexcept { return std::move(*value_); }
-    T* operator->() noexcept { return &*value_; }
-    const T* operator->() const noexcept { return &*value_; }
-    T& operator*() & noexcept { return *value_; }
-    const T& operator*() const& noexcept { return *value_; }
-    /// The failure; only when !ok().
+    /// The value; aborts when !ok().
+    T& value() & noexcept { return *checked(); }
+    const T& value() const& noexcept { return *checked(); }
+    T&& value() && noexcept { return std::move(*checked()); }
+    T* operator->() noexcept { return checked(); }
+    const T* operator->() const noexcept { return checked(); }
+    T& operator*() & noexcept { return *checked(); }
+    const T& operator*() const& noexcept { return *checked(); }
+    T&& operator*() && noexcept { return std::move(*checked()); }
+    /// The failure; only meaningful when !ok().
     const Error& error() const noexcept { return error_; }
 
 private:
+    T* checked() noexcept {
+        if (!value_.has_value()) {
+            std::abort();
+        }
+        return &*value_;
+    }
+    const T* checked() const noexcept {
+        if (!value_.has_value()) {
+            std::abort();
+        }
+        return &*value_;
+    }
+
     std::optional<T> value_;
     Error error_;
 };
@@ -697,6 +714,26 @@ private:
     Error err_;
 };
 
+// ---------------------------------------------------------------- Fits
+
+/// The length check of the exact-size pass: generated `measure` functions report every
+/// string and array length here; a length over the prefix's limit (ffire: 65,535; SDP:
+/// 2^32 - 1) makes the value unencodable, so `encoded_size()` returns 0 for it.
+class Fits {
+public:
+    explicit Fits(size_t max) noexcept : max_(max) {}
+    void len(size_t n) noexcept {
+        if (n > max_) {
+            found_ = n;
+        }
+    }
+    explicit operator bool() const noexcept { return found_ == 0; }
+
+private:
+    size_t max_;
+    size_t found_ = 0;
+};
+
 // ---------------------------------------------------------------- Writer
 
 /// Writes an encoding into memory the caller sized with the value's encoded_size() (the
@@ -786,18 +823,56 @@ private:
 };
 
 // ---------------------------------------------------------------- entry points
-// Generated types call these from their encode/decode members. T has
-// `size_t encoded_size() const`, `static bool write_to(Writer&, const T&)` and
-// `static bool read_from(Reader&, T&)` (views have read_from only), and SDP
-// structs `static constexpr uint16_t MESSAGE_ID`.
+// Everything built on the per-type functions lives here, once. A generated value type T
+// has `static size_t measure(const T&, Fits&)` (the exact size),
+// `static bool write_to(Writer&, const T&)`, `static bool read_from(Reader&, T&)` (views
+// have read_from only), `static constexpr size_t max_len` (the prefix limit) and, for SDP
+// structs, `static constexpr uint16_t MESSAGE_ID`. WIRELENS_VALUE_API / WIRELENS_MESSAGE_API
+// below give it its public members.
 
-/// Appends the encoding to `out`; on error `out` is left as it was.
+/// The exact encoded size, or 0 when a string or array is too long for its prefix.
 template <class T>
+size_t encoded_size(const T& value) noexcept {
+    Fits f(T::max_len);
+    const size_t n = T::measure(value, f);
+    return f ? n : 0;
+}
+
+/// The error of a value that cannot be encoded, with the writer's offset and lengths: the
+/// value is written into scratch memory of its (unchecked) size until the writer refuses.
+template <class T>
+Error too_long_error(const T& value, size_t n, size_t base) {
+    std::vector<uint8_t> scratch(n);
+    Writer w(scratch.data(), base);
+    (void)T::write_to(w, value);
+    return w.error();
+}
+
+/// Appends the encoding (after an optional SDP message header) to `out`; on error `out`
+/// is left as it was.
+template <bool Message = false, class T>
 Status encode_append(const T& value, std::vector<uint8_t>& out) {
     const size_t start = out.size();
-    const size_t n = value.encoded_size();
-    out.resize(start + n);
-    Writer w(out.data() + start, start);
+    const size_t head = Message ? sdp::header_len : 0;
+    Fits f(T::max_len);
+    const size_t n = T::measure(value, f);
+    if (!f) {
+        return too_long_error(value, n, start + head);
+    }
+    if (Message && n > std::numeric_limits<uint32_t>::max()) {
+        return Error::make(ErrorKind::too_long, start + 6, n, std::numeric_limits<uint32_t>::max());
+    }
+    out.resize(start + head + n);
+    uint8_t* p = out.data() + start;
+    if constexpr (Message) {
+        p[0] = 'S';
+        p[1] = 'D';
+        p[2] = 'P';
+        p[3] = '2';
+        store_le<uint16_t>(p + 4, T::MESSAGE_ID);
+        store_le<uint32_t>(p + 6, static_cast<uint32_t>(n));
+    }
+    Writer w(p + head, start + head);
     if (!T::write_to(w, value)) {
         out.resize(start);
         return w.error();
@@ -808,7 +883,11 @@ Status encode_append(const T& value, std::vector<uint8_t>& out) {
 /// Encodes into `buf`; returns the bytes written. Refuses a buffer smaller than the encoding.
 template <class T>
 Result<size_t> encode_into(const T& value, uint8_t* buf, size_t cap) {
-    const size_t n = value.encoded_size();
+    Fits f(T::max_len);
+    const size_t n = T::measure(value, f);
+    if (!f) {
+        return too_long_error(value, n, 0);
+    }
     if (cap < n) {
         return Error::make(ErrorKind::buffer_too_small, 0, cap, n);
     }
@@ -830,78 +909,128 @@ Result<std::vector<uint8_t>> to_bytes(const T& value) {
     return Result<std::vector<uint8_t>>(std::move(out));
 }
 
-/// Appends an SDP message: the 10-byte header, then the encoding. On error `out` is left
-/// as it was.
-template <class T>
-Status encode_message(const T& value, std::vector<uint8_t>& out) {
-    const size_t start = out.size();
-    const size_t n = value.encoded_size();
-    if (n > std::numeric_limits<uint32_t>::max()) {
-        return Error::make(ErrorKind::too_long, start + 6, n, std::numeric_limits<uint32_t>::max());
-    }
-    out.resize(start + sdp::header_len + n);
-    uint8_t* p = out.data() + start;
-    p[0] = 'S';
-    p[1] = 'D';
-    p[2] = 'P';
-    p[3] = '2';
-    store_le<uint16_t>(p + 4, T::MESSAGE_ID);
-    store_le<uint32_t>(p + 6, static_cast<uint32_t>(n));
-    Writer w(p + sdp::header_len, start + sdp::header_len);
-    if (!T::write_to(w, value)) {
-        out.resize(start);
-        return w.error();
-    }
-    return Status();
-}
-
-/// Decodes exactly one value (owned or view type V); trailing bytes are an error.
+/// Decodes one value (owned or view type V) from the start of the input, inside an SDP
+/// message of type id `id` when `id` != 0; `exact`: trailing bytes are an error.
 template <class V>
-Result<V> decode_exact(const uint8_t* data, size_t len) {
+Result<Decoded<V>> decode_at(const uint8_t* data, size_t len, uint16_t id, bool exact) {
     Reader rd(data, len);
-    V value{};
-    if (!V::read_from(rd, value) || !rd.finish()) {
-        return rd.take_error();
-    }
-    return Result<V>(std::move(value));
-}
-
-/// Decodes one value from the start of the input; returns it and the bytes used.
-template <class V>
-Result<Decoded<V>> decode_prefix(const uint8_t* data, size_t len) {
-    Reader rd(data, len);
+    sdp::Header h;
     Decoded<V> d;
-    if (!V::read_from(rd, d.value)) {
+    if ((id != 0 && !rd.open_message(id, h)) || !V::read_from(rd, d.value) || (id != 0 && !rd.close_message(h)) ||
+        (exact && !rd.finish())) {
         return rd.take_error();
     }
     d.used = rd.position();
     return Result<Decoded<V>>(std::move(d));
 }
 
-/// Decodes one SDP message of type id `id` from the start of the input (header checked).
+/// decode_at without the byte count.
 template <class V>
-Result<Decoded<V>> decode_message_prefix(const uint8_t* data, size_t len, uint16_t id) {
-    Reader rd(data, len);
-    sdp::Header h;
-    Decoded<V> d;
-    if (!rd.open_message(id, h) || !V::read_from(rd, d.value) || !rd.close_message(h)) {
-        return rd.take_error();
+Result<V> decode_value(const uint8_t* data, size_t len, uint16_t id) {
+    auto r = decode_at<V>(data, len, id, true);
+    if (!r) {
+        return r.error();
     }
-    d.used = rd.position();
-    return Result<Decoded<V>>(std::move(d));
+    return Result<V>(std::move(std::move(r).value().value));
 }
 
-/// Decodes exactly one SDP message of type id `id`; trailing bytes are an error.
-template <class V>
-Result<V> decode_message(const uint8_t* data, size_t len, uint16_t id) {
-    Reader rd(data, len);
-    sdp::Header h;
+/// The public members of every generated value type `T` (its view type is `View`).
+#define WIRELENS_VALUE_API(T)                                                                                  \
+    /** The exact encoded size; 0 when a string or array is too long to be encoded. */                        \
+    size_t encoded_size() const noexcept { return wirelens::encoded_size(*this); }                             \
+    /** Appends the encoding to `out` (no allocation once warm); on error `out` is unchanged. */              \
+    wirelens::Status encode(std::vector<uint8_t>& out) const { return wirelens::encode_append(*this, out); }  \
+    /** Encodes into buf[0..cap); refuses a buffer smaller than encoded_size(). */                            \
+    wirelens::Result<size_t> encode_into(uint8_t* buf, size_t cap) const {                                    \
+        return wirelens::encode_into(*this, buf, cap);                                                         \
+    }                                                                                                          \
+    wirelens::Result<std::vector<uint8_t>> to_bytes() const { return wirelens::to_bytes(*this); }             \
+    /** Decodes exactly one value (trailing bytes are an error); _prefix: also the bytes used. */             \
+    static wirelens::Result<T> decode(const uint8_t* data, size_t len) {                                      \
+        return wirelens::decode_value<T>(data, len, 0);                                                        \
+    }                                                                                                          \
+    static wirelens::Result<wirelens::Decoded<T>> decode_prefix(const uint8_t* data, size_t len) {            \
+        return wirelens::decode_at<T>(data, len, 0, false);                                                    \
+    }                                                                                                          \
+    /** Zero-copy decoders: the View points into `data`. */                                                   \
+    static wirelens::Result<View> decode_view(const uint8_t* data, size_t len) {                              \
+        return wirelens::decode_value<View>(data, len, 0);                                                     \
+    }                                                                                                          \
+    static wirelens::Result<wirelens::Decoded<View>> decode_view_prefix(const uint8_t* data, size_t len) {    \
+        return wirelens::decode_at<View>(data, len, 0, false);                                                 \
+    }
+
+/// The SDP message members of a generated struct `T` ("SDP2" header, type id, length).
+#define WIRELENS_MESSAGE_API(T)                                                                                \
+    wirelens::Status encode_message(std::vector<uint8_t>& out) const {                                        \
+        return wirelens::encode_append<true>(*this, out);                                                      \
+    }                                                                                                          \
+    static wirelens::Result<T> decode_message(const uint8_t* data, size_t len) {                              \
+        return wirelens::decode_value<T>(data, len, MESSAGE_ID);                                               \
+    }                                                                                                          \
+    static wirelens::Result<wirelens::Decoded<T>> decode_message_prefix(const uint8_t* data, size_t len) {    \
+        return wirelens::decode_at<T>(data, len, MESSAGE_ID, false);                                           \
+    }                                                                                                          \
+    static wirelens::Result<View> decode_message_view(const uint8_t* data, size_t len) {                      \
+        return wirelens::decode_value<View>(data, len, MESSAGE_ID);                                            \
+    }
+
+// ---------------------------------------------------------------- SDP dispatch
+
+/// Reads the payload of a message whose header `rd` has read as type V, then calls
+/// `visit(value)`; returns the type id and the bytes used.
+template <class V, class F>
+Result<Decoded<uint16_t>> visit_message(Reader& rd, const sdp::Header& h, bool exact, F& visit) {
     V value{};
-    if (!rd.open_message(id, h) || !V::read_from(rd, value) || !rd.close_message(h) || !rd.finish()) {
+    if (!V::read_from(rd, value) || !rd.close_message(h) || (exact && !rd.finish())) {
         return rd.take_error();
     }
-    return Result<V>(std::move(value));
+    Decoded<uint16_t> d;
+    d.value = h.type_id;
+    d.used = rd.position();
+    visit(value);
+    return Result<Decoded<uint16_t>>(d);
 }
+
+/// The owned type T or its view.
+template <bool View, class T>
+using owned_or_view = std::conditional_t<View, typename T::View, T>;
+
+/// The public members of a schema's dispatcher `D` (generated as `AnyMessage`), which
+/// has `template <bool View, class F> static Result<Decoded<uint16_t>> dispatch(const
+/// uint8_t*, size_t, bool exact, F&)`: a switch over the type id. The visitor is called
+/// with the decoded value (an lvalue of the struct the type id names, or of its View);
+/// the result is the type id (and for _prefix the bytes used).
+template <class D>
+struct Dispatcher {
+    /// Decodes exactly one message of any struct of the schema; trailing bytes are an error.
+    template <class F>
+    static Result<uint16_t> decode(const uint8_t* data, size_t len, F&& visit) {
+        return id_of(D::template dispatch<false>(data, len, true, visit));
+    }
+    /// Decodes one message from the start of the input.
+    template <class F>
+    static Result<Decoded<uint16_t>> decode_prefix(const uint8_t* data, size_t len, F&& visit) {
+        return D::template dispatch<false>(data, len, false, visit);
+    }
+    /// Zero-copy: the visitor gets the struct's View.
+    template <class F>
+    static Result<uint16_t> decode_view(const uint8_t* data, size_t len, F&& visit) {
+        return id_of(D::template dispatch<true>(data, len, true, visit));
+    }
+    template <class F>
+    static Result<Decoded<uint16_t>> decode_view_prefix(const uint8_t* data, size_t len, F&& visit) {
+        return D::template dispatch<true>(data, len, false, visit);
+    }
+
+private:
+    static Result<uint16_t> id_of(const Result<Decoded<uint16_t>>& r) {
+        if (!r) {
+            return r.error();
+        }
+        return Result<uint16_t>(r->value);
+    }
+};
 
 }  // namespace wirelens
 

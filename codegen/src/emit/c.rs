@@ -185,10 +185,11 @@ fn sanitize(name: &str) -> String {
     out
 }
 
-/// A member name: keywords escaped with a trailing `_`, never rejected.
+/// A member name: keywords escaped with a trailing `_`, never rejected. C++ keywords
+/// count too: the header has `extern "C"` guards and is meant to be included from C++.
 pub fn ident(name: &str) -> String {
     let s = sanitize(name);
-    if KEYWORDS.contains(&s.as_str()) {
+    if KEYWORDS.contains(&s.as_str()) || super::cpp::RESERVED.contains(&s.as_str()) {
         format!("{s}_")
     } else {
         s

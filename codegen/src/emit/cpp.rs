@@ -9,12 +9,16 @@
 //!   when `T` contains strings or arrays, `TView` (zero-copy: `std::string_view`,
 //!   `wirelens::LeSpan<P>` for primitive arrays, `std::vector<SView>` for other arrays);
 //!   `T::View` names whichever type the view decoders return;
-//! - `encoded_size`, `encode` (appends to a reusable `std::vector<uint8_t>`),
-//!   `encode_into` (caller buffer), `to_bytes`, `decode` (rejects trailing bytes),
-//!   `decode_prefix`, `decode_view`, `decode_view_prefix`, `operator==`;
-//! - SDP: `MESSAGE_ID`, `encode_message`, `decode_message(_prefix)`,
-//!   `decode_message_view`, and `AnyMessage` (a `std::variant` over every struct)
-//!   decoding any message by type id.
+//! - generated per type: `measure` (the exact size, lengths checked), `write_to`,
+//!   `read_from` (owned and view), `operator==`; SDP: `MESSAGE_ID`;
+//! - from the runtime's `WIRELENS_VALUE_API` / `WIRELENS_MESSAGE_API` macros (bodies once
+//!   in `wirelens.hpp`): `encoded_size` (0 when a string or array is too long),
+//!   `encode` (appends to a reusable `std::vector<uint8_t>`), `encode_into` (caller
+//!   buffer), `to_bytes`, `decode` (rejects trailing bytes), `decode_prefix`,
+//!   `decode_view`, `decode_view_prefix`; SDP `encode_message`, `decode_message(_prefix)`,
+//!   `decode_message_view`;
+//! - SDP: `AnyMessage`, a switch over the type id calling a visitor with the decoded
+//!   value (`wirelens::Dispatcher` supplies its public members).
 //!
 //! Everything about the wire comes from [`crate::layout`]: fields are read and written in
 //! its wire order; each of its fixed blocks (`TypeLayout::blocks`, nested fixed structs and
@@ -33,7 +37,8 @@ use crate::model::{Primitive, Schema, TypeId};
 
 /// C++ keywords and alternative tokens (C++20 included), plus names the standard
 /// library or common C headers define as macros or that generated code uses unqualified.
-const RESERVED: &[&str] = &[
+/// The C emitter escapes these too: its headers may be included from C++.
+pub(crate) const RESERVED: &[&str] = &[
     "alignas",
     "alignof",
     "and",
@@ -181,6 +186,8 @@ const MEMBERS: &[&str] = &[
     "write_block",
     "read_block",
     "to_owned",
+    "max_len",
+    "measure",
 ];
 
 /// Type names the generated code uses itself (or the runtime's, should a `using` bring
@@ -315,16 +322,13 @@ pub fn generate(schema: &Schema, layout: &Layout, source: &str) -> Result<Vec<Ou
     for &id in &order {
         g.alias(&mut c, id);
     }
-    if g.sdp() {
-        g.dispatcher_decl(&mut c);
-    }
     c.blank();
     c.line("// ------------------------------------------------------------------ definitions");
     for &id in &order {
         g.definitions(&mut c, id)?;
     }
     if g.sdp() {
-        g.dispatcher_defs(&mut c);
+        g.dispatcher(&mut c);
     }
     c.blank();
     c.line(&format!("}}  // namespace {ns}"));
@@ -541,7 +545,8 @@ impl Gen<'_> {
         c.line("// records) and decode_view (zero-copy: strings and primitive arrays point into the input).");
         if self.sdp() {
             c.line("// Every struct is also a message (encode_message, decode_message); AnyMessage decodes any");
-            c.line("// of them by type id. Box<T> has no effect on the wire and is generated as T.");
+            c.line("// of them by type id and hands it to a visitor. Box<T> has no effect on the wire and is");
+            c.line("// generated as T.");
         } else {
             c.line("// Strings and arrays are limited to 65,535 bytes / elements: encoders refuse longer ones.");
         }
@@ -704,7 +709,8 @@ impl Gen<'_> {
         }
     }
 
-    /// The owned struct and its view, with member declarations only.
+    /// The view (when the type has one) and the owned struct, with member declarations and
+    /// the runtime's API macros. The view comes first so the owned struct's API can name it.
     fn type_defs(&self, c: &mut Code, id: TypeId) {
         let Some(t) = self.layout.get(id) else { return };
         if !self.is_value_type(id) {
@@ -714,6 +720,25 @@ impl Gen<'_> {
         let name = self.name(id).to_string();
         let view = self.views.get(id).cloned().flatten();
         let fixed = t.size.fixed.is_some() && def.is_struct();
+        let members = self.declared(id, t);
+        if let Some(view) = &view {
+            c.blank();
+            c.line(&format!(
+                "/// Zero-copy view of {name}: strings and primitive arrays point into the decoded input,"
+            ));
+            c.line("/// which must outlive the view.");
+            c.open(&format!("struct {view} {{"));
+            for (member, docs, wire) in &members {
+                self.docs(c, docs);
+                c.line(&format!("{} {member}{{}};", self.view_ty(wire)));
+            }
+            c.blank();
+            c.line("/// Copies the view into an owned value.");
+            c.line(&format!("{name} to_owned() const;"));
+            c.line("/// Reads one value at the cursor (the building block of the view decoders).");
+            c.line(&format!("static bool read_from(wirelens::Reader& rd, {view}& v);"));
+            c.close("};");
+        }
         c.blank();
         self.docs(c, &def.docs);
         if !def.docs.is_empty() {
@@ -721,9 +746,9 @@ impl Gen<'_> {
         }
         self.layout_doc(c, id, t);
         c.open(&format!("struct {name} {{"));
-        for (member, docs, wire) in self.declared(id, t) {
-            self.docs(c, &docs);
-            c.line(&format!("{} {member}{{}};", self.owned_ty(&wire)));
+        for (member, docs, wire) in &members {
+            self.docs(c, docs);
+            c.line(&format!("{} {member}{{}};", self.owned_ty(wire)));
         }
         c.blank();
         c.line("/// What the view decoders return (zero-copy where the type has strings or arrays).");
@@ -736,41 +761,33 @@ impl Gen<'_> {
             c.line("/// SDP message type id (1-based position in the schema).");
             c.line(&format!("static constexpr uint16_t MESSAGE_ID = {mid};"));
         }
+        c.line("/// The longest string or array a length prefix allows.");
+        c.line(&format!("static constexpr size_t max_len = {};", self.max_len()));
         c.blank();
-        c.line("// Encode: the exact size; append to a reusable buffer (no allocation once warm; on error");
-        c.line("// `out` is left as it was); into a caller buffer (refuses one smaller than encoded_size()).");
-        c.line("size_t encoded_size() const;");
-        c.line("wirelens::Status encode(std::vector<uint8_t>& out) const;");
-        c.line("wirelens::Result<size_t> encode_into(uint8_t* buf, size_t cap) const;");
-        c.line("wirelens::Result<std::vector<uint8_t>> to_bytes() const;");
-        c.line("// Decode an owned value or a zero-copy View (pointing into `data`). decode and decode_view");
-        c.line("// reject trailing bytes; the _prefix forms return the value and the bytes it used.");
-        c.line(&format!(
-            "static wirelens::Result<{name}> decode(const uint8_t* data, size_t len);"
-        ));
-        c.line(&format!(
-            "static wirelens::Result<wirelens::Decoded<{name}>> decode_prefix(const uint8_t* data, size_t len);"
-        ));
-        c.line("static wirelens::Result<View> decode_view(const uint8_t* data, size_t len);");
-        c.line("static wirelens::Result<wirelens::Decoded<View>> decode_view_prefix(const uint8_t* data, size_t len);");
+        c.line("// encoded_size, encode, encode_into, to_bytes, decode(_prefix), decode_view(_prefix):");
+        c.line("// see WIRELENS_VALUE_API in wirelens.hpp.");
+        c.line(&format!("WIRELENS_VALUE_API({name})"));
         if t.message_id.is_some() {
-            c.line("// SDP messages: the 10-byte header (\"SDP2\", type id, payload length), then the encoding;");
-            c.line("// decoders check magic, version, type id and length.");
-            c.line("wirelens::Status encode_message(std::vector<uint8_t>& out) const;");
-            c.line(&format!(
-                "static wirelens::Result<{name}> decode_message(const uint8_t* data, size_t len);"
-            ));
-            c.line(&format!(
-                "static wirelens::Result<wirelens::Decoded<{name}>> decode_message_prefix(const uint8_t* data, size_t len);"
-            ));
-            c.line("static wirelens::Result<View> decode_message_view(const uint8_t* data, size_t len);");
+            c.line("// encode_message, decode_message(_prefix), decode_message_view (\"SDP2\" header, type id,");
+            c.line("// payload length; decoders check them all).");
+            c.line(&format!("WIRELENS_MESSAGE_API({name})"));
         }
         if view.is_none() {
             c.line("// Types without strings or arrays are their own views.");
             c.line(&format!("{name} to_owned() const {{ return *this; }}"));
         }
         c.blank();
-        c.line("// Building blocks of the functions above: write / read one value at the cursor.");
+        c.line("// The per-type building blocks: the exact size (lengths checked by `f`), write / read one");
+        c.line("// value at the cursor.");
+        if let Some(n) = t.size.fixed {
+            c.line(&format!(
+                "static size_t measure(const {name}&, wirelens::Fits&) noexcept {{ return {n}; }}"
+            ));
+        } else {
+            c.line(&format!(
+                "static size_t measure(const {name}& v, wirelens::Fits& f) noexcept;"
+            ));
+        }
         c.line(&format!("static bool write_to(wirelens::Writer& w, const {name}& v);"));
         c.line(&format!("static bool read_from(wirelens::Reader& rd, {name}& v);"));
         if fixed {
@@ -781,11 +798,14 @@ impl Gen<'_> {
             ));
         }
         c.blank();
-        let members = self.declared(id, t);
         let eq: Vec<String> = members.iter().map(|(m, ..)| format!("a.{m} == b.{m}")).collect();
         c.open(&format!("friend bool operator==(const {name}& a, const {name}& b) {{"));
         let one_line = format!("return {};", eq.join(" && "));
-        if one_line.len() + 4 * c.depth <= 100 {
+        if eq.is_empty() {
+            c.line("(void)a;");
+            c.line("(void)b;");
+            c.line("return true;");
+        } else if one_line.len() + 4 * c.depth <= 100 {
             c.line(&one_line);
         } else {
             c.line(&format!("return {}", eq[0]));
@@ -801,23 +821,14 @@ impl Gen<'_> {
             "friend bool operator!=(const {name}& a, const {name}& b) {{ return !(a == b); }}"
         ));
         c.close("};");
-        if let Some(view) = view {
-            c.blank();
-            c.line(&format!(
-                "/// Zero-copy view of {name}: strings and primitive arrays point into the decoded input,"
-            ));
-            c.line("/// which must outlive the view.");
-            c.open(&format!("struct {view} {{"));
-            for (member, docs, wire) in self.declared(id, t) {
-                self.docs(c, &docs);
-                c.line(&format!("{} {member}{{}};", self.view_ty(&wire)));
-            }
-            c.blank();
-            c.line("/// Copies the view into an owned value.");
-            c.line(&format!("{name} to_owned() const;"));
-            c.line("/// Reads one value at the cursor (the building block of the view decoders).");
-            c.line(&format!("static bool read_from(wirelens::Reader& rd, {view}& v);"));
-            c.close("};");
+    }
+
+    /// The longest string or array the dialect's length prefix allows.
+    fn max_len(&self) -> u64 {
+        if self.sdp() {
+            u64::from(u32::MAX)
+        } else {
+            u64::from(u16::MAX)
         }
     }
 
@@ -848,76 +859,7 @@ impl Gen<'_> {
         c.blank();
         c.line(&format!("// --- {name}"));
         c.blank();
-        self.encoded_size(c, &name, t, &plan);
-        let wrap = |c: &mut Code, sig: &str, body: &str| {
-            c.open(&format!("inline {sig} {{"));
-            c.line(body);
-            c.close("}");
-            c.blank();
-        };
-        wrap(
-            c,
-            &format!("wirelens::Status {name}::encode(std::vector<uint8_t>& out) const"),
-            "return wirelens::encode_append(*this, out);",
-        );
-        wrap(
-            c,
-            &format!("wirelens::Result<size_t> {name}::encode_into(uint8_t* buf, size_t cap) const"),
-            "return wirelens::encode_into(*this, buf, cap);",
-        );
-        wrap(
-            c,
-            &format!("wirelens::Result<std::vector<uint8_t>> {name}::to_bytes() const"),
-            "return wirelens::to_bytes(*this);",
-        );
-        wrap(
-            c,
-            &format!("wirelens::Result<{name}> {name}::decode(const uint8_t* data, size_t len)"),
-            &format!("return wirelens::decode_exact<{name}>(data, len);"),
-        );
-        wrap(
-            c,
-            &format!(
-                "wirelens::Result<wirelens::Decoded<{name}>> {name}::decode_prefix(const uint8_t* data, size_t len)"
-            ),
-            &format!("return wirelens::decode_prefix<{name}>(data, len);"),
-        );
-        wrap(
-            c,
-            &format!("wirelens::Result<{name}::View> {name}::decode_view(const uint8_t* data, size_t len)"),
-            "return wirelens::decode_exact<View>(data, len);",
-        );
-        wrap(
-            c,
-            &format!(
-                "wirelens::Result<wirelens::Decoded<{name}::View>> {name}::decode_view_prefix(const uint8_t* data, size_t len)"
-            ),
-            "return wirelens::decode_prefix<View>(data, len);",
-        );
-        if t.message_id.is_some() {
-            wrap(
-                c,
-                &format!("wirelens::Status {name}::encode_message(std::vector<uint8_t>& out) const"),
-                "return wirelens::encode_message(*this, out);",
-            );
-            wrap(
-                c,
-                &format!("wirelens::Result<{name}> {name}::decode_message(const uint8_t* data, size_t len)"),
-                &format!("return wirelens::decode_message<{name}>(data, len, MESSAGE_ID);"),
-            );
-            wrap(
-                c,
-                &format!(
-                    "wirelens::Result<wirelens::Decoded<{name}>> {name}::decode_message_prefix(const uint8_t* data, size_t len)"
-                ),
-                &format!("return wirelens::decode_message_prefix<{name}>(data, len, MESSAGE_ID);"),
-            );
-            wrap(
-                c,
-                &format!("wirelens::Result<{name}::View> {name}::decode_message_view(const uint8_t* data, size_t len)"),
-                "return wirelens::decode_message<View>(data, len, MESSAGE_ID);",
-            );
-        }
+        self.measure(c, &name, t, &plan);
         self.write_to(c, &name, t, &plan);
         if t.size.fixed.is_some() && def.is_struct() {
             self.block_fns(c, id, &name, t);
@@ -1023,17 +965,14 @@ impl Gen<'_> {
     // ------------------------------------------------------------------ size
 
     /// The layout's minimum size plus what each variable-size item adds beyond its minimum
-    /// (the `|name|` terms of the layout's offsets).
-    fn encoded_size(&self, c: &mut Code, name: &str, t: &TypeLayout, plan: &Plan) {
+    /// (the `|name|` terms of the layout's offsets); every length goes through `f`.
+    fn measure(&self, c: &mut Code, name: &str, t: &TypeLayout, plan: &Plan) {
         if t.size.fixed.is_some() {
-            c.line(&format!(
-                "inline size_t {name}::encoded_size() const {{ return SIZE; }}"
-            ));
-            c.blank();
             return;
         }
-        c.open(&format!("inline size_t {name}::encoded_size() const {{"));
-        c.line("const auto& v = *this;");
+        c.open(&format!(
+            "inline size_t {name}::measure(const {name}& v, wirelens::Fits& f) noexcept {{"
+        ));
         c.line(&format!(
             "size_t n = {};  // the minimum, plus what each variable-size field adds",
             t.size.min
@@ -1050,18 +989,24 @@ impl Gen<'_> {
     /// Statements adding to `n` the bytes of the value at `place` beyond its minimum size.
     fn size_extra(&self, c: &mut Code, place: &str, w: &Wire, k: &mut usize) {
         match w {
-            Wire::Prim(_) => c.line(&format!("n += {place}.size();")),
-            Wire::Array(e) => match self.fixed_size(e) {
-                Some(1) => c.line(&format!("n += {place}.size();")),
-                Some(s) => c.line(&format!("n += {s} * {place}.size();")),
-                None => {
-                    let x = format!("x{k}");
-                    *k += 1;
-                    c.open(&format!("for (const auto& {x} : {place}) {{"));
-                    self.size_add(c, &x, e, k);
-                    c.close("}");
+            Wire::Prim(_) => {
+                c.line(&format!("f.len({place}.size());"));
+                c.line(&format!("n += {place}.size();"));
+            }
+            Wire::Array(e) => {
+                c.line(&format!("f.len({place}.size());"));
+                match self.fixed_size(e) {
+                    Some(1) => c.line(&format!("n += {place}.size();")),
+                    Some(s) => c.line(&format!("n += {s} * {place}.size();")),
+                    None => {
+                        let x = format!("x{k}");
+                        *k += 1;
+                        c.open(&format!("for (const auto& {x} : {place}) {{"));
+                        self.size_add(c, &x, e, k);
+                        c.close("}");
+                    }
                 }
-            },
+            }
             Wire::Optional(e) => match self.fixed_size(e) {
                 Some(s) => c.line(&format!("if ({place}) n += {s};")),
                 None => {
@@ -1074,7 +1019,8 @@ impl Gen<'_> {
                 }
             },
             Wire::Struct(id) => c.line(&format!(
-                "n += {place}.encoded_size() - {};",
+                "n += {}::measure({place}, f) - {};",
+                self.name(*id),
                 self.layout.get(*id).map_or(0, |t| t.size.min)
             )),
         }
@@ -1086,23 +1032,16 @@ impl Gen<'_> {
             c.line(&format!("n += {s};"));
             return;
         }
-        let min = self.min_size(w);
         match w {
-            Wire::Prim(_) => c.line(&format!("n += {min} + {place}.size();")),
-            Wire::Array(e) if self.fixed_size(e) == Some(1) => c.line(&format!("n += {min} + {place}.size();")),
-            Wire::Array(e) if self.fixed_size(e).is_some() => c.line(&format!(
-                "n += {min} + {} * {place}.size();",
-                self.fixed_size(e).unwrap_or(0)
-            )),
-            Wire::Array(_) => {
-                c.line(&format!("n += {min};"));
+            Wire::Struct(id) => c.line(&format!("n += {}::measure({place}, f);", self.name(*id))),
+            Wire::Optional(_) => {
+                c.line("n += 1;");
                 self.size_extra(c, place, w, k);
             }
-            Wire::Optional(e) => {
-                c.line("n += 1;");
-                self.size_extra(c, place, &Wire::Optional(e.clone()), k);
+            _ => {
+                c.line(&format!("n += {};", self.min_size(w)));
+                self.size_extra(c, place, w, k);
             }
-            Wire::Struct(_) => c.line(&format!("n += {place}.encoded_size();")),
         }
     }
 
@@ -1317,6 +1256,10 @@ impl Gen<'_> {
                 c.open(&format!("if (p{j}) {{"));
                 c.line(&format!("auto& x{j} = {place}.emplace();"));
                 self.read_value(c, &format!("x{j}"), e, names, chain, k, view);
+                // A value reused for decoding must not keep an optional the wire says is absent.
+                c.close("} else {");
+                c.depth += 1;
+                c.line(&format!("{place}.reset();"));
                 c.close("}");
             }
             Wire::Struct(id) => {
@@ -1391,89 +1334,37 @@ impl Gen<'_> {
             .collect()
     }
 
-    fn dispatcher_decl(&self, c: &mut Code) {
-        let msgs = self.messages();
-        if msgs.is_empty() {
-            return;
-        }
-        let alts: Vec<&str> = msgs.iter().map(|(_, n, _)| n.as_str()).collect();
-        c.blank();
-        c.line("/// Any message of this schema, by SDP type id.");
-        c.open("struct AnyMessage {");
-        c.line(&format!("std::variant<{}> message;", alts.join(", ")));
-        c.blank();
-        c.line("/// The SDP type id of the message held.");
-        c.line("uint16_t message_id() const;");
-        c.line("/// Appends the message (header and payload) to `out`; on error `out` is left as it was.");
-        c.line("wirelens::Status encode(std::vector<uint8_t>& out) const;");
-        c.line("/// Decodes exactly one message of any type of this schema; trailing bytes are an error.");
-        c.line("static wirelens::Result<AnyMessage> decode(const uint8_t* data, size_t len);");
-        c.line("/// Decodes one message from the start of the input; returns it and the bytes used.");
-        c.line(
-            "static wirelens::Result<wirelens::Decoded<AnyMessage>> decode_prefix(const uint8_t* data, size_t len);",
-        );
-        c.close("};");
-    }
-
-    fn dispatcher_defs(&self, c: &mut Code) {
+    /// `AnyMessage`: a switch over the type id handing the decoded value to a visitor
+    /// (linear in the number of structs; the public members come from
+    /// `wirelens::Dispatcher`).
+    fn dispatcher(&self, c: &mut Code) {
         let msgs = self.messages();
         if msgs.is_empty() {
             return;
         }
         c.blank();
-        c.line("// --- AnyMessage");
-        c.blank();
-        c.open("inline uint16_t AnyMessage::message_id() const {");
-        c.open("switch (message.index()) {");
-        for (i, (_, name, _)) in msgs.iter().enumerate() {
-            c.line(&format!("case {i}: return {name}::MESSAGE_ID;"));
-        }
-        c.line("default: return 0;");
-        c.close("}");
-        c.close("}");
-        c.blank();
-        c.open("inline wirelens::Status AnyMessage::encode(std::vector<uint8_t>& out) const {");
-        for (_, name, _) in &msgs {
-            c.open(&format!("if (const auto* m = std::get_if<{name}>(&message)) {{"));
-            c.line("return m->encode_message(out);");
-            c.close("}");
-        }
-        c.line("return wirelens::Status();");
-        c.close("}");
-        c.blank();
-        c.open("inline wirelens::Result<wirelens::Decoded<AnyMessage>> AnyMessage::decode_prefix(const uint8_t* data, size_t len) {");
+        c.line("/// Decodes a message of any struct of this schema by its SDP type id and calls a visitor with");
+        c.line("/// the value: `AnyMessage::decode(data, len, [&](auto& m) { ... })` returns the type id;");
+        c.line("/// decode_prefix, decode_view and decode_view_prefix as for every struct (see");
+        c.line("/// wirelens::Dispatcher). Encode with the struct's own encode_message.");
+        c.open("struct AnyMessage : wirelens::Dispatcher<AnyMessage> {");
+        c.line("template <bool View, class F>");
+        c.open("static wirelens::Result<wirelens::Decoded<uint16_t>> dispatch(const uint8_t* data, size_t len, bool exact, F& visit) {");
         c.line("wirelens::Reader rd(data, len);");
         c.line("wirelens::sdp::Header h;");
         c.open("if (!rd.open_message(0, h)) {");
         c.line("return rd.take_error();");
         c.close("}");
-        c.line("wirelens::Decoded<AnyMessage> d;");
-        c.line("bool ok = false;");
         c.open("switch (h.type_id) {");
         for (_, name, mid) in &msgs {
             c.line(&format!(
-                "case {mid}: ok = {name}::read_from(rd, d.value.message.emplace<{name}>()); break;"
+                "case {mid}: return wirelens::visit_message<wirelens::owned_or_view<View, {name}>>(rd, h, exact, visit);"
             ));
         }
         c.line("default: return wirelens::Reader::unknown_type_id(h.type_id);");
         c.close("}");
-        c.open("if (!ok || !rd.close_message(h)) {");
-        c.line("return rd.take_error();");
         c.close("}");
-        c.line("d.used = rd.position();");
-        c.line("return wirelens::Result<wirelens::Decoded<AnyMessage>>(std::move(d));");
-        c.close("}");
-        c.blank();
-        c.open("inline wirelens::Result<AnyMessage> AnyMessage::decode(const uint8_t* data, size_t len) {");
-        c.line("auto r = decode_prefix(data, len);");
-        c.open("if (!r) {");
-        c.line("return r.error();");
-        c.close("}");
-        c.open("if (r->used != len) {");
-        c.line("return wirelens::Error::make(wirelens::ErrorKind::trailing_bytes, r->used, len - r->used);");
-        c.close("}");
-        c.line("return wirelens::Result<AnyMessage>(std::move(r->value));");
-        c.close("}");
+        c.close("};");
     }
 }
 
@@ -1537,9 +1428,11 @@ mod tests {
         let code = gen(Dialect::Sdp, "struct AnyMessage { x: u8 }\nstruct B { s: str }").expect("generates");
         assert!(code.contains("struct AnyMessage_ {"), "{code}");
         assert!(code.contains("static constexpr uint16_t MESSAGE_ID = 2;"), "{code}");
-        assert!(code.contains("std::variant<AnyMessage_, B> message;"), "{code}");
+        assert!(!code.contains("std::variant"), "{code}");
         assert!(
-            code.contains("case 2: ok = B::read_from(rd, d.value.message.emplace<B>()); break;"),
+            code.contains(
+                "case 2: return wirelens::visit_message<wirelens::owned_or_view<View, B>>(rd, h, exact, visit);"
+            ),
             "{code}"
         );
     }
