@@ -582,14 +582,12 @@ impl<'s> Encoder<'_, 's, '_> {
             return Err(self.err("struct has no layout".into()));
         };
         let base = self.path.0.len();
-        // The JSON objects of the struct and of its inlined structs, by path.
-        let mut objects: Vec<(&[usize], &Map<String, Value>)> = vec![(&[], map)];
         let missing = |e: &Self| Err(e.err("missing field (only optional fields may be left out)".into()));
         for step in &plan.steps {
             match step {
                 Step::Block { block, .. } => {
                     for leaf in &block.leaves {
-                        let Some(v) = self.field(id, base, &objects, &leaf.path) else {
+                        let Some(v) = self.field(id, base, map, &leaf.path)? else {
                             return missing(self);
                         };
                         match leaf.kind {
@@ -599,15 +597,15 @@ impl<'s> Encoder<'_, 's, '_> {
                     }
                 }
                 Step::Inline { path, id: inner } => {
-                    let Some(v) = self.field(id, base, &objects, path) else {
+                    let Some(v) = self.field(id, base, map, path)? else {
                         return missing(self);
                     };
                     if depth + path.len() > MAX_DEPTH {
                         return Err(self.err(format!("value nested deeper than {MAX_DEPTH} levels")));
                     }
-                    objects.push((path, self.object(*inner, v)?));
+                    self.object(*inner, v)?;
                 }
-                Step::Value { path, value } => match self.field(id, base, &objects, path) {
+                Step::Value { path, value } => match self.field(id, base, map, path)? {
                     Some(v) => self.value(value, v, depth + path.len())?,
                     None if matches!(value, plan::Value::Optional(_)) => self.out.push(0),
                     None => return missing(self),
@@ -618,21 +616,45 @@ impl<'s> Encoder<'_, 's, '_> {
         Ok(())
     }
 
-    /// Points the error path at `path` and returns its JSON value, if given.
+    /// Points the error path at `path` and returns its JSON value, if given. `path` may
+    /// reach into inlined structs (a fixed block can take an inlined struct's leading
+    /// fields before the plan's `Inline` step for it), so it is followed from the struct's
+    /// own object, each inlined object checked on the way.
     fn field<'v>(
         &mut self,
         owner: TypeId,
         base: usize,
-        objects: &[(&[usize], &'v Map<String, Value>)],
+        root: &'v Map<String, Value>,
         path: &[usize],
-    ) -> Option<&'v Value> {
+    ) -> Result<Option<&'v Value>, CodecError> {
+        let mut map = root;
+        for k in 1..path.len() {
+            self.path.0.truncate(base);
+            let segs = self.codec.segments(owner, &path[..k]);
+            self.path.0.extend(segs);
+            let Some((container, f)) = self.codec.field_at(owner, &path[..k]) else {
+                return Ok(None);
+            };
+            let Some(v) = map.get(&f.json_name) else {
+                return Ok(None);
+            };
+            let inner = self
+                .codec
+                .layout
+                .get(container)
+                .and_then(|l| l.field_by_decl(path[k - 1]));
+            let Some(Wire::Struct(inner_id)) = inner.map(|f| &f.wire) else {
+                return Ok(None);
+            };
+            map = self.object(*inner_id, v)?;
+        }
         self.path.0.truncate(base);
         let segs = self.codec.segments(owner, path);
         self.path.0.extend(segs);
-        let (_, field) = self.codec.field_at(owner, path)?;
-        let parent = &path[..path.len().saturating_sub(1)];
-        let (_, map) = objects.iter().rev().find(|(p, _)| *p == parent)?;
-        map.get(&field.json_name)
+        let Some((_, field)) = self.codec.field_at(owner, path) else {
+            return Ok(None);
+        };
+        Ok(map.get(&field.json_name))
     }
 
     fn length(&mut self, prefix: Prefix, n: usize, what: &str, unit: &str) -> Result<(), CodecError> {

@@ -380,3 +380,31 @@ fn json_mapping_edges() {
         assert!(err.to_string().contains(what), "{bad}: {err}");
     }
 }
+
+/// A fixed block that starts in the parent and takes an inlined struct's leading fields
+/// (`tail, label.id` after a variable field) comes before the plan's step for the inlined
+/// struct: the codec must still find `label.id` (it reported it missing), and still check
+/// the inlined object.
+#[test]
+fn a_block_reaching_into_an_inlined_struct_before_its_step() {
+    let schema = "struct Label { id: u16, text: str, weight: f32 }
+struct Holder { flags: []bool, tail: i8, label: Label, after: u64 }";
+    let a = analyze(Dialect::Sdp, schema, None, OrderChoice::default());
+    assert!(!a.has_errors());
+    let codec = Codec::new(&a.schema, &a.layout);
+    let root = codec.root("Holder").expect("root");
+    let value: Value =
+        serde_json::from_str(r#"{"flags":[true],"tail":-5,"label":{"id":300,"text":"lbl","weight":0.5},"after":1}"#)
+            .unwrap();
+    let bytes = codec.encode(root, &value, Mode::Byte).expect("encodes");
+    let mut want = vec![1, 0, 0, 0, 1, 0xfb, 0x2c, 0x01, 3, 0, 0, 0, b'l', b'b', b'l'];
+    want.extend_from_slice(&0.5f32.to_le_bytes());
+    want.extend_from_slice(&1u64.to_le_bytes());
+    assert_eq!(bytes, want);
+    assert!(codec
+        .same_value(root, &codec.decode(root, &bytes, Mode::Byte).expect("decodes"), &value)
+        .is_ok());
+    let bad: Value = serde_json::from_str(r#"{"flags":[],"tail":0,"label":5,"after":1}"#).unwrap();
+    let e = codec.encode(root, &bad, Mode::Byte).unwrap_err().to_string();
+    assert!(e.contains("label: expected an object for `Label`"), "{e}");
+}

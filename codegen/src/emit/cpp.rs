@@ -971,7 +971,8 @@ impl Gen<'_> {
             return;
         }
         c.open(&format!(
-            "inline size_t {name}::measure(const {name}& v, wirelens::Fits& f) noexcept {{"
+            // `f` is unused when only nested structs or optionals vary (no length to check).
+            "inline size_t {name}::measure(const {name}& v, [[maybe_unused]] wirelens::Fits& f) noexcept {{"
         ));
         c.line(&format!(
             "size_t n = {};  // the minimum, plus what each variable-size field adds",
