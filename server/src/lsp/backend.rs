@@ -15,7 +15,7 @@ use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer};
 
-use super::documents::Document;
+use super::documents::{self, Document, LARGE_DOCUMENT_BYTES};
 use super::generation::{generate_arguments, generate_request};
 use super::handlers::{self, SHOW_LAYOUT};
 use super::settings::ClientSettings;
@@ -135,6 +135,25 @@ impl Backend {
                 None
             }
         }
+    }
+
+    /// Whether the document at `uri` is over [`LARGE_DOCUMENT_BYTES`]: the per-keystroke
+    /// features (inlay hints, semantic tokens, code lenses) then answer empty.
+    fn is_large(&self, uri: &Uri) -> bool {
+        self.snapshot(uri).is_some_and(|(snap, _)| documents::is_large(&snap))
+    }
+
+    /// Tells the user, once each time a document grows over the limit, that it gets
+    /// syntax diagnostics only.
+    async fn warn_large(&self, uri: &Uri, bytes: usize) {
+        let name = uri.path().as_str().rsplit('/').next().unwrap_or_default().to_string();
+        let message = format!(
+            "wirelens: {name} is {:.1} MiB, over the {} MiB limit for full analysis: only syntax errors \
+             are reported, and inlay hints, semantic tokens and code lenses are off until it is smaller.",
+            bytes as f64 / (1024.0 * 1024.0),
+            LARGE_DOCUMENT_BYTES / (1024 * 1024),
+        );
+        self.client.show_message(MessageType::WARNING, message).await;
     }
 
     /// Asks the client to re-request inlay hints (only when the layout changed).
@@ -392,14 +411,16 @@ impl LanguageServer for Backend {
         let version = params.text_document.version;
         let opened = self.with_state("didOpen", |s| {
             let order = s.order_for(&uri);
-            s.docs.insert(
-                uri.clone(),
-                Document::open(dialect, version, params.text_document.text, order),
-            );
-            Some(())
+            let doc = Document::open(dialect, version, params.text_document.text, order);
+            let large = documents::is_large(&doc).then(|| doc.source.text.len());
+            s.docs.insert(uri.clone(), doc);
+            Some(large)
         });
-        if opened.is_some() {
-            self.schedule_diagnostics(uri, version);
+        if let Some(large) = opened {
+            self.schedule_diagnostics(uri.clone(), version);
+            if let Some(bytes) = large {
+                self.warn_large(&uri, bytes).await;
+            }
         }
     }
 
@@ -412,13 +433,18 @@ impl LanguageServer for Backend {
             let order = s.order_for(&uri);
             let refresh = s.inlay_refresh;
             let doc = s.docs.get_mut(&uri)?;
+            let was_large = documents::is_large(doc);
             let layout_changed = doc.change(version, &params.content_changes, unit, order)?;
-            Some(refresh && layout_changed)
+            let grew_large = (!was_large && documents::is_large(doc)).then(|| doc.source.text.len());
+            Some((refresh && layout_changed, grew_large))
         });
-        if let Some(layout_changed) = changed {
-            self.schedule_diagnostics(uri, version);
+        if let Some((layout_changed, grew_large)) = changed {
+            self.schedule_diagnostics(uri.clone(), version);
             if layout_changed {
                 self.refresh_hints();
+            }
+            if let Some(bytes) = grew_large {
+                self.warn_large(&uri, bytes).await;
             }
         }
     }
@@ -445,7 +471,9 @@ impl LanguageServer for Backend {
     }
 
     async fn inlay_hint(&self, params: InlayHintParams) -> Result<Option<Vec<InlayHint>>> {
-        if self.with_state("inlayHint", |s| s.client.inlay_hints) == Some(false) {
+        if self.with_state("inlayHint", |s| s.client.inlay_hints) == Some(false)
+            || self.is_large(&params.text_document.uri)
+        {
             return Ok(Some(Vec::new()));
         }
         Ok(self.on_snapshot("inlayHint", &params.text_document.uri, |snap, unit| {
@@ -455,6 +483,9 @@ impl LanguageServer for Backend {
 
     async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
         let uri = params.text_document.uri;
+        if self.is_large(&uri) {
+            return Ok(Some(Vec::new()));
+        }
         let generatable = self
             .with_state("codeLens", |s| Some(s.can_generate(&uri)))
             .unwrap_or(false);
@@ -586,6 +617,10 @@ impl LanguageServer for Backend {
     }
 
     async fn semantic_tokens_full(&self, params: SemanticTokensParams) -> Result<Option<SemanticTokensResult>> {
+        if self.is_large(&params.text_document.uri) {
+            // `null`: the client keeps plain (grammar-based) highlighting.
+            return Ok(None);
+        }
         Ok(
             self.on_snapshot("semanticTokens", &params.text_document.uri, |snap, unit| {
                 Some(handlers::semantic_tokens(snap, unit))

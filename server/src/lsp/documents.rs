@@ -6,6 +6,11 @@
 //! under the store's lock, before its handler first awaits — so edits land in the order
 //! the client sent them — and drops any change whose version is not newer than the
 //! document's.
+//!
+//! Big documents: above [`LARGE_DOCUMENT_BYTES`] a document is only parsed (tree-sitter
+//! reparses incrementally) and checked for syntax errors. The full analysis — lowering,
+//! checks, layout — walks the whole schema on every keystroke and costs about 0.5 s per
+//! MiB (BENCHMARKS.md, "Big documents"), so beyond the limit it would stall the editor.
 
 use std::sync::Arc;
 
@@ -13,9 +18,39 @@ use codegen::layout::Layout;
 use codegen::source::ColumnUnit;
 use codegen::{analyze, analyze_reusing, Analysis, Dialect, OrderChoice, SourceFile};
 use tower_lsp_server::ls_types::TextDocumentContentChangeEvent;
+use tree_sitter::Tree;
 
 use super::convert;
 use crate::ide::Snapshot;
+
+/// Documents larger than this (in bytes of UTF-8) get syntax diagnostics only, and no
+/// inlay hints, semantic tokens or code lenses, until they shrink below it again.
+pub const LARGE_DOCUMENT_BYTES: usize = 2 * 1024 * 1024;
+
+/// Whether `snap` is over [`LARGE_DOCUMENT_BYTES`] (and so analysed for syntax only).
+pub fn is_large(snap: &Snapshot) -> bool {
+    snap.source.text.len() > LARGE_DOCUMENT_BYTES
+}
+
+/// The analysis of a big document: its (incrementally reparsed) tree and its syntax
+/// errors; no model, no layout.
+fn syntax_only(dialect: Dialect, text: &str, old: Option<&Tree>) -> Analysis {
+    let mut analysis = Analysis::placeholder(dialect);
+    analysis.tree = codegen::syntax::parse(dialect, text, old);
+    if let Some(tree) = &analysis.tree {
+        analysis.diagnostics = codegen::syntax::syntax_errors(dialect, tree, text);
+    }
+    analysis
+}
+
+/// Full analysis, or syntax only for a big document.
+fn analyze_sized(dialect: Dialect, text: &str, old: Option<&Tree>, order: OrderChoice) -> Analysis {
+    if text.len() > LARGE_DOCUMENT_BYTES {
+        syntax_only(dialect, text, old)
+    } else {
+        analyze(dialect, text, old, order)
+    }
+}
 
 #[derive(Clone)]
 pub struct Document {
@@ -32,7 +67,7 @@ impl std::ops::Deref for Document {
 
 impl Document {
     pub fn open(dialect: Dialect, version: i32, text: String, order: OrderChoice) -> Document {
-        let analysis = analyze(dialect, &text, None, order);
+        let analysis = analyze_sized(dialect, &text, None, order);
         Document {
             snap: Arc::new(Snapshot::new(dialect, version, SourceFile::new("", text), analysis)),
         }
@@ -81,7 +116,13 @@ impl Document {
         };
         let old_fingerprints = previous.layout.fingerprints.clone();
         let old_shape = shape(&previous.layout);
-        let analysis = analyze_reusing(dialect, &source.text, tree.as_ref(), order, Some(previous));
+        let analysis = if source.text.len() > LARGE_DOCUMENT_BYTES {
+            syntax_only(dialect, &source.text, tree.as_ref())
+        } else {
+            // Also right after a big document shrank: `previous` (syntax only) then
+            // carries nothing to reuse, and everything is analysed afresh.
+            analyze_reusing(dialect, &source.text, tree.as_ref(), order, Some(previous))
+        };
         let changed = old_fingerprints != analysis.layout.fingerprints || old_shape != shape(&analysis.layout);
         self.snap = Arc::new(Snapshot::new(dialect, version, source, analysis));
         Some(changed)
@@ -90,7 +131,7 @@ impl Document {
     /// Re-runs the analysis (settings changed).
     pub fn reanalyze(&mut self, order: OrderChoice) {
         let s = &self.snap;
-        let analysis = analyze(s.dialect, &s.source.text, None, order);
+        let analysis = analyze_sized(s.dialect, &s.source.text, None, order);
         self.snap = Arc::new(Snapshot::new(
             s.dialect,
             s.version,
