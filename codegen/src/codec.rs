@@ -577,6 +577,11 @@ impl<'s> Encoder<'_, 's, '_> {
     /// into their JSON objects.
     fn strukt(&mut self, id: TypeId, v: &Value, depth: usize) -> Result<(), CodecError> {
         let codec: &Codec<'s> = self.codec;
+        // Fixed nested structs are block leaves that recurse here: the depth limit holds
+        // for them too (a 2,000-struct chain must be an error, not 2,000 frames).
+        if depth > MAX_DEPTH {
+            return Err(self.err(format!("value nested deeper than {MAX_DEPTH} levels")));
+        }
         let map = self.object(id, v)?;
         let Some(plan) = codec.plan.get(id) else {
             return Err(self.err("struct has no layout".into()));
@@ -987,6 +992,11 @@ impl<'s> Decoder<'_, 's, '_, '_> {
     /// exact field. The JSON object lists fields as written, whatever the wire order.
     fn strukt(&mut self, id: TypeId, depth: usize) -> Result<Value, CodecError> {
         let codec: &Codec<'s> = self.codec;
+        // Fixed nested structs are block leaves that recurse here: the depth limit holds
+        // for them too (a 2,000-struct chain must be an error, not 2,000 frames).
+        if depth > MAX_DEPTH {
+            return Err(self.err(format!("value nested deeper than {MAX_DEPTH} levels")));
+        }
         let Some(plan) = codec.plan.get(id) else {
             return Err(self.err("struct has no layout".into()));
         };
