@@ -193,14 +193,17 @@ fn decode_all_streams_records_in_linear_time_and_bounded_memory() {
 
 /// Runs `wirelens args…` with stdout a pipe whose reader has gone (like `| head -0`).
 fn closed_stdout(args: &[&str], stdin: &[u8]) -> std::process::Output {
+    // The reader is closed before the child starts: closing it after `spawn` races
+    // with a fast child that has already written everything into the pipe's buffer.
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
     let mut child = Command::new(exe())
         .args(args)
         .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
+        .stdout(writer)
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    drop(child.stdout.take()); // the reader closes before anything is written
     let mut input = child.stdin.take().unwrap();
     let _ = input.write_all(stdin);
     drop(input);
