@@ -46,7 +46,10 @@ writeFileSync(
   }),
 );
 
-const common = ['--user-data-dir', userData, '--extensions-dir', extensions];
+// --config: code-server otherwise creates ~/.config/code-server/config.yaml.
+const config = join(run, 'config.yaml');
+writeFileSync(config, 'auth: none\ncert: false\n');
+const common = ['--config', config, '--user-data-dir', userData, '--extensions-dir', extensions];
 console.log('e2e: installing', vsix);
 execFileSync(codeServer, [...common, '--install-extension', vsix], { stdio: 'inherit' });
 
