@@ -2,7 +2,8 @@
 # Opt-in end-to-end test in real VS Code OSS (not part of tests/run: it takes minutes).
 # code-server (VS Code OSS in a browser, from npm) + Debian chromium driven by playwright-core:
 # installs the .vsix, opens the example schemas, asserts the server state in the status bar,
-# diagnostics, a layout hover, inlay hints and the layout code lens (see e2e/e2e.mjs).
+# diagnostics, a layout hover, inlay hints, the layout code lens, the layout view's picker
+# and live refresh, decoding selected hex and generation feedback (see e2e/e2e.mjs).
 #
 # Needs the npm registry, gcc/make/python3 (code-server's native modules) and the Debian
 # packages `chromium` and `libkrb5-dev` (installed with apt-get when missing and run as root).
@@ -93,6 +94,7 @@ fi
 export WIRELENS_E2E_CODE_SERVER="$cs/node_modules/.bin/code-server"
 export WIRELENS_E2E_VSIX="$here/wirelens.vsix"
 export WIRELENS_E2E_REPO="$repo"
+export WIRELENS_E2E_SERVER="$server_bin"
 export WIRELENS_E2E_DIR="$e2e"
 export NODE_PATH="$cs/node_modules"
 exec node "$here/e2e/e2e.mjs"

@@ -1,6 +1,7 @@
 // The wirelens VS Code extension: starts `wirelens lsp`, adds the layout, decode,
 // generate and restart commands and a status-bar item.
 import { execFile } from 'node:child_process';
+import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import {
@@ -327,12 +328,14 @@ async function decodeSchema(): Promise<vscode.TextDocument | undefined> {
   return picked ? vscode.workspace.openTextDocument(picked.uri) : undefined;
 }
 
-/** The bytes: the hex selected in the active editor, else hex pasted (the clipboard is offered) or a file. */
+/** The bytes: the hex selected in the active (non-schema) editor, else hex pasted (the clipboard is offered) or a file. */
 async function decodeInput(
   schemaDir: vscode.Uri,
 ): Promise<{ bytes?: Uint8Array; file?: string; source: string } | undefined> {
+  // A selection in a schema is a name (`face` is hex too), not bytes.
   const editor = vscode.window.activeTextEditor;
-  const selected = editor && !editor.selection.isEmpty ? editor.document.getText(editor.selection) : '';
+  const other = editor && !LANGUAGES.includes(editor.document.languageId);
+  const selected = other && !editor.selection.isEmpty ? editor.document.getText(editor.selection) : '';
   if (selected && looksLikeHex(selected)) return { bytes: parseHex(selected), source: 'the selected hex' };
   const clip = (await vscode.env.clipboard.readText()).trim();
   const how = await vscode.window.showQuickPick(
@@ -449,11 +452,16 @@ async function decode(): Promise<void> {
 /** The message type id in the header of a binary file (its first 10 bytes), if any. */
 async function fileTypeId(file: string | undefined): Promise<number | undefined> {
   if (!file) return undefined;
+  let handle: fs.FileHandle | undefined;
   try {
-    const bytes = await vscode.workspace.fs.readFile(vscode.Uri.file(file));
-    return messageTypeId(bytes.subarray(0, 10));
+    handle = await fs.open(file, 'r');
+    const head = new Uint8Array(10);
+    const { bytesRead } = await handle.read(head, 0, 10, 0);
+    return messageTypeId(head.subarray(0, bytesRead));
   } catch {
     return undefined; // the CLI reports the unreadable file
+  } finally {
+    await handle?.close();
   }
 }
 
@@ -550,6 +558,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         await client.sendNotification(DidChangeConfigurationNotification.type, {
           settings: { wirelens: toServerOptions(userSettings()) },
         });
+        void refreshLayout(); // e.g. another ffire field order
       }
       if (e.affectsConfiguration('wirelens.inlayHints.enabled')) {
         // The server's hints did not change, only whether we show them: ask VS Code again.
