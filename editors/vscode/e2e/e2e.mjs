@@ -180,23 +180,33 @@ try {
     await page.locator('.tab', { hasText: /Wire layout: \w+/ }).first().waitFor({ timeout: 30_000 });
   });
 
-  // The text of every frame (the layout view is a webview: nested iframes).
+  // The text of the webviews (the layout view: nested iframes), not of the workbench,
+  // whose editors show the schema itself.
   const framesText = async () => {
-    const texts = await Promise.all(page.frames().map((f) => f.evaluate(() => document.body?.innerText ?? '').catch(() => '')));
+    const frames = page.frames().filter((f) => f !== page.mainFrame());
+    const texts = await Promise.all(frames.map((f) => f.evaluate(() => document.body?.innerText ?? '').catch(() => '')));
     return texts.join('\n');
   };
   const runCommand = async (title) => {
-    await page.keyboard.press('F1');
     const input = page.locator('.quick-input-widget input');
+    // F1 is lost while a webview (the layout view) has the focus: focus the workbench.
+    for (let i = 0; i < 5; i++) {
+      await page.keyboard.press('F1');
+      if (await input.waitFor({ timeout: 2_000 }).then(() => true, () => false)) break;
+      await page.locator('.part.sidebar .composite.title').first().click();
+    }
     await input.waitFor({ timeout: 10_000 });
     await input.fill(`>${title}`);
     await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 10_000 });
     await page.keyboard.press('Enter');
   };
 
+  const activeEditor = () => page.locator('.editor-group-container.active .monaco-editor .view-lines').first();
+
   await check('outside a struct, Show wire layout offers a pick of the types', async () => {
+    await runCommand('View: Close All Editors');
     await openFile('live.sdp');
-    await page.locator('.monaco-editor .view-lines').first().click();
+    await activeEditor().click();
     await page.keyboard.press('Control+Home');
     await runCommand('wirelens: Show wire layout');
     await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Live' }).first().waitFor({ timeout: 30_000 });
@@ -213,7 +223,7 @@ try {
     }
     if (/\bbeta\b/.test(text)) throw new Error('the view shows `beta` before it was typed');
     await page.locator('.tab', { hasText: 'live.sdp' }).first().click();
-    await page.locator('.monaco-editor .view-lines').first().click();
+    await activeEditor().click();
     await page.keyboard.press('Control+G');
     await page.keyboard.type('4');
     await page.keyboard.press('Enter');
@@ -229,8 +239,9 @@ try {
   });
 
   await check('decode: hex selected in an editor, SDP message root from the header', async () => {
+    await runCommand('View: Close All Editors');
     await openFile('message.hex');
-    await page.locator('.monaco-editor .view-lines').first().click();
+    await activeEditor().click();
     await page.keyboard.press('Control+A');
     await runCommand('wirelens: Decode bytes');
     const pick = page.locator('.quick-input-list .monaco-list-row', { hasText: 'plugin_registry.sdp' }).first();

@@ -79,6 +79,9 @@ test('commands: every contributed command is registered, and the other way round
   // not "wirelens.generate": vscode-languageclient registers server commands under their own name
   assert.ok(!contributed.includes('wirelens.generate'));
   for (const m of c.menus.commandPalette) assert.ok(contributed.includes(m.command));
+  // Decoding hex selected in any editor (not only in a schema).
+  const decodeWhen = c.menus.commandPalette.find((m: { command: string }) => m.command === 'wirelens.decode')?.when ?? '';
+  assert.match(decodeWhen, /\|\| editorHasSelection$/);
 });
 
 test('engine, entry point, pinned dependencies', () => {
