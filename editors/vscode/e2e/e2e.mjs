@@ -217,10 +217,11 @@ try {
   await check('the layout view follows edits of its schema', async () => {
     await page.waitForFunction(() => true); // the view of Live is open beside (previous check)
     let text = '';
-    for (let i = 0; i < 40 && !/\ba\b/.test(text); i++) {
+    for (let i = 0; i < 40 && !/Wire layout: Live[\s\S]*\bu32\b/.test(text); i++) {
       text = await framesText();
       await page.waitForTimeout(250);
     }
+    if (!/Wire layout: Live[\s\S]*\bu32\b/.test(text)) throw new Error(`the view does not show Live: ${text.slice(0, 300)}`);
     if (/\bbeta\b/.test(text)) throw new Error('the view shows `beta` before it was typed');
     await page.locator('.tab', { hasText: 'live.sdp' }).first().click();
     await activeEditor().click();
