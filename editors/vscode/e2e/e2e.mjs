@@ -7,11 +7,11 @@
 // (a field table, `size = 16 B (0x10), fixed`, fixed blocks); SDP inlay hints (`@0 · 8 B`)
 // and ffire ones (`wire #N`) are rendered; a layout code lens opens the layout view; outside
 // a struct *Show wire layout* offers a pick and the view follows an edit; hex selected in an
-// editor decodes with the root its SDP message header names; generation shows success in
-// the status bar and a failure as one short toast. Each failed check leaves a screenshot
+// editor decodes with the root its SDP message header names; generation (on save too) shows
+// success in the status bar and a failure as one short toast. Each failed check leaves a screenshot
 // in WIRELENS_E2E_DIR; exit status 1 if any failed.
 import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -53,6 +53,7 @@ writeFileSync(
     'extensions.autoUpdate': false,
     'update.mode': 'none',
     'wirelens.trace.server': 'messages',
+    'wirelens.generate.onSave': true,
   }),
 );
 
@@ -236,7 +237,14 @@ try {
       text = await framesText();
     }
     if (!/\bbeta\b/.test(text)) throw new Error(`the layout view did not refresh: ${text.slice(0, 300)}`);
+  });
+
+  await check('generation on save shows in the status bar', async () => {
+    await page.locator('.tab', { hasText: 'live.sdp' }).first().click();
+    await activeEditor().click();
     await page.keyboard.press('Control+S');
+    await page.locator('.statusbar-item', { hasText: 'generated on save' }).first().waitFor({ timeout: 60_000 });
+    if (!existsSync(join(workspace, 'generated', 'live.rs'))) throw new Error('no generated/live.rs');
   });
 
   await check('decode: hex selected in an editor, SDP message root from the header', async () => {
