@@ -19,7 +19,7 @@ vim.api.nvim_create_user_command('WirelensGenerate', function(args)
 end, {
   nargs = '*',
   complete = function()
-    return { 'c', 'cpp', 'rust' }
+    return wirelens().LANGUAGES
   end,
   desc = 'wirelens: generate encoders/decoders for this schema (languages optional)',
 })
@@ -31,3 +31,16 @@ vim.api.nvim_create_user_command('WirelensInstallParsers', function()
   end
   parsers.install()
 end, { desc = 'wirelens: compile and register the sdp and ffi tree-sitter parsers' })
+
+vim.api.nvim_create_user_command('WirelensDecode', function(args)
+  local opts = { file = args.args ~= '' and args.args or nil }
+  if args.range > 0 then
+    opts.line1, opts.line2 = args.line1, args.line2
+  end
+  wirelens().decode(opts)
+end, {
+  nargs = '?',
+  range = true,
+  complete = 'file',
+  desc = 'wirelens: decode a binary file, or the hex selected or typed, with this schema',
+})

@@ -5,10 +5,13 @@
 // example schemas and a broken one, and checks: the status bar shows the server running;
 // an unknown type gets a squiggle and a Problems entry; hovering a struct shows its layout
 // (a field table, `size = 16 B (0x10), fixed`, fixed blocks); SDP inlay hints (`@0 · 8 B`)
-// and ffire ones (`wire #N`) are rendered; a layout code lens opens the layout view. Each
-// failed check leaves a screenshot in WIRELENS_E2E_DIR; exit status 1 if any failed.
+// and ffire ones (`wire #N`) are rendered; a layout code lens opens the layout view; outside
+// a struct *Show wire layout* offers a pick and the view follows an edit; hex selected in an
+// editor decodes with the root its SDP message header names; generation (on save too) shows
+// success in the status bar and a failure as one short toast. Each failed check leaves a screenshot
+// in WIRELENS_E2E_DIR; exit status 1 if any failed.
 import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -20,6 +23,7 @@ const codeServer = process.env.WIRELENS_E2E_CODE_SERVER;
 const vsix = process.env.WIRELENS_E2E_VSIX;
 const repo = process.env.WIRELENS_E2E_REPO;
 const dir = process.env.WIRELENS_E2E_DIR;
+const serverBin = process.env.WIRELENS_E2E_SERVER;
 
 const run = join(dir, 'run');
 rmSync(run, { recursive: true, force: true });
@@ -30,6 +34,12 @@ mkdirSync(join(userData, 'User'), { recursive: true });
 mkdirSync(workspace, { recursive: true });
 cpSync(join(repo, 'examples', 'audiounit', 'plugin_registry.sdp'), join(workspace, 'plugin_registry.sdp'));
 cpSync(join(repo, 'examples', 'telemetry', 'telemetry.ffi'), join(workspace, 'telemetry.ffi'));
+writeFileSync(join(workspace, 'live.sdp'), '// A struct the layout view follows.\n\nstruct Live {\n    a: u32,\n}\n');
+// The hex of a ComponentId message (type id 3 in plugin_registry.sdp), as a user would paste it.
+const message = execFileSync(serverBin, ['encode', '--schema', join(workspace, 'plugin_registry.sdp'), '--root', 'ComponentId', '--mode', 'message'], {
+  input: JSON.stringify({ component_type: 1635083896, component_subtype: 2, manufacturer: 3, version: 65536 }),
+});
+writeFileSync(join(workspace, 'message.hex'), `${[...message].map((b) => b.toString(16).padStart(2, '0')).join(' ')}\n`);
 writeFileSync(join(workspace, 'broken.sdp'), '/// A reference to a type nobody declared.\nstruct Broken {\n    a: u32,\n    b: Missing,\n}\n');
 writeFileSync(
   join(userData, 'User', 'settings.json'),
@@ -43,10 +53,14 @@ writeFileSync(
     'extensions.autoUpdate': false,
     'update.mode': 'none',
     'wirelens.trace.server': 'messages',
+    'wirelens.generate.onSave': true,
   }),
 );
 
-const common = ['--user-data-dir', userData, '--extensions-dir', extensions];
+// --config: code-server otherwise creates ~/.config/code-server/config.yaml.
+const config = join(run, 'config.yaml');
+writeFileSync(config, 'auth: none\ncert: false\n');
+const common = ['--config', config, '--user-data-dir', userData, '--extensions-dir', extensions];
 console.log('e2e: installing', vsix);
 execFileSync(codeServer, [...common, '--install-extension', vsix], { stdio: 'inherit' });
 
@@ -165,6 +179,103 @@ try {
     await lens.waitFor({ timeout: 30_000 });
     await lens.click();
     await page.locator('.tab', { hasText: /Wire layout: \w+/ }).first().waitFor({ timeout: 30_000 });
+  });
+
+  // The text of the webviews (the layout view: nested iframes), not of the workbench,
+  // whose editors show the schema itself.
+  const framesText = async () => {
+    const frames = page.frames().filter((f) => f !== page.mainFrame());
+    const texts = await Promise.all(frames.map((f) => f.evaluate(() => document.body?.innerText ?? '').catch(() => '')));
+    return texts.join('\n');
+  };
+  const runCommand = async (title) => {
+    const input = page.locator('.quick-input-widget input');
+    // F1 is lost while a webview (the layout view) has the focus: focus the workbench.
+    for (let i = 0; i < 5; i++) {
+      await page.keyboard.press('F1');
+      if (await input.waitFor({ timeout: 2_000 }).then(() => true, () => false)) break;
+      await page.locator('.part.sidebar .composite.title').first().click();
+    }
+    await input.waitFor({ timeout: 10_000 });
+    await input.fill(`>${title}`);
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 10_000 });
+    await page.keyboard.press('Enter');
+  };
+
+  const activeEditor = () => page.locator('.editor-group-container.active .monaco-editor .view-lines').first();
+
+  await check('outside a struct, Show wire layout offers a pick of the types', async () => {
+    await runCommand('View: Close All Editors');
+    await openFile('live.sdp');
+    await activeEditor().click();
+    await page.keyboard.press('Control+Home');
+    await runCommand('wirelens: Show wire layout');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Live' }).first().waitFor({ timeout: 30_000 });
+    await page.keyboard.press('Enter');
+    await page.locator('.tab', { hasText: 'Wire layout: Live' }).first().waitFor({ timeout: 30_000 });
+  });
+
+  await check('the layout view follows edits of its schema', async () => {
+    await page.waitForFunction(() => true); // the view of Live is open beside (previous check)
+    let text = '';
+    for (let i = 0; i < 40 && !/Wire layout: Live[\s\S]*\bu32\b/.test(text); i++) {
+      text = await framesText();
+      await page.waitForTimeout(250);
+    }
+    if (!/Wire layout: Live[\s\S]*\bu32\b/.test(text)) throw new Error(`the view does not show Live: ${text.slice(0, 300)}`);
+    if (/\bbeta\b/.test(text)) throw new Error('the view shows `beta` before it was typed');
+    await page.locator('.tab', { hasText: 'live.sdp' }).first().click();
+    await activeEditor().click();
+    await page.keyboard.press('Control+G');
+    await page.keyboard.type('4');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('End');
+    await page.keyboard.press('Enter');
+    await page.keyboard.type('beta: u64,');
+    for (let i = 0; i < 60 && !/\bbeta\b/.test(text); i++) {
+      await page.waitForTimeout(250);
+      text = await framesText();
+    }
+    if (!/\bbeta\b/.test(text)) throw new Error(`the layout view did not refresh: ${text.slice(0, 300)}`);
+  });
+
+  await check('generation on save shows in the status bar', async () => {
+    await page.locator('.tab', { hasText: 'live.sdp' }).first().click();
+    await activeEditor().click();
+    await page.keyboard.press('Control+S');
+    await page.locator('.statusbar-item', { hasText: 'generated on save' }).first().waitFor({ timeout: 60_000 });
+    if (!existsSync(join(workspace, 'generated', 'live.rs'))) throw new Error('no generated/live.rs');
+  });
+
+  await check('decode: hex selected in an editor, SDP message root from the header', async () => {
+    await runCommand('View: Close All Editors');
+    await openFile('message.hex');
+    await activeEditor().click();
+    await page.keyboard.press('Control+A');
+    await runCommand('wirelens: Decode bytes');
+    const pick = page.locator('.quick-input-list .monaco-list-row', { hasText: 'plugin_registry.sdp' }).first();
+    await pick.waitFor({ timeout: 20_000 });
+    await pick.click();
+    await page.locator('.tab', { hasText: /ComponentId \(\d+\)\.decoded/ }).first().waitFor({ timeout: 30_000 });
+    await page.waitForFunction(
+      () => /component_type/.test(document.querySelector('.editor-group-container.active .monaco-editor .view-lines')?.textContent ?? ''),
+      null,
+      { timeout: 20_000 },
+    );
+  });
+
+  await check('generation: success in the status bar, a failure as one short toast', async () => {
+    await openFile('plugin_registry.sdp');
+    await runCommand('wirelens: Generate encoders for this file');
+    await page.locator('.statusbar-item', { hasText: 'generated plugin_registry.sdp' }).first().waitFor({ timeout: 60_000 });
+    await openFile('broken.sdp');
+    await runCommand('wirelens: Generate encoders for this file');
+    const toast = page.locator('.notification-toast', { hasText: 'generation failed' });
+    await toast.first().waitFor({ timeout: 60_000 });
+    await page.waitForTimeout(1_000);
+    const texts = await toast.allTextContents();
+    if (texts.length !== 1) throw new Error(`${texts.length} toasts: ${JSON.stringify(texts)}`);
+    if (/-32603|Request workspace\/executeCommand failed/.test(texts[0])) throw new Error(`a raw error: ${texts[0]}`);
   });
 
   await check('ffire: inlay hints show the wire order', async () => {

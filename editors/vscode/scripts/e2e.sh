@@ -2,7 +2,8 @@
 # Opt-in end-to-end test in real VS Code OSS (not part of tests/run: it takes minutes).
 # code-server (VS Code OSS in a browser, from npm) + Debian chromium driven by playwright-core:
 # installs the .vsix, opens the example schemas, asserts the server state in the status bar,
-# diagnostics, a layout hover, inlay hints and the layout code lens (see e2e/e2e.mjs).
+# diagnostics, a layout hover, inlay hints, the layout code lens, the layout view's picker
+# and live refresh, decoding selected hex and generation feedback (see e2e/e2e.mjs).
 #
 # Needs the npm registry, gcc/make/python3 (code-server's native modules) and the Debian
 # packages `chromium` and `libkrb5-dev` (installed with apt-get when missing and run as root).
@@ -10,8 +11,15 @@
 # their dependencies) in e2e/package.json + e2e/package-lock.json. Tools go to
 # editors/vscode/.e2e/tools/ (gitignored) and are reused while the pins are unchanged;
 # screenshots of failed checks and the code-server log go to editors/vscode/.e2e/.
+# Nothing is written outside the repository: HOME, the XDG directories, TMPDIR and the npm
+# cache point into editors/vscode/.e2e/ once the server is built, and code-server gets its
+# config file there (--config) instead of ~/.config/code-server/config.yaml.
 #
-#   editors/vscode/scripts/e2e.sh              # build the server + .vsix, install tools, run
+# The server: $WIRELENS_BIN if set, else target/release/wirelens when it is newer than every
+# Rust source (tests/run's release build is reused as is), else `cargo build --release`.
+#
+#   editors/vscode/scripts/e2e.sh              # build (if needed) the server + .vsix, install tools, run
+#   WIRELENS_E2E_REBUILD=1 …                   # build the server even if one is there
 #   WIRELENS_E2E_HEADED=1 … (needs a display)  # watch it
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
@@ -34,10 +42,30 @@ if [ "${#missing[@]}" -gt 0 ]; then
   fi
 fi
 
-echo "e2e: building the server and the .vsix"
-(cd "$repo" && cargo build --release --locked -p wirelens)
+server_bin="${WIRELENS_BIN:-$repo/target/release/wirelens}"
+stale() { # a Rust source or manifest newer than the binary
+  [ -n "$(find "$repo/server" "$repo/codegen" "$repo/grammar" "$repo/Cargo.toml" "$repo/Cargo.lock" \
+    \( -name '*.rs' -o -name '*.c' -o -name '*.h' -o -name 'Cargo.*' \) -newer "$1" -print -quit 2>/dev/null)" ]
+}
+if [ -n "${WIRELENS_BIN:-}" ] && [ -x "$server_bin" ]; then
+  echo "e2e: the server is \$WIRELENS_BIN: $server_bin"
+elif [ -z "${WIRELENS_E2E_REBUILD:-}" ] && [ -x "$server_bin" ] && ! stale "$server_bin"; then
+  echo "e2e: reusing the server already built: $server_bin"
+else
+  echo "e2e: building the server"
+  (cd "$repo" && cargo build --release --locked -p wirelens)
+  server_bin="$repo/target/release/wirelens"
+fi
+
+# From here on every tool writes inside the repository (npm still reads the user's .npmrc).
+mkdir -p "$e2e/home" "$e2e/tmp"
+[ -f "$HOME/.npmrc" ] && export npm_config_userconfig="$HOME/.npmrc"
+export HOME="$e2e/home" XDG_CONFIG_HOME="$e2e/home/.config" XDG_DATA_HOME="$e2e/home/.local/share"
+export XDG_CACHE_HOME="$e2e/home/.cache" TMPDIR="$e2e/tmp" npm_config_cache="$e2e/npm-cache"
+
+echo "e2e: packaging the .vsix"
 (cd "$repo" && { [ -d node_modules ] || npm ci --no-audit --no-fund; })
-(cd "$repo" && npm run -w editors/vscode package)
+(cd "$repo" && WIRELENS_SERVER_BINARY="$server_bin" npm run -w editors/vscode package)
 
 mkdir -p "$tools"
 node24="$tools/node/node_modules/node/bin/node"
@@ -66,6 +94,7 @@ fi
 export WIRELENS_E2E_CODE_SERVER="$cs/node_modules/.bin/code-server"
 export WIRELENS_E2E_VSIX="$here/wirelens.vsix"
 export WIRELENS_E2E_REPO="$repo"
+export WIRELENS_E2E_SERVER="$server_bin"
 export WIRELENS_E2E_DIR="$e2e"
 export NODE_PATH="$cs/node_modules"
 exec node "$here/e2e/e2e.mjs"

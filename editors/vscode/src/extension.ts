@@ -1,6 +1,8 @@
 // The wirelens VS Code extension: starts `wirelens lsp`, adds the layout, decode,
 // generate and restart commands and a status-bar item.
 import { execFile } from 'node:child_process';
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import {
   DidChangeConfigurationNotification,
@@ -10,9 +12,22 @@ import {
   type ServerOptions as LspServerOptions,
   State,
 } from 'vscode-languageclient/node';
-import { buildDecodeArgs, dialectOf, hasOrderDirective, typeNames } from './decode';
+import {
+  buildDecodeArgs,
+  dialectOf,
+  hasOrderDirective,
+  type LayoutType,
+  layoutTypes,
+  looksLikeHex,
+  messageTypeId,
+  parseHex,
+  rootCandidates,
+  rootForTypeId,
+  shortError,
+} from './decode';
 import { enclosingType, escapeHtml, layoutPage } from './layout';
 import { ensureBundledExecutable, resolveServer, type ResolvedServer, ServerNotFoundError } from './server';
+import { describeGeneration, progressOutcome, shortRequestError } from './generation';
 import {
   explicitOnly,
   GENERATE_COMMAND,
@@ -86,8 +101,21 @@ async function startClient(): Promise<void> {
     middleware: {
       provideInlayHints: (document, range, token, next) =>
         settings().inlayHintsEnabled ? next(document, range, token) : [],
-      executeCommand: (command, args, next) =>
-        command === SHOW_LAYOUT ? showLayout(args, (a) => Promise.resolve(next(command, a))) : next(command, args),
+      executeCommand: (command, args, next) => {
+        if (command === SHOW_LAYOUT) return showLayout(args, (a) => Promise.resolve(next(command, a)));
+        // The Generate lenses and actions: one short toast on failure, not the client's
+        // "Request workspace/executeCommand failed" with the raw error code.
+        if (command === GENERATE_COMMAND) return runGenerate(args);
+        return next(command, args);
+      },
+      // Generation on save reports only through `$/progress` (a token the server
+      // creates): its end message says "N file(s) written" or "failed: …".
+      handleWorkDoneProgress: (token, params, next) => {
+        next(token, params);
+        if (params.kind === 'end' && typeof token === 'string' && token.startsWith('wirelens-generate')) {
+          reportGeneration(params.message ?? '');
+        }
+      },
     },
   };
   const c = new LanguageClient('wirelens', 'wirelens', serverOptions, clientOptions);
@@ -154,12 +182,52 @@ async function renderMarkdown(md: string): Promise<string> {
 }
 
 let layoutPanel: vscode.WebviewPanel | undefined;
+/** What the layout view shows, so it can follow edits: the document and the type. */
+let layoutTarget: { uri: string; name: string } | undefined;
+let layoutRefresh: ReturnType<typeof setTimeout> | undefined;
+
+function renderLayout(name: string, md: unknown): Promise<void> {
+  const panel = layoutPanel;
+  if (!panel) return Promise.resolve();
+  const title = `Wire layout: ${name}`;
+  panel.title = title;
+  const text =
+    typeof md === 'string' && md.trim()
+      ? md
+      : `No wire layout for \`${name}\` right now: it has errors (see the Problems panel) or was renamed.`;
+  return renderMarkdown(text).then((html) => {
+    if (layoutPanel === panel) panel.webview.html = layoutPage(title, html, panel.webview.cspSource);
+  });
+}
+
+/** Re-asks the server for the shown layout (after an edit of its document). */
+async function refreshLayout(): Promise<void> {
+  const target = layoutTarget;
+  const c = client;
+  if (!target || !layoutPanel || !c?.isRunning()) return;
+  try {
+    const md = await c.sendRequest(ExecuteCommandRequest.type, { command: SHOW_LAYOUT, arguments: [target.uri, target.name] });
+    if (layoutTarget === target) await renderLayout(target.name, md);
+  } catch (e) {
+    output.appendLine(`wirelens: refreshing the layout view: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+function scheduleLayoutRefresh(doc: vscode.TextDocument): void {
+  if (!layoutPanel || doc.uri.toString() !== layoutTarget?.uri) return;
+  if (layoutRefresh) clearTimeout(layoutRefresh);
+  layoutRefresh = setTimeout(() => {
+    layoutRefresh = undefined;
+    void refreshLayout();
+  }, 300);
+}
 
 /**
  * `wirelens.showLayout` belongs to the server (its `executeCommandProvider`; the code lenses
  * run it with `[uri, typeName]`), so vscode-languageclient registers the command and this
  * middleware renders the Markdown the server returns. From the command palette there are no
- * arguments: the struct under the cursor.
+ * arguments: the struct under the cursor, else a pick of the file's types. The view follows
+ * edits of its document (see scheduleLayoutRefresh).
  */
 async function showLayout(args: unknown[], ask: (args: unknown[]) => Promise<unknown>): Promise<unknown> {
   let uri: vscode.Uri;
@@ -171,27 +239,37 @@ async function showLayout(args: unknown[], ask: (args: unknown[]) => Promise<unk
     const editor = schemaEditor();
     if (!editor) return undefined;
     uri = editor.document.uri;
-    name = enclosingType(await topLevelSymbols(uri), editor.selection.active)?.name;
-  }
-  if (!name) {
-    void vscode.window.showInformationMessage('wirelens: put the cursor inside a struct to see its wire layout.');
-    return undefined;
+    const symbols = await topLevelSymbols(uri);
+    name = enclosingType(symbols, editor.selection.active)?.name;
+    if (!name) {
+      if (symbols.length === 0) {
+        void vscode.window.showInformationMessage('wirelens: this file declares no types.');
+        return undefined;
+      }
+      name = await vscode.window.showQuickPick(
+        symbols.map((s) => s.name),
+        { title: 'Wire layout of', placeHolder: 'type' },
+      );
+      if (!name) return undefined;
+    }
   }
   const md = await ask([uri.toString(), name]);
   if (typeof md !== 'string' || !md.trim()) {
     void vscode.window.showInformationMessage(`wirelens: no wire layout for ${name} (see the Problems panel).`);
     return md;
   }
-  const title = `Wire layout: ${name}`;
   if (!layoutPanel) {
-    layoutPanel = vscode.window.createWebviewPanel('wirelens.layout', title, vscode.ViewColumn.Beside, {
+    layoutPanel = vscode.window.createWebviewPanel('wirelens.layout', `Wire layout: ${name}`, vscode.ViewColumn.Beside, {
       enableScripts: false,
       enableFindWidget: true,
     });
-    layoutPanel.onDidDispose(() => (layoutPanel = undefined));
+    layoutPanel.onDidDispose(() => {
+      layoutPanel = undefined;
+      layoutTarget = undefined;
+    });
   }
-  layoutPanel.title = title;
-  layoutPanel.webview.html = layoutPage(title, await renderMarkdown(md), layoutPanel.webview.cspSource);
+  layoutTarget = { uri: uri.toString(), name };
+  await renderLayout(name, md);
   layoutPanel.reveal(vscode.ViewColumn.Beside, true);
   return md;
 }
@@ -205,14 +283,111 @@ function run(command: string, args: string[]): Promise<{ stdout: string; stderr:
   });
 }
 
+/** Decoded dumps, served read-only under the `wirelens-decode:` scheme. */
+const DECODE_SCHEME = 'wirelens-decode';
+const decoded = new Map<string, string>();
+const decodedChanged = new vscode.EventEmitter<vscode.Uri>();
+let decodeCount = 0;
+
+async function showDecoded(root: string, text: string): Promise<void> {
+  decodeCount++;
+  const uri = vscode.Uri.from({ scheme: DECODE_SCHEME, path: `/${root} (${decodeCount}).decoded` });
+  decoded.set(uri.toString(), text);
+  // Only the last few dumps are kept.
+  for (const key of [...decoded.keys()].slice(0, -10)) decoded.delete(key);
+  const doc = await vscode.workspace.openTextDocument(uri);
+  await vscode.window.showTextDocument(doc, { preview: true, viewColumn: vscode.ViewColumn.Beside });
+}
+
+/** Runs the CLI with `stdin` as its input. */
+function runWithInput(command: string, args: string[], stdin?: Uint8Array): Promise<{ stdout: string; stderr: string; code: number }> {
+  return new Promise((resolve) => {
+    const child = execFile(command, args, { maxBuffer: 256 * 1024 * 1024, encoding: 'utf8' }, (err, stdout, stderr) => {
+      const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
+      resolve({ stdout, stderr: stderr || (err && code === -1 ? err.message : ''), code });
+    });
+    child.stdin?.on('error', () => undefined); // a CLI that exits early closes the pipe
+    child.stdin?.end(stdin ? Buffer.from(stdin) : undefined);
+  });
+}
+
+/** The schema to decode with: the active editor's, else one picked from the workspace. */
+async function decodeSchema(): Promise<vscode.TextDocument | undefined> {
+  const active = vscode.window.activeTextEditor?.document;
+  if (active && LANGUAGES.includes(active.languageId)) return active;
+  const open = vscode.workspace.textDocuments.filter((d) => LANGUAGES.includes(d.languageId) && d.uri.scheme === 'file');
+  const found = await vscode.workspace.findFiles('**/*.{sdp,ffi}', '**/node_modules/**', 200);
+  const uris = new Map<string, vscode.Uri>();
+  for (const u of [...open.map((d) => d.uri), ...found]) uris.set(u.toString(), u);
+  if (uris.size === 0) {
+    void vscode.window.showWarningMessage('wirelens: no .sdp or .ffi schema to decode with.');
+    return undefined;
+  }
+  const items = [...uris.values()].map((uri) => ({ label: vscode.workspace.asRelativePath(uri), uri }));
+  const picked = items.length === 1 ? items[0] : await vscode.window.showQuickPick(items, { title: 'Schema of the bytes' });
+  return picked ? vscode.workspace.openTextDocument(picked.uri) : undefined;
+}
+
+/** The bytes: the hex selected in the active (non-schema) editor, else hex pasted (the clipboard is offered) or a file. */
+async function decodeInput(
+  schemaDir: vscode.Uri,
+): Promise<{ bytes?: Uint8Array; file?: string; source: string } | undefined> {
+  // A selection in a schema is a name (`face` is hex too), not bytes.
+  const editor = vscode.window.activeTextEditor;
+  const other = editor && !LANGUAGES.includes(editor.document.languageId);
+  const selected = other && !editor.selection.isEmpty ? editor.document.getText(editor.selection) : '';
+  if (selected && looksLikeHex(selected)) return { bytes: parseHex(selected), source: 'the selected hex' };
+  const clip = (await vscode.env.clipboard.readText()).trim();
+  const how = await vscode.window.showQuickPick(
+    [
+      { label: 'Hex…', description: looksLikeHex(clip) ? 'paste or type; the clipboard is filled in' : 'paste or type', pick: 'hex' as const },
+      { label: 'Binary file…', description: 'pick a file', pick: 'file' as const },
+    ],
+    { title: 'Bytes to decode' },
+  );
+  if (!how) return undefined;
+  if (how.pick === 'hex') {
+    const text = await vscode.window.showInputBox({
+      title: 'Hex to decode',
+      prompt: 'bytes in hex: spaces, commas, colons and 0x prefixes are fine',
+      value: looksLikeHex(clip) ? clip : '',
+      validateInput: (t) => {
+        try {
+          parseHex(t);
+          return undefined;
+        } catch (e) {
+          return e instanceof Error ? e.message : String(e);
+        }
+      },
+    });
+    return text ? { bytes: parseHex(text), source: 'hex' } : undefined;
+  }
+  const picked = await vscode.window.showOpenDialog({
+    canSelectMany: false,
+    canSelectFolders: false,
+    openLabel: 'Decode',
+    title: 'Binary file to decode',
+    defaultUri: schemaDir,
+  });
+  const file = picked?.[0];
+  return file ? { file: file.fsPath, source: path.basename(file.fsPath) } : undefined;
+}
+
 async function decode(): Promise<void> {
-  const editor = schemaEditor();
-  if (!editor) return;
-  const doc = editor.document;
+  const doc = await decodeSchema();
+  if (!doc) return;
   if (doc.uri.scheme !== 'file') {
     void vscode.window.showWarningMessage('wirelens: save the schema to a file before decoding.');
     return;
   }
+  let input: Awaited<ReturnType<typeof decodeInput>>;
+  try {
+    input = await decodeInput(vscode.Uri.joinPath(doc.uri, '..'));
+  } catch (e) {
+    void vscode.window.showErrorMessage(`wirelens decode: ${e instanceof Error ? e.message : String(e)}`);
+    return;
+  }
+  if (!input) return;
   if (doc.isDirty && !(await doc.save())) return;
   let bin: ResolvedServer;
   try {
@@ -221,50 +396,121 @@ async function decode(): Promise<void> {
     void vscode.window.showErrorMessage(e instanceof Error ? e.message : String(e));
     return;
   }
-  const picked = await vscode.window.showOpenDialog({
-    canSelectMany: false,
-    canSelectFolders: false,
-    openLabel: 'Decode',
-    title: 'Binary file to decode',
-    defaultUri: vscode.Uri.joinPath(doc.uri, '..'),
-  });
-  const input = picked?.[0];
-  if (!input) return;
   const dialect = dialectOf(doc.uri.fsPath) ?? (doc.languageId === 'sdp' ? 'sdp' : 'ffi');
-  let names: string[] = [];
+  const schemaName = path.basename(doc.uri.fsPath);
+  const listed = await run(bin.command, ['layout', '--format', 'json', doc.uri.fsPath]);
+  let types: LayoutType[];
   try {
-    names = (await topLevelSymbols(doc.uri)).map((s) => s.name);
-  } catch {
-    // no server: read the names from the text
+    if (listed.code !== 0) throw new Error(shortError(listed.stderr, listed.code));
+    types = layoutTypes(listed.stdout);
+  } catch (e) {
+    void vscode.window.showErrorMessage(`wirelens decode: ${e instanceof Error ? e.message : String(e)}`);
+    return;
   }
-  if (names.length === 0) names = typeNames(doc.getText(), dialect);
-  const current = enclosingType(await topLevelSymbols(doc.uri).catch(() => []), editor.selection.active)?.name;
-  const items = current ? [current, ...names.filter((n) => n !== current)] : names;
-  const root = await vscode.window.showQuickPick(items, { title: 'Root type of the value', placeHolder: 'type' });
-  if (!root) return;
+  // SDP bytes with a message header: message mode, the root is the struct of its type id.
   let mode: 'byte' | 'message' | undefined;
+  let root: string | undefined;
+  let note = '';
+  const header = input.bytes ? messageTypeId(input.bytes) : await fileTypeId(input.file);
   if (dialect === 'sdp') {
-    const m = await vscode.window.showQuickPick(
-      [
-        { label: 'byte', description: 'the value only' },
-        { label: 'message', description: 'with the 10-byte message header' },
-      ],
-      { title: 'SDP encoding mode' },
-    );
-    if (!m) return;
-    mode = m.label === 'message' ? 'message' : 'byte';
+    mode = header === undefined ? 'byte' : 'message';
+    if (header !== undefined) {
+      try {
+        root = rootForTypeId(types, header, schemaName);
+      } catch (e) {
+        void vscode.window.showErrorMessage(`wirelens decode: ${e instanceof Error ? e.message : String(e)}`);
+        return;
+      }
+      note = `, message type id ${header}`;
+    }
+  }
+  if (!root) {
+    const editor = vscode.window.activeTextEditor;
+    const current =
+      editor?.document === doc ? enclosingType(await topLevelSymbols(doc.uri).catch(() => []), editor.selection.active)?.name : undefined;
+    const names = rootCandidates(types);
+    const items = current ? [current, ...names.filter((n) => n !== current)] : names;
+    root = await vscode.window.showQuickPick(items, { title: 'Root type of the value', placeHolder: 'type' });
+    if (!root) return;
   }
   const s = settings();
   const order = dialect === 'ffi' && s.ffiOrder !== 'default' && !hasOrderDirective(doc.getText()) ? s.ffiOrder : undefined;
-  const args = buildDecodeArgs({ schema: doc.uri.fsPath, root, input: input.fsPath, mode, order });
+  const args = buildDecodeArgs({ schema: doc.uri.fsPath, root, input: input.file, mode, order });
   output.appendLine(`wirelens: ${bin.command} ${args.join(' ')}`);
-  const result = await run(bin.command, args);
+  const result = await runWithInput(bin.command, args, input.bytes);
+  const size = input.bytes ? `${input.bytes.length} byte(s)` : 'a file';
+  const head = `${root} from ${input.source} (${size}${note}), ${schemaName}\n\n`;
   if (result.code !== 0) {
-    void vscode.window.showErrorMessage(`wirelens decode failed: ${result.stderr.trim() || `exit status ${result.code}`}`);
+    // The dump up to the error is useful in the view; the toast says only the error.
+    await showDecoded(root, head + result.stderr);
+    void vscode.window.showErrorMessage(`wirelens decode: ${shortError(result.stderr, result.code)}`);
     return;
   }
-  const out = await vscode.workspace.openTextDocument({ content: result.stdout, language: 'plaintext' });
-  await vscode.window.showTextDocument(out, { preview: false, viewColumn: vscode.ViewColumn.Beside });
+  await showDecoded(root, head + result.stdout);
+}
+
+/** The message type id in the header of a binary file (its first 10 bytes), if any. */
+async function fileTypeId(file: string | undefined): Promise<number | undefined> {
+  if (!file) return undefined;
+  let handle: fs.FileHandle | undefined;
+  try {
+    handle = await fs.open(file, 'r');
+    const head = new Uint8Array(10);
+    const { bytesRead } = await handle.read(head, 0, 10, 0);
+    return messageTypeId(head.subarray(0, bytesRead));
+  } catch {
+    return undefined; // the CLI reports the unreadable file
+  } finally {
+    await handle?.close();
+  }
+}
+
+/**
+ * Explicit generations carry their own progress token, so the `$/progress` of a generation
+ * on save (a token the server makes: `wirelens-generate-N`) is told apart from theirs.
+ */
+let generateToken = 0;
+
+function generationSucceeded(text: string): void {
+  vscode.window.setStatusBarMessage(`$(check) ${text}`, 8000);
+  output.appendLine(text);
+}
+
+function generationFailed(error: string): void {
+  output.appendLine(`wirelens: generation failed: ${error}`);
+  void vscode.window.showErrorMessage(`wirelens: generation failed: ${error}`);
+}
+
+/** The end of a generation the server started itself (on save). */
+function reportGeneration(message: string): void {
+  const outcome = progressOutcome(message);
+  if (outcome.ok) generationSucceeded(`wirelens: generated on save: ${outcome.text}`);
+  else generationFailed(outcome.text);
+}
+
+/** Runs one `wirelens.generate` request; reports success in the status bar, failure once. */
+async function runGenerate(args: unknown[]): Promise<unknown> {
+  const c = client;
+  if (!c?.isRunning()) {
+    void vscode.window.showWarningMessage('wirelens: the language server is not running (see the status bar).');
+    return undefined;
+  }
+  const first = args[0] as { uri?: unknown } | string | undefined;
+  const uri = typeof first === 'string' ? first : typeof first?.uri === 'string' ? first.uri : undefined;
+  const file = uri ? path.basename(vscode.Uri.parse(uri).fsPath) : 'the schema';
+  try {
+    generateToken++;
+    const result = await c.sendRequest(ExecuteCommandRequest.type, {
+      command: GENERATE_COMMAND,
+      arguments: args,
+      workDoneToken: `wirelens-vscode-${generateToken}`,
+    });
+    generationSucceeded(describeGeneration(file, result));
+    return result;
+  } catch (e) {
+    generationFailed(shortRequestError(e));
+    return undefined;
+  }
 }
 
 async function generate(): Promise<void> {
@@ -282,15 +528,7 @@ async function generate(): Promise<void> {
     return;
   }
   if (editor.document.isDirty) await editor.document.save();
-  try {
-    await c.sendRequest(ExecuteCommandRequest.type, {
-      command: GENERATE_COMMAND,
-      arguments: generateArguments(editor.document.uri.toString(), userSettings()),
-    });
-    void vscode.window.showInformationMessage(`wirelens: generated code for ${vscode.workspace.asRelativePath(editor.document.uri)}.`);
-  } catch (e) {
-    void vscode.window.showErrorMessage(`wirelens: generation failed: ${e instanceof Error ? e.message : String(e)}`);
-  }
+  await runGenerate(generateArguments(editor.document.uri.toString(), userSettings()));
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
@@ -305,6 +543,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand('wirelens.restart', restart),
     vscode.commands.registerCommand('wirelens.decode', decode),
     vscode.commands.registerCommand('wirelens.generateFile', generate),
+    decodedChanged,
+    vscode.workspace.registerTextDocumentContentProvider(DECODE_SCHEME, {
+      onDidChange: decodedChanged.event,
+      provideTextDocumentContent: (uri) => decoded.get(uri.toString()) ?? 'This decoded view has expired; decode again.',
+    }),
+    vscode.workspace.onDidChangeTextDocument((e) => scheduleLayoutRefresh(e.document)),
     vscode.workspace.onDidChangeConfiguration(async (e) => {
       if (e.affectsConfiguration('wirelens.server.path')) {
         await restart();
@@ -314,6 +558,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         await client.sendNotification(DidChangeConfigurationNotification.type, {
           settings: { wirelens: toServerOptions(userSettings()) },
         });
+        void refreshLayout(); // e.g. another ffire field order
       }
       if (e.affectsConfiguration('wirelens.inlayHints.enabled')) {
         // The server's hints did not change, only whether we show them: ask VS Code again.

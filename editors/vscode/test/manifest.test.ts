@@ -72,12 +72,16 @@ test('commands: every contributed command is registered, and the other way round
   // registration makes the client fail to start): the extension handles it in middleware.
   assert.ok(!registered.includes('wirelens.showLayout'));
   assert.match(src, /const SHOW_LAYOUT = 'wirelens\.showLayout'/);
-  assert.match(src, /executeCommand: \(command, args, next\) =>\s*command === SHOW_LAYOUT/);
+  assert.match(src, /executeCommand: \(command, args, next\) => \{\s*if \(command === SHOW_LAYOUT\) return showLayout\(/);
+  assert.match(src, /if \(command === GENERATE_COMMAND\) return runGenerate\(/);
   assert.deepEqual([...registered, 'wirelens.showLayout'].sort(), contributed);
   for (const x of c.commands) assert.equal(x.category, 'wirelens');
   // not "wirelens.generate": vscode-languageclient registers server commands under their own name
   assert.ok(!contributed.includes('wirelens.generate'));
   for (const m of c.menus.commandPalette) assert.ok(contributed.includes(m.command));
+  // Decoding hex selected in any editor (not only in a schema).
+  const decodeWhen = c.menus.commandPalette.find((m: { command: string }) => m.command === 'wirelens.decode')?.when ?? '';
+  assert.match(decodeWhen, /\|\| editorHasSelection$/);
 });
 
 test('engine, entry point, pinned dependencies', () => {

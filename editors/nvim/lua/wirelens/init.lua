@@ -16,6 +16,7 @@ M.defaults = {
   lsp = {},
   inlay_hints = true, -- enable inlay hints (offset · size) in sdp/ffi buffers
   codelens = true, -- show and refresh the per-struct size lenses
+  hover = true, -- map K in sdp/ffi buffers to a hover with readable (aligned) tables
   format_on_save = false,
   layout = {
     open = 'float', -- 'float' or 'split': where :WirelensLayout shows the table
@@ -42,6 +43,17 @@ local function notify(msg, level)
   vim.notify('wirelens: ' .. msg, level or vim.log.levels.INFO)
 end
 M._notify = notify
+
+--- An error for a notification: its first line, not a whole report or RPC dump.
+local function short(err)
+  local text = type(err) == 'table' and (err.message or vim.inspect(err)) or tostring(err)
+  text = vim.split(vim.trim(text), '\n', { plain = true })[1] or ''
+  if vim.fn.strchars(text) > 200 then
+    text = vim.fn.strcharpart(text, 0, 199) .. '…'
+  end
+  return text
+end
+M._short = short
 
 --- The plugin's root (the directory holding lua/, plugin/, queries/).
 function M.plugin_root()
@@ -81,6 +93,11 @@ local function on_attach(client, bufnr)
         vim.lsp.codelens.refresh({ bufnr = bufnr })
       end,
     })
+  end
+  if cfg.hover then
+    vim.keymap.set('n', 'K', function()
+      M.hover()
+    end, { buffer = bufnr, desc = 'wirelens: hover (wire layout)' })
   end
   if cfg.format_on_save then
     vim.api.nvim_create_autocmd('BufWritePre', {
@@ -147,6 +164,30 @@ function M.setup(opts)
       start_treesitter(ev.buf)
     end,
   })
+  -- The schema :WirelensDecode uses from a buffer that is not one.
+  vim.api.nvim_create_autocmd('BufEnter', {
+    group = group,
+    callback = function(ev)
+      if vim.tbl_contains(cfg.filetypes, vim.bo[ev.buf].filetype) then
+        M._last_schema = ev.buf
+      end
+    end,
+  })
+  -- Generation on save reports through the server's `$/progress` (its end message):
+  -- success in the message line, a failure as one notification (details: diagnostics).
+  vim.api.nvim_create_autocmd('LspProgress', {
+    group = group,
+    callback = function(ev)
+      M._on_progress(ev.data)
+    end,
+  })
+  -- Commands the server's code lenses and actions run (client:exec_cmd looks here first).
+  vim.lsp.commands[M.SHOW_LAYOUT] = function(command, ctx)
+    M._run_show_layout(command, ctx)
+  end
+  vim.lsp.commands[M.GENERATE_COMMAND] = function(command, ctx)
+    M._run_generate(command, ctx)
+  end
   -- Buffers opened before setup() ran.
   for _, buf in ipairs(vim.api.nvim_list_bufs()) do
     if vim.api.nvim_buf_is_loaded(buf) and vim.tbl_contains(cfg.filetypes, vim.bo[buf].filetype) then
@@ -156,7 +197,9 @@ function M.setup(opts)
   M._did_setup = true
 end
 
--- :WirelensLayout -------------------------------------------------------------
+-- :WirelensLayout and hovers ----------------------------------------------------
+
+M.SHOW_LAYOUT = 'wirelens.showLayout'
 
 local function before(a, b) -- positions {line, character}: a <= b
   return a.line < b.line or (a.line == b.line and a.character <= b.character)
@@ -189,28 +232,81 @@ function M._layout_position(symbols, pos, word)
   return nil
 end
 
-local function show_layout(markdown)
-  local lines = vim.split(markdown, '\n', { trimempty = true })
+--- Shows server Markdown (a layout or a hover) rendered as aligned plain text: in a
+--- float (focus_id names it, so a second call focuses it) or, for the layout with
+--- layout.open = 'split', in a scratch split. Returns the buffer and window.
+local function show_markdown(markdown, focus_id, title)
+  local lines = require('wirelens.render').lines(markdown)
   local lcfg = M.config.layout
-  if lcfg.open == 'split' then
+  if focus_id == 'wirelens-layout' and lcfg.open == 'split' then
     local buf = vim.api.nvim_create_buf(false, true)
     vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
     vim.bo[buf].filetype = 'markdown'
     vim.bo[buf].bufhidden = 'wipe'
+    vim.bo[buf].modifiable = false
     vim.cmd('botright split')
     vim.api.nvim_win_set_buf(0, buf)
     vim.api.nvim_win_set_height(0, math.min(#lines + 1, 20))
+    vim.wo[0].wrap = false
     return buf, vim.api.nvim_get_current_win()
   end
   return vim.lsp.util.open_floating_preview(lines, 'markdown', {
     border = lcfg.border,
-    focus_id = 'wirelens-layout',
-    title = ' wire layout ',
+    focus_id = focus_id,
+    title = title,
+    wrap = false, -- long rows scroll instead of breaking the columns
   })
 end
+M._show_markdown = show_markdown
 
---- Shows the wire layout of the struct under the cursor. `callback(markdown|nil, err)`
---- is called with the hover text (for scripts and tests).
+local function hover_text(result)
+  local contents = result and result.contents
+  local text = type(contents) == 'table' and (contents.value or contents[1]) or contents
+  if type(text) == 'table' then
+    text = text.value
+  end
+  return type(text) == 'string' and text ~= '' and text or nil
+end
+
+--- Hover (K in sdp/ffi buffers): the server's hover with its tables aligned.
+--- `callback(markdown|nil, err)` for scripts and tests.
+function M.hover(callback)
+  local bufnr = vim.api.nvim_get_current_buf()
+  local client = M.client(bufnr)
+  if not client then
+    return vim.lsp.buf.hover()
+  end
+  local params = vim.lsp.util.make_position_params(0, client.offset_encoding)
+  client:request('textDocument/hover', params, function(err, result)
+    local text = not err and hover_text(result) or nil
+    if err then
+      notify('hover failed: ' .. short(err), vim.log.levels.WARN)
+    elseif text then
+      show_markdown(text, 'wirelens-hover')
+    end
+    if callback then
+      callback(text, err and short(err))
+    end
+  end, bufnr)
+end
+
+--- Asks the server for the layout of `name` in `bufnr` (wirelens.showLayout) and shows it.
+local function layout_of(client, bufnr, name, done)
+  local params = { command = M.SHOW_LAYOUT, arguments = { vim.uri_from_bufnr(bufnr), name } }
+  client:request('workspace/executeCommand', params, function(err, result)
+    if err then
+      return done(nil, 'layout failed: ' .. short(err))
+    end
+    if type(result) ~= 'string' or result == '' then
+      return done(nil, ('no wire layout for %s (see the diagnostics)'):format(name))
+    end
+    done(result)
+  end, bufnr)
+end
+
+--- Shows the wire layout of the struct under the cursor; outside every struct, offers a
+--- picker (vim.ui.select) of the file's types. `callback(markdown|nil, err)` is called
+--- with the layout text (for scripts and tests).
 function M.layout(callback)
   local bufnr = vim.api.nvim_get_current_buf()
   local client = M.client(bufnr)
@@ -218,7 +314,7 @@ function M.layout(callback)
     if err then
       notify(err, vim.log.levels.WARN)
     elseif text then
-      show_layout(text)
+      show_markdown(text, 'wirelens-layout', ' wire layout ')
     end
     if callback then
       callback(text, err)
@@ -232,20 +328,32 @@ function M.layout(callback)
   local word = vim.fn.expand('<cword>')
   client:request('textDocument/documentSymbol', { textDocument = params.textDocument }, function(err, symbols)
     if err then
-      return done(nil, 'documentSymbol failed: ' .. tostring(err.message or err))
+      return done(nil, 'documentSymbol failed: ' .. short(err))
     end
     local at = M._layout_position(symbols, params.position, word)
     if not at then
-      return done(nil, 'no struct under the cursor')
+      local names = vim.tbl_map(function(s)
+        return s.name
+      end, symbols or {})
+      if #names == 0 then
+        return done(nil, 'no types in this file')
+      end
+      vim.ui.select(names, { prompt = 'Wire layout of' }, function(name)
+        if name then
+          layout_of(client, bufnr, name, done)
+        elseif callback then
+          callback(nil, nil) -- cancelled: nothing to say
+        end
+      end)
+      return
     end
     local hover = { textDocument = params.textDocument, position = at }
     client:request('textDocument/hover', hover, function(herr, result)
       if herr then
-        return done(nil, 'hover failed: ' .. tostring(herr.message or herr))
+        return done(nil, 'hover failed: ' .. short(herr))
       end
-      local contents = result and result.contents
-      local text = type(contents) == 'table' and (contents.value or contents[1]) or contents
-      if type(text) ~= 'string' or text == '' then
+      local text = hover_text(result)
+      if not text then
         return done(nil, 'no layout for this position')
       end
       done(text)
@@ -253,14 +361,81 @@ function M.layout(callback)
   end, bufnr)
 end
 
+--- The size lens (`wirelens.showLayout [uri, name]`): the layout view of that type.
+function M._run_show_layout(command, ctx)
+  local client = vim.lsp.get_client_by_id(ctx.client_id)
+  local args = command.arguments or {}
+  local uri, name = args[1], args[2]
+  if not client or type(uri) ~= 'string' or type(name) ~= 'string' then
+    return notify('the layout lens needs [uri, typeName]', vim.log.levels.WARN)
+  end
+  layout_of(client, vim.uri_to_bufnr(uri), name, function(text, err)
+    if err then
+      notify(err, vim.log.levels.WARN)
+    else
+      show_markdown(text, 'wirelens-layout', ' wire layout ')
+    end
+  end)
+end
+
 -- :WirelensGenerate -----------------------------------------------------------
 
 M.GENERATE_COMMAND = 'wirelens.generate'
+M.LANGUAGES = { 'c', 'cpp', 'rust' }
+local ALIASES = { ['c++'] = 'cpp', cxx = 'cpp', rs = 'rust' }
+
+--- The languages as the server spells them, or nil and a message naming the valid ones.
+function M._languages(args)
+  local out = {}
+  for _, a in ipairs(args or {}) do
+    local l = a:lower()
+    l = ALIASES[l] or l
+    if not vim.tbl_contains(M.LANGUAGES, l) then
+      return nil, ('unknown language `%s`: choose from %s'):format(a, table.concat(M.LANGUAGES, ', '))
+    end
+    if not vim.tbl_contains(out, l) then
+      table.insert(out, l)
+    end
+  end
+  return out
+end
+
+-- Explicit generations carry their own progress token, so the `$/progress` of a
+-- generation on save (a token the server makes: `wirelens-generate-N`) is told apart.
+local next_token = 0
+
+local function report_generation(err, result, what)
+  if err then
+    notify('generation failed: ' .. short(err), vim.log.levels.ERROR)
+    return
+  end
+  local n = type(result) == 'table' and type(result.written) == 'table' and #result.written or 0
+  local unchanged = type(result) == 'table' and type(result.unchanged) == 'table' and #result.unchanged or 0
+  notify(('generated code for %s: %d file(s) written, %d unchanged'):format(what, n, unchanged))
+end
+
+--- Sends wirelens.generate (arguments as the server takes them) and reports once.
+local function send_generate(client, bufnr, arguments, what, callback)
+  next_token = next_token + 1
+  local params = { command = M.GENERATE_COMMAND, arguments = arguments, workDoneToken = 'wirelens-nvim-' .. next_token }
+  client:request('workspace/executeCommand', params, function(err, result)
+    report_generation(err, result, what)
+    if callback then
+      callback(err, result)
+    end
+  end, bufnr)
+end
 
 --- Runs the server's `wirelens.generate` command for the current file, if the server
---- offers it. `languages` (optional) e.g. { 'c', 'rust' }. Returns false if unavailable.
+--- offers it. `languages` (optional) e.g. { 'c', 'rust' }. Returns false if unavailable
+--- or a language is unknown (nothing is generated then).
 function M.generate(languages, callback)
   local bufnr = vim.api.nvim_get_current_buf()
+  local langs, lerr = M._languages(languages)
+  if not langs then
+    notify(lerr, vim.log.levels.ERROR)
+    return false
+  end
   local client = M.client(bufnr)
   if not client then
     notify('the language server is not running for this buffer (see :checkhealth wirelens)', vim.log.levels.WARN)
@@ -278,20 +453,49 @@ function M.generate(languages, callback)
     return false
   end
   local arg = { uri = vim.uri_from_bufnr(bufnr) }
-  if languages and #languages > 0 then
-    arg.languages = languages
+  if #langs > 0 then
+    arg.languages = langs
   end
-  client:exec_cmd({ title = 'Generate', command = M.GENERATE_COMMAND, arguments = { arg } }, { bufnr = bufnr }, function(err, result)
-    if err then
-      notify('generation failed: ' .. tostring(err.message or err), vim.log.levels.ERROR)
-    else
-      notify('generated code for ' .. vim.fn.expand('%:t'))
-    end
-    if callback then
-      callback(err, result)
-    end
-  end)
+  send_generate(client, bufnr, { arg }, vim.fn.fnamemodify(vim.api.nvim_buf_get_name(bufnr), ':t'), callback)
   return true
+end
+
+--- The Generate lenses and actions: the same request, one short message.
+function M._run_generate(command, ctx)
+  local client = vim.lsp.get_client_by_id(ctx.client_id)
+  if not client then
+    return
+  end
+  local first = (command.arguments or {})[1]
+  local uri = type(first) == 'table' and first.uri or first
+  local what = type(uri) == 'string' and vim.fn.fnamemodify(vim.uri_to_fname(uri), ':t') or 'the schema'
+  send_generate(client, ctx.bufnr, command.arguments, what)
+end
+
+--- `$/progress` of a generation the server started itself (on save): its end message is
+--- "N file(s) written" or "failed: …".
+function M._on_progress(data)
+  local client = data and vim.lsp.get_client_by_id(data.client_id)
+  local params = data and data.params
+  local value = params and params.value
+  if not client or client.name ~= 'wirelens' or type(value) ~= 'table' or value.kind ~= 'end' then
+    return
+  end
+  if type(params.token) ~= 'string' or not params.token:match('^wirelens%-generate') then
+    return
+  end
+  local msg = value.message or ''
+  if msg:match('^failed') then
+    notify('generation on save ' .. short(msg), vim.log.levels.ERROR)
+  else
+    notify('generated on save: ' .. msg)
+  end
+end
+
+-- :WirelensDecode -------------------------------------------------------------
+
+function M.decode(opts)
+  return require('wirelens.decode').run(opts or {})
 end
 
 return M
