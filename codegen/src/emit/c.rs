@@ -119,6 +119,8 @@ const KEYWORDS: &[&str] = &[
 
 /// Per-type identifiers the generated code defines besides the type itself (`T_<suffix>`).
 const TYPE_SUFFIXES: &[&str] = &[
+    "type",
+    "view_type",
     "view",
     "size",
     "encode",
@@ -163,6 +165,7 @@ const DISPATCH_NAMES: &[&str] = &[
     "Message_decode_prefix",
     "Message_encode",
     "Message_encode_buf",
+    "Message_types",
 ];
 
 /// A C identifier for a schema name: ASCII letters, digits and `_`; anything else
@@ -917,6 +920,8 @@ impl Gen<'_> {
         c.line("// into the input). Owned decodes copy strings (NUL-terminated) and arrays into the");
         c.line("// wl_arena; views put only arrays of non-primitives there. Every function returns a");
         c.line("// wl_status; pass a wl_error (or NULL) for the offset and value path of a failure.");
+        c.line("// They are macros over the runtime's wl_size / wl_encode / wl_encode_buf / wl_decode");
+        c.line("// with the type's table T_type (views: T_view_type); see runtime/README.md.");
         if self.sdp() {
             c.line("// Every struct is also an SDP message (T_MESSAGE_ID, T_encode_message,");
             c.line(&format!(
@@ -1145,10 +1150,58 @@ impl Gen<'_> {
             c.line(&format!("// Every {n} encodes to {size} bytes."));
             c.line(&format!("#define {n}_SIZE ((size_t){size})"));
         }
-        for (sig, doc) in self.signatures(id, t) {
-            c.line(&format!("// {doc}"));
-            self.long_line(c, &format!("{sig};"));
+        c.line(&format!("extern const wl_type {n}_type, {n}_view_type;"));
+        for (sig, _) in self.signatures(id, t) {
+            if let Some(m) = Self::api_macro(&n, &sig) {
+                c.line(&m); // one line: a macro cannot wrap without a backslash
+            }
         }
+    }
+
+    /// The macro that implements one public function (`sig`) of type `n` by a call of
+    /// the runtime's generic function with `n`'s table: `#define n_encode(v, buf, …)
+    /// wl_encode(&n_type, WL_TYPED(const n *, v), false, buf, …)`.
+    fn api_macro(n: &str, sig: &str) -> Option<String> {
+        let (head, rest) = sig.split_once('(')?;
+        let name = head.rsplit(' ').next()?;
+        let what = name.strip_prefix(n)?.strip_prefix('_')?;
+        let params: Vec<(&str, &str)> = rest
+            .trim_end_matches(')')
+            .split(", ")
+            .filter_map(|p| {
+                let at = p.rfind([' ', '*'])?;
+                Some((p[..=at].trim_end(), &p[at + 1..]))
+            })
+            .collect();
+        let names: Vec<&str> = params.iter().map(|(_, n)| *n).collect();
+        let view = what.contains("view");
+        let message = what.contains("message");
+        let table = if view {
+            format!("&{n}_view_type")
+        } else {
+            format!("&{n}_type")
+        };
+        let typed = |param: &str| -> String {
+            let ty = params
+                .iter()
+                .find(|(_, p)| *p == param)
+                .map_or("const void *", |(t, _)| t);
+            format!("WL_TYPED({ty}, {param})")
+        };
+        let body = if what.ends_with("size") {
+            format!("wl_size({table}, {})", typed("v"))
+        } else if what.ends_with("encode_buf") || what.ends_with("encode_message_buf") {
+            format!("wl_encode_buf({table}, {}, {message}, out, err)", typed("v"))
+        } else if what.contains("encode") {
+            format!("wl_encode({table}, {}, {message}, buf, cap, written, err)", typed("v"))
+        } else {
+            let used = if what.ends_with("prefix") { "used" } else { "NULL" };
+            format!(
+                "wl_decode({table}, buf, len, {message}, {}, {used}, arena, err)",
+                typed("out")
+            )
+        };
+        Some(format!("#define {name}({}) {body}", names.join(", ")))
     }
 
     /// A declaration, wrapped after a comma when longer than 110 columns.
@@ -1260,8 +1313,7 @@ impl Gen<'_> {
                 self.write_fn(&mut c, id, items, view);
                 self.read_fn(&mut c, id, items, view);
             }
-            self.adapters(&mut c, id, t);
-            self.public_fns(&mut c, id, t);
+            self.tables(&mut c, id, t);
         }
         if self.sdp() {
             self.dispatcher_fns(&mut c);
@@ -1431,7 +1483,7 @@ impl Gen<'_> {
         let constant = p.exact_size.constant;
         c.blank();
         c.line("// The encoded size; records WL_ERR_TOO_LONG (and returns 0) for an oversized string or array.");
-        c.open(&format!("static size_t {fname}(const {ty} *v, wl_error *err) {{"));
+        c.open(&format!("static size_t {fname}(const void *vp, wl_error *err) {{"));
         let mut body = Code {
             out: String::new(),
             depth: c.depth,
@@ -1451,7 +1503,9 @@ impl Gen<'_> {
             self.measure_term(&mut body, &Self::place("v", &access), term, &ctx, 0, view);
         }
         if body.out.is_empty() {
-            c.line("(void)v;");
+            c.line("(void)vp;");
+        } else {
+            c.line(&format!("const {ty} *v = (const {ty} *)vp;"));
         }
         if !uses_err {
             c.line("(void)err;");
@@ -1556,7 +1610,12 @@ impl Gen<'_> {
         let fname = self.fname(id, view, "write");
         c.blank();
         c.line("// Writes the encoding at p (the caller made room: measure first); returns the end.");
-        c.open(&format!("static uint8_t *{fname}(const {ty} *v, uint8_t *p) {{"));
+        c.open(&format!("static uint8_t *{fname}(const void *vp, uint8_t *p) {{"));
+        if items.is_empty() {
+            c.line("(void)vp;");
+        } else {
+            c.line(&format!("const {ty} *v = (const {ty} *)vp;"));
+        }
         for it in items {
             match it {
                 Item::Block { size, leaves } => {
@@ -1647,7 +1706,13 @@ impl Gen<'_> {
             c.line("// Reads one value at rd's position: strings are copied into the arena (rd->copy) or");
             c.line("// point into the input; arrays go to the arena.");
         }
-        c.open(&format!("static wl_status {fname}(wl_reader *rd, {ty} *out) {{"));
+        c.open(&format!("static wl_status {fname}(wl_reader *rd, void *outp) {{"));
+        if items.is_empty() {
+            c.line("(void)rd;");
+            c.line("(void)outp;");
+        } else {
+            c.line(&format!("{ty} *out = ({ty} *)outp;"));
+        }
         for it in items {
             match it {
                 Item::Block { size, leaves } => {
@@ -1739,73 +1804,31 @@ impl Gen<'_> {
 
     // ------------------------------------------------------------------ public API
 
-    fn adapters(&self, c: &mut Code, id: TypeId, t: &TypeLayout) {
+    /// The type's tables for the runtime's generic encode/decode functions (the public
+    /// API is macros over them, in the header).
+    fn tables(&self, c: &mut Code, id: TypeId, t: &TypeLayout) {
+        let n = self.n.type_name(id);
+        let mid = t.message_id.map_or("0".to_string(), |_| format!("{n}_MESSAGE_ID"));
         c.blank();
-        c.line("// Adapters for the runtime's generic entry points.");
-        let views: &[bool] = if self.n.has_view_wire(&t.wire) {
-            &[false, true]
-        } else {
-            &[false]
-        };
-        for &view in views {
+        for view in [false, true] {
             let ty = self.tname(id, view);
-            let (m, w) = (self.fname(id, view, "measure"), self.fname(id, view, "write"));
-            let r = self.fname(id, view, "read");
-            c.open(&format!("static size_t {m}_any(const void *v, wl_error *err) {{"));
-            c.line(&format!("return {m}((const {ty} *)v, err);"));
-            c.close("}");
-            c.open(&format!("static uint8_t *{w}_any(const void *v, uint8_t *p) {{"));
-            c.line(&format!("return {w}((const {ty} *)v, p);"));
-            c.close("}");
-            c.open(&format!("static wl_status {r}_any(wl_reader *rd, void *out) {{"));
-            c.line(&format!("return {r}(rd, ({ty} *)out);"));
-            c.close("}");
-        }
-    }
-
-    fn public_fns(&self, c: &mut Code, id: TypeId, t: &TypeLayout) {
-        let mid = t
-            .message_id
-            .map_or("0".to_string(), |_| format!("{}_MESSAGE_ID", self.n.type_name(id)));
-        for (sig, _) in self.signatures(id, t) {
-            let name = sig
-                .split('(')
-                .next()
-                .and_then(|h| h.rsplit(' ').next())
-                .unwrap_or_default()
-                .to_string();
-            let n = self.n.type_name(id);
-            let what = name.strip_prefix(&format!("{n}_")).unwrap_or_default();
-            let view = what.starts_with("view_") || what.contains("_view");
-            let m = format!("{}_any", self.fname(id, view, "measure"));
-            let w = format!("{}_any", self.fname(id, view, "write"));
-            let r = format!("{}_any", self.fname(id, view, "read"));
-            let copy = if view { "false" } else { "true" };
-            let body = match what {
-                "size" | "view_size" => format!("return wl_size(v, {m});"),
-                "encode" | "view_encode" => format!("return wl_encode(v, {m}, {w}, 0, buf, cap, written, err);"),
-                "encode_buf" | "view_encode_buf" => format!("return wl_encode_buf(v, {m}, {w}, 0, out, err);"),
-                "encode_message" => format!("return wl_encode(v, {m}, {w}, {mid}, buf, cap, written, err);"),
-                "encode_message_buf" => format!("return wl_encode_buf(v, {m}, {w}, {mid}, out, err);"),
-                "decode" | "decode_view" => {
-                    format!("return wl_decode(buf, len, out, sizeof *out, {r}, 0, {copy}, arena, NULL, err);")
-                }
-                "decode_prefix" | "decode_view_prefix" => {
-                    format!("return wl_decode(buf, len, out, sizeof *out, {r}, 0, {copy}, arena, used, err);")
-                }
-                "decode_message" | "decode_message_view" => {
-                    format!("return wl_decode(buf, len, out, sizeof *out, {r}, {mid}, {copy}, arena, NULL, err);")
-                }
-                "decode_message_prefix" | "decode_message_view_prefix" => {
-                    format!("return wl_decode(buf, len, out, sizeof *out, {r}, {mid}, {copy}, arena, used, err);")
-                }
-                _ => continue,
+            let (m, w, r) = (
+                self.fname(id, view, "measure"),
+                self.fname(id, view, "write"),
+                self.fname(id, view, "read"),
+            );
+            let table = if view {
+                format!("{n}_view_type")
+            } else {
+                format!("{n}_type")
             };
-            c.blank();
-            self.long_line(c, &format!("{sig} {{"));
-            c.depth += 1;
-            self.long_line(c, &body);
-            c.close("}");
+            self.long_line(
+                c,
+                &format!(
+                    "const wl_type {table} = {{{m}, {w}, {r}, sizeof({ty}), {mid}, {}}};",
+                    !view
+                ),
+            );
         }
     }
 
@@ -1816,10 +1839,25 @@ impl Gen<'_> {
         }
         let m = self.n.message_type();
         let protos = self.dispatcher_prototypes();
+        let count = structs.iter().map(|(_, mid)| usize::from(*mid)).max().unwrap_or(0) + 1;
+        let mut by_id = vec![None; count];
+        for (id, mid) in &structs {
+            by_id[usize::from(*mid)] = Some(*id);
+        }
         c.blank();
         c.line(&format!(
             "// ---------------------------------------------------------------- {m}"
         ));
+        c.blank();
+        c.line("// The table of every message type, by type id.");
+        c.open(&format!("static const wl_type *const {m}_types[{count}] = {{"));
+        for t in &by_id {
+            match t {
+                Some(id) => c.line(&format!("&{}_type,", self.n.type_name(*id))),
+                None => c.line("NULL,"),
+            }
+        }
+        c.close("};");
         c.blank();
         self.long_line(c, &format!("{} {{", protos[0]));
         c.depth += 1;
@@ -1828,57 +1866,29 @@ impl Gen<'_> {
         c.blank();
         self.long_line(c, &format!("{} {{", protos[1]));
         c.depth += 1;
-        c.line("wl_error local;");
-        c.line("wl_reader r;");
         c.line("uint16_t id = 0;");
-        c.line("size_t total;");
         c.line("wl_status st;");
-        c.line("if (!err) err = &local;");
-        c.line("wl_reader_init(&r, buf, len, arena, true, err);");
         c.line("memset(out, 0, sizeof *out);");
-        c.line("total = r.len;");
-        c.line("if (wl_sdp_open(&r, 0, &id) != WL_OK) return err->status;");
-        c.open("switch (id) {");
-        for (id, mid) in &structs {
-            c.line(&format!("case {mid}:"));
-            c.depth += 1;
-            c.line(&format!("out->kind = {}_MESSAGE_ID;", self.n.type_name(*id)));
-            c.line(&format!(
-                "st = {}(&r, &out->as.{});",
-                self.fname(*id, false, "read"),
-                ident(self.n.short_name(*id))
-            ));
-            c.line("break;");
-            c.depth -= 1;
-        }
-        c.line("default:");
-        c.depth += 1;
-        c.line("return wl_fail(err, WL_ERR_TYPE_ID, 4, id, 0, 0);");
-        c.depth -= 1;
+        self.long_line(
+            c,
+            &format!(
+                "st = wl_decode_any({m}_types, {count}, buf, len, &id, &out->as, sizeof out->as, used, arena, err);"
+            ),
+        );
+        c.line(&format!("if (st == WL_OK) out->kind = ({m}Kind)id;"));
+        c.line("return st;");
         c.close("}");
-        c.line("if (st != WL_OK) return st;");
-        c.line("if (wl_sdp_close(&r) != WL_OK) return err->status;");
-        c.line("r.len = total;");
-        c.line("return wl_reader_finish(&r, used);");
-        c.close("}");
-        for (k, tail) in [(2, "buf, cap, written, err"), (3, "out, err")] {
+        for (k, call) in [
+            (2, "wl_encode(t, &msg->as, true, buf, cap, written, err)"),
+            (3, "wl_encode_buf(t, &msg->as, true, out, err)"),
+        ] {
             c.blank();
             self.long_line(c, &format!("{} {{", protos[k]));
             c.depth += 1;
-            c.open("switch (msg->kind) {");
-            for (id, _) in &structs {
-                let n = self.n.type_name(*id);
-                let f = if k == 2 { "encode_message" } else { "encode_message_buf" };
-                c.line(&format!(
-                    "case {n}_MESSAGE_ID: return {n}_{f}(&msg->as.{}, {tail});",
-                    ident(self.n.short_name(*id))
-                ));
-            }
-            c.line(&format!("case {m}_NONE:"));
-            c.line("default: break;");
-            c.close("}");
-            c.line("if (err) wl_fail(err, WL_ERR_TYPE_ID, 0, (uint64_t)msg->kind, 0, 0);");
-            c.line("return WL_ERR_TYPE_ID;");
+            c.line(&format!(
+                "const wl_type *t = wl_type_of({m}_types, {count}, (unsigned)msg->kind, err);"
+            ));
+            c.line(&format!("return t ? {call} : WL_ERR_TYPE_ID;"));
             c.close("}");
         }
     }
