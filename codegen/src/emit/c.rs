@@ -14,6 +14,11 @@
 //! - SDP: `T_MESSAGE_ID`, `T_encode_message(_buf)`, `T_decode_message(_prefix)`,
 //!   `T_decode_message_view(_prefix)`, and the dispatcher `Message` (a tagged union).
 //!
+//! Only `T_measure`, `T_write` and `T_read` (and their view variants) are compiled per
+//! type, behind the tables `T_type` / `T_view_type`; the public functions above are
+//! one-line macros over the runtime's generic `wl_size` / `wl_encode` / `wl_encode_buf` /
+//! `wl_decode`, and the dispatcher reads through a table indexed by type id.
+//!
 //! Owned decodes copy strings (NUL-terminated) and arrays into a `wl_arena`; view
 //! decodes point strings and primitive arrays into the input and put only arrays of
 //! non-primitives in the arena.
