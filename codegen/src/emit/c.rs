@@ -1970,6 +1970,35 @@ mod tests {
     }
 
     #[test]
+    fn the_public_api_is_macros_over_the_runtime_tables() {
+        let (h, c) = gen(
+            Dialect::Sdp,
+            "struct A { s: str, v: []u16 }\nstruct B { a: A, n: u8 }\n",
+        )
+        .expect("generates");
+        // Per type only measure/write/read are compiled, behind two tables.
+        assert!(c.contains("const wl_type test_A_type = {test_A_measure, test_A_write, test_A_read, sizeof(test_A), test_A_MESSAGE_ID,"), "{c}");
+        assert!(c.contains("const wl_type test_A_view_type = {test_A_view_measure, test_A_view_write, test_A_view_read, sizeof(test_A_view),"), "{c}");
+        assert!(
+            !c.contains("_measure_any") && !c.contains("_read_any"),
+            "no adapters: {c}"
+        );
+        assert!(
+            !c.contains("wl_status test_A_encode") && !c.contains("wl_status test_A_decode"),
+            "no per-type wrappers: {c}"
+        );
+        assert!(h.contains("extern const wl_type test_A_type, test_A_view_type;"), "{h}");
+        assert!(h.contains("#define test_A_encode_buf(v, out, err) wl_encode_buf(&test_A_type, WL_TYPED(const test_A *, v), false, out, err)"), "{h}");
+        assert!(h.contains("#define test_B_decode_message_view_prefix(buf, len, out, used, arena, err) wl_decode(&test_B_view_type, buf, len, true, WL_TYPED(test_B_view *, out), used, arena, err)"), "{h}");
+        // The dispatcher: one table by type id, no switch.
+        assert!(
+            c.contains("static const wl_type *const test_Message_types[3] = {"),
+            "{c}"
+        );
+        assert!(!c.contains("switch"), "{c}");
+    }
+
+    #[test]
     fn c_strings_escape_everything_unusual() {
         assert_eq!(c_string("a\"b\\c??=\n\u{e9}"), "\"a\\\"b\\\\c\\?\\?=\\012\\303\\251\"");
         assert_eq!(comment("x ??/ y\\"), "x ? ?/ y\\.");
