@@ -852,84 +852,132 @@ static inline wl_status wl_sdp_close(wl_reader *r) {
 
 // ---------------------------------------------------------------- generic entry points
 
-// Generated code passes its per-type functions to these (through small adapters).
+// Generated code describes each value type T by a table, T_type (owned values) and
+// T_view_type (views): its measure, write and read functions, the size of its C type,
+// its SDP message type id and whether decoding copies strings. The functions below
+// are the whole encode/decode API over such a table; the generated T_encode, T_decode…
+// are macros that call them with T's table (and check the value's pointer type).
 typedef size_t (*wl_measure_fn)(const void *value, wl_error *err);
 typedef uint8_t *(*wl_write_fn)(const void *value, uint8_t *out);
 typedef wl_status (*wl_read_fn)(wl_reader *r, void *out);
 
+typedef struct wl_type {
+    wl_measure_fn measure; // exact size (records WL_ERR_TOO_LONG and returns 0 on failure)
+    wl_write_fn write;     // writes the encoding (the caller made room); returns the end
+    wl_read_fn read;       // reads one value at the reader's position
+    size_t size;           // sizeof the C type
+    uint16_t message_id;   // SDP message type id, 0 when not a message
+    bool copy;             // owned (strings copied into the arena), else a view
+} wl_type;
+
+// `ptr`, checked to convert to `T` (a compile-time type check in the generated macros).
+#ifdef __cplusplus
+#define WL_TYPED(T, ptr) (static_cast<T>(ptr))
+#else
+#define WL_TYPED(T, ptr) (1 ? (ptr) : (T)0)
+#endif
+
 // The exact encoded size, or 0 when the value cannot be encoded (a string or array
 // longer than its length prefix allows).
-static inline size_t wl_size(const void *v, wl_measure_fn measure) {
+static inline size_t wl_size(const wl_type *t, const void *v) {
     wl_error e;
     size_t n;
     wl_error_clear(&e);
-    n = measure(v, &e);
+    n = t->measure(v, &e);
     return e.status == WL_OK && n != SIZE_MAX ? n : 0;
 }
 
-static inline wl_status wl__measure(const void *v, wl_measure_fn measure, size_t header, size_t *n, wl_error *e) {
+static inline wl_status wl__measure(const wl_type *t, const void *v, size_t header, size_t *n, wl_error *e) {
     wl_error_clear(e);
-    *n = measure(v, e);
+    *n = t->measure(v, e);
     if (e->status != WL_OK) return e->status;
     if (header && (uint64_t)*n > 0xFFFFFFFFu) return wl_fail(e, WL_ERR_TOO_LONG, 0, *n, 0xFFFFFFFFu, 0);
     if (*n == SIZE_MAX || *n > SIZE_MAX - header) return wl_fail(e, WL_ERR_TOO_LONG, 0, *n, SIZE_MAX, 0);
     return WL_OK;
 }
 
-// Encodes into buf[0..cap); refuses a buffer smaller than the encoding. `header`
-// is 0, or an SDP type id to write a message.
-static inline wl_status wl_encode(const void *v, wl_measure_fn measure, wl_write_fn write, uint16_t message_id,
-                                  uint8_t *buf, size_t cap, size_t *written, wl_error *err) {
+// Encodes into buf[0..cap); refuses a buffer smaller than the encoding. `message`:
+// prefix the SDP message header with t's type id.
+static inline wl_status wl_encode(const wl_type *t, const void *v, bool message, uint8_t *buf, size_t cap,
+                                  size_t *written, wl_error *err) {
     wl_error local;
-    size_t n, header = message_id ? WL_SDP_HEADER_LEN : 0;
+    size_t n, header = message ? WL_SDP_HEADER_LEN : 0;
     uint8_t *p;
     if (!err) err = &local;
-    if (wl__measure(v, measure, header, &n, err) != WL_OK) return err->status;
+    if (wl__measure(t, v, header, &n, err) != WL_OK) return err->status;
     if (!buf || cap < header + n) return wl_fail(err, WL_ERR_BUFFER_TOO_SMALL, 0, header + n, buf ? cap : 0, cap);
-    p = message_id ? wl_sdp_put_header(buf, message_id, n) : buf;
-    write(v, p);
+    p = message ? wl_sdp_put_header(buf, t->message_id, n) : buf;
+    t->write(v, p);
     if (written) *written = header + n;
     return WL_OK;
 }
 
 // Appends the encoding to out (no allocation once out is large enough). On error out
 // is left as it was.
-static inline wl_status wl_encode_buf(const void *v, wl_measure_fn measure, wl_write_fn write, uint16_t message_id,
-                                      wl_buf *out, wl_error *err) {
+static inline wl_status wl_encode_buf(const wl_type *t, const void *v, bool message, wl_buf *out, wl_error *err) {
     wl_error local;
-    size_t n, header = message_id ? WL_SDP_HEADER_LEN : 0;
+    size_t n, header = message ? WL_SDP_HEADER_LEN : 0;
     uint8_t *p;
     if (!err) err = &local;
-    if (wl__measure(v, measure, header, &n, err) != WL_OK) return err->status;
+    if (wl__measure(t, v, header, &n, err) != WL_OK) return err->status;
     if (wl_buf_reserve(out, header + n) != WL_OK) return wl_fail(err, WL_ERR_NO_MEMORY, 0, header + n, 0, 0);
     p = out->data + out->len;
-    if (message_id) p = wl_sdp_put_header(p, message_id, n);
-    write(v, p);
+    if (message) p = wl_sdp_put_header(p, t->message_id, n);
+    t->write(v, p);
     out->len += header + n;
     return WL_OK;
 }
 
-// Decodes one value from buf[0..len) into *out (zeroed first). `message_id` 0: plain
-// bytes, else an SDP message of that type id. copy: owned (strings copied into the
-// arena), else a view. `used` NULL: trailing bytes are an error; else it receives the
-// bytes used.
-static inline wl_status wl_decode(const uint8_t *buf, size_t len, void *out, size_t out_size, wl_read_fn read,
-                                  uint16_t message_id, bool copy, wl_arena *arena, size_t *used, wl_error *err) {
+// Decodes one value from buf[0..len) into *out (zeroed first). `message`: an SDP
+// message of t's type id, else plain bytes. `used` NULL: trailing bytes are an error;
+// else it receives the bytes used.
+static inline wl_status wl_decode(const wl_type *t, const uint8_t *buf, size_t len, bool message, void *out,
+                                  size_t *used, wl_arena *arena, wl_error *err) {
     wl_error local;
     wl_reader r;
     uint16_t id;
     size_t total;
     if (!err) err = &local;
-    wl_reader_init(&r, buf, len, arena, copy, err);
-    memset(out, 0, out_size);
+    wl_reader_init(&r, buf, len, arena, t->copy, err);
+    memset(out, 0, t->size);
     total = r.len;
-    if (message_id && wl_sdp_open(&r, message_id, &id) != WL_OK) return err->status;
-    if (read(&r, out) != WL_OK) return err->status;
-    if (message_id) {
+    if (message && wl_sdp_open(&r, t->message_id, &id) != WL_OK) return err->status;
+    if (t->read(&r, out) != WL_OK) return err->status;
+    if (message) {
         if (wl_sdp_close(&r) != WL_OK) return err->status;
         r.len = total;
     }
     return wl_reader_finish(&r, used);
+}
+
+// A schema's dispatcher: decodes an SDP message of any type, types[id] being the table
+// of type id `id` (NULL where none; `count` entries). *id gets the type id; out (as
+// large as the largest type) gets the value.
+static inline wl_status wl_decode_any(const wl_type *const *types, size_t count, const uint8_t *buf, size_t len,
+                                      uint16_t *id, void *out, size_t out_size, size_t *used, wl_arena *arena,
+                                      wl_error *err) {
+    wl_error local;
+    wl_reader r;
+    size_t total;
+    if (!err) err = &local;
+    wl_reader_init(&r, buf, len, arena, true, err);
+    memset(out, 0, out_size);
+    *id = 0;
+    total = r.len;
+    if (wl_sdp_open(&r, 0, id) != WL_OK) return err->status;
+    if (*id >= count || !types[*id]) return wl_fail(err, WL_ERR_TYPE_ID, 4, *id, 0, 0);
+    if (types[*id]->read(&r, out) != WL_OK) return err->status;
+    if (wl_sdp_close(&r) != WL_OK) return err->status;
+    r.len = total;
+    return wl_reader_finish(&r, used);
+}
+
+// The table of type id `kind` in a dispatcher's table, or NULL (recording
+// WL_ERR_TYPE_ID in err) when there is none.
+static inline const wl_type *wl_type_of(const wl_type *const *types, size_t count, unsigned kind, wl_error *err) {
+    if (kind < count && types[kind]) return types[kind];
+    if (err) wl_fail(err, WL_ERR_TYPE_ID, 0, (uint64_t)kind, 0, 0);
+    return NULL;
 }
 
 #ifdef __cplusplus

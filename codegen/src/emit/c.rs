@@ -14,23 +14,29 @@
 //! - SDP: `T_MESSAGE_ID`, `T_encode_message(_buf)`, `T_decode_message(_prefix)`,
 //!   `T_decode_message_view(_prefix)`, and the dispatcher `Message` (a tagged union).
 //!
+//! Only `T_measure`, `T_write` and `T_read` (and their view variants) are compiled per
+//! type, behind the tables `T_type` / `T_view_type`; the public functions above are
+//! one-line macros over the runtime's generic `wl_size` / `wl_encode` / `wl_encode_buf` /
+//! `wl_decode`, and the dispatcher reads through a table indexed by type id.
+//!
 //! Owned decodes copy strings (NUL-terminated) and arrays into a `wl_arena`; view
 //! decodes point strings and primitive arrays into the input and put only arrays of
 //! non-primitives in the arena.
 //!
-//! Everything about the wire comes from [`crate::layout`]: fields in wire order, their
-//! sizes, and the fixed blocks, each read with one bounds check and written with
-//! constant-offset stores (nested variable-size structs that the layout inlines into a
-//! block are inlined here too).
+//! Everything about the wire comes from the encoding plan ([`crate::plan`]): the steps in
+//! wire order (fixed blocks, each read with one bounds check and written with
+//! constant-offset stores; inlined nested structs; variable-size values), the exact-size
+//! formula the measure functions print, and the type order (each type after the types
+//! its plan refers to). This file only renders them.
 
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
 use super::{field_ident, module_name, Code, EmitError, OutputFile, GENERATED_HEADER};
 use crate::dialect::Dialect;
-use crate::graph::Graph;
-use crate::layout::{FixedBlock, Layout, LeafKind, SizeInfo, TypeLayout, Wire};
+use crate::layout::{Layout, LeafKind, TypeLayout, Wire};
 use crate::model::{Primitive, Schema, TypeId, TypeKind};
+use crate::plan::{Plan, SizeTerm, Step, TypePlan, Value, ValueSize};
 
 /// C11 keywords, C23 keywords and the macros of the standard headers the generated code
 /// includes, escaped with a trailing `_` when they name a field.
@@ -118,6 +124,8 @@ const KEYWORDS: &[&str] = &[
 
 /// Per-type identifiers the generated code defines besides the type itself (`T_<suffix>`).
 const TYPE_SUFFIXES: &[&str] = &[
+    "type",
+    "view_type",
     "view",
     "size",
     "encode",
@@ -162,6 +170,7 @@ const DISPATCH_NAMES: &[&str] = &[
     "Message_decode_prefix",
     "Message_encode",
     "Message_encode_buf",
+    "Message_types",
 ];
 
 /// A C identifier for a schema name: ASCII letters, digits and `_`; anything else
@@ -288,6 +297,11 @@ pub struct Names {
 
 impl Names {
     pub fn new(schema: &Schema, layout: &Layout, source: &str) -> Names {
+        Names::with_plan(schema, layout, &Plan::new(layout), source)
+    }
+
+    /// [`Names::new`] for a plan already read off `layout`.
+    pub fn with_plan(schema: &Schema, layout: &Layout, plan: &Plan, source: &str) -> Names {
         let module = module_name(source);
         let prefix = if module == "wl" || module.starts_with("wl_") {
             format!("x{module}")
@@ -295,8 +309,7 @@ impl Names {
             module
         };
         let n = schema.types.len();
-        let order = Graph::new(schema).order;
-        let order: Vec<TypeId> = order.into_iter().filter(|&id| layout.get(id).is_some()).collect();
+        let order = plan_order(plan);
         let mut names = Names {
             prefix,
             short: vec![String::new(); n],
@@ -537,6 +550,69 @@ enum FlagKind {
     View,
 }
 
+/// Every type that has a plan, each after the types its plan refers to: the order C
+/// needs (a struct's members held by value are complete before it). Iterative, so a
+/// chain of thousands of nested structs is not thousands of stack frames.
+fn plan_order(plan: &Plan) -> Vec<TypeId> {
+    fn value_refs(v: &Value, out: &mut Vec<TypeId>) {
+        match v {
+            Value::Struct { id, .. } => out.push(*id),
+            Value::Array { elem, .. } | Value::Optional(elem) => value_refs(elem, out),
+            Value::Prim(_) | Value::Str(_) | Value::BulkPrims(..) => {}
+        }
+    }
+    let deps = |id: TypeId| -> Vec<TypeId> {
+        let mut out = Vec::new();
+        for step in plan.get(id).map_or(&[][..], |t| t.steps.as_slice()) {
+            match step {
+                Step::Block { block, .. } => out.extend(block.leaves.iter().filter_map(|l| match l.kind {
+                    LeafKind::Struct(s) => Some(s),
+                    LeafKind::Prim(_) => None,
+                })),
+                Step::Inline { id, .. } => out.push(*id),
+                Step::Value { value, .. } => value_refs(value, &mut out),
+            }
+        }
+        out
+    };
+    let n = plan.types.len();
+    let mut seen = vec![false; n];
+    let mut order = Vec::with_capacity(n);
+    for root in 0..n {
+        if seen[root] || plan.get(root).is_none() {
+            continue;
+        }
+        seen[root] = true;
+        // (type, its dependencies, the next one to visit)
+        let mut stack = vec![(root, deps(root), 0usize)];
+        loop {
+            let next = match stack.last_mut() {
+                None => break,
+                Some((id, ds, i)) => {
+                    if let Some(&d) = ds.get(*i) {
+                        *i += 1;
+                        Some(d)
+                    } else {
+                        order.push(*id);
+                        None
+                    }
+                }
+            };
+            match next {
+                Some(d) if d < n && !seen[d] && plan.get(d).is_some() => {
+                    seen[d] = true;
+                    stack.push((d, deps(d), 0));
+                }
+                Some(_) => {}
+                None => {
+                    stack.pop();
+                }
+            }
+        }
+    }
+    order
+}
+
 /// Generates `<module>.h` and `<module>.c` for one schema.
 pub fn generate(schema: &Schema, layout: &Layout, source: &str) -> Result<Vec<OutputFile>, EmitError> {
     let missing: Vec<&str> = schema
@@ -555,24 +631,25 @@ pub fn generate(schema: &Schema, layout: &Layout, source: &str) -> Result<Vec<Ou
     if schema.types.is_empty() {
         return Err(EmitError(format!("{source}: the schema declares no types")));
     }
-    let names = Names::new(schema, layout, source);
+    let plan = Plan::new(layout);
+    let names = Names::with_plan(schema, layout, &plan, source);
     let g = Gen {
         schema,
         layout,
+        plan: &plan,
         n: &names,
-        prefix: layout.dialect.length_prefix(),
     };
-    let mut plans = HashMap::new();
+    let mut items = HashMap::new();
     for &id in &names.order {
-        if let Some(t) = layout.get(id) {
-            if schema.types[id].is_struct() || t.root {
-                plans.insert(id, g.items(id, t)?);
+        if let Some(p) = plan.get(id) {
+            if p.is_struct || p.root {
+                items.insert(id, g.items(p)?);
             }
         }
     }
     let module = module_name(source);
-    let header = g.header(source, &module, &plans);
-    let code = g.source(source, &module, &plans);
+    let header = g.header(source, &module);
+    let code = g.source(source, &module, &items);
     Ok(vec![
         OutputFile {
             name: format!("{module}.h"),
@@ -603,13 +680,12 @@ struct BLeaf {
     at: u64,
 }
 
-/// One step of a struct's encoding, in wire order.
+/// A plan step with its paths resolved to C member accesses and JSON names.
 enum Item {
-    /// A fixed block: one bounds check, constant-offset loads and stores.
+    /// [`Step::Block`]: one bounds check, constant-offset loads and stores.
     Block { size: u64, leaves: Vec<BLeaf> },
-    /// A variable-size value (string, array, optional, nested struct not inlined); for
-    /// alias roots the whole value (`access` empty).
-    Var { access: String, json: String, wire: Wire },
+    /// [`Step::Value`]; for non-struct types the whole value (`access` empty).
+    Var { access: String, json: String, value: Value },
 }
 
 /// An error-context step: pushed onto a failed decode's path, innermost first.
@@ -622,9 +698,20 @@ enum Ctx {
 struct Gen<'s> {
     schema: &'s Schema,
     layout: &'s Layout,
+    plan: &'s Plan,
     n: &'s Names,
-    /// Length prefix bytes: 4 (SDP) or 2 (ffire).
-    prefix: u64,
+}
+
+/// The C type shape of a planned value (to name array elements and optionals).
+fn wire_of(v: &Value) -> Wire {
+    match v {
+        Value::Prim(p) => Wire::Prim(*p),
+        Value::Str(_) => Wire::Prim(Primitive::Str),
+        Value::BulkPrims(_, p) => Wire::Array(Box::new(Wire::Prim(*p))),
+        Value::Array { elem, .. } => Wire::Array(Box::new(wire_of(elem))),
+        Value::Optional(e) => Wire::Optional(Box::new(wire_of(e))),
+        Value::Struct { id, .. } => Wire::Struct(*id),
+    }
 }
 
 impl Gen<'_> {
@@ -632,179 +719,37 @@ impl Gen<'_> {
         self.schema.dialect == Dialect::Sdp
     }
 
-    fn size_of(&self, w: &Wire) -> SizeInfo {
-        match w {
-            Wire::Prim(p) => p.fixed_size().map_or(
-                SizeInfo {
-                    fixed: None,
-                    min: self.prefix,
-                    max: None,
-                },
-                SizeInfo::fixed,
-            ),
-            Wire::Struct(id) => self.layout.get(*id).map_or(SizeInfo::fixed(0), |t| t.size),
-            Wire::Array(_) => SizeInfo {
-                fixed: None,
-                min: self.prefix,
-                max: None,
-            },
-            Wire::Optional(_) => SizeInfo {
-                fixed: None,
-                min: 1,
-                max: None,
-            },
-        }
-    }
-
-    /// The part of a value's size every value of `w` has (prefixes, presence bytes,
-    /// fixed sizes); 0 for variable-size structs, whose size is measured whole.
-    fn const_part(&self, w: &Wire) -> u64 {
-        match w {
-            Wire::Prim(p) => p.fixed_size().unwrap_or(self.prefix),
-            Wire::Array(_) => self.prefix,
-            Wire::Optional(_) => 1,
-            Wire::Struct(_) => self.size_of(w).fixed.unwrap_or(0),
-        }
+    /// Length / count prefix bytes: 4 (SDP) or 2 (ffire).
+    fn prefix(&self) -> u64 {
+        self.plan.prefix.bytes()
     }
 
     // ------------------------------------------------------------------ plan
 
-    /// The encoding of value type `id` as fixed blocks and variable items, read off the
-    /// layout: fields in wire order, nested variable structs inlined where the layout
-    /// put their fixed fields into this struct's blocks.
-    fn items(&self, id: TypeId, t: &TypeLayout) -> Result<Vec<Item>, EmitError> {
-        let def = &self.schema.types[id];
-        if !def.is_struct() {
-            return Ok(vec![Item::Var {
-                access: String::new(),
-                json: String::new(),
-                wire: t.wire.clone(),
-            }]);
-        }
-        let internal = |what: &str| {
-            EmitError(format!(
-                "internal error: the fixed blocks of `{}` do not match its fields ({what})",
-                def.name
-            ))
-        };
-        // Where each block leaf is: path → (block, leaf index).
-        let mut leaf_at: HashMap<&[usize], (usize, usize)> = HashMap::new();
-        for (b, block) in t.blocks.iter().enumerate() {
-            for (j, leaf) in block.leaves.iter().enumerate() {
-                leaf_at.insert(leaf.path.as_slice(), (b, j));
-            }
-        }
-        let inlined = |path: &[usize]| {
-            t.blocks.iter().any(|b| {
-                b.leaves
-                    .iter()
-                    .any(|l| l.path.len() > path.len() && l.path.starts_with(path))
-            })
-        };
-        let mut items = Vec::new();
-        // (path, owner type, wire, size) still to visit, reversed.
-        struct Todo {
-            path: Vec<usize>,
-            access: String,
-            json: String,
-            wire: Wire,
-            size: SizeInfo,
-        }
-        let mut todo: Vec<Todo> = Vec::new();
-        let push_fields = |todo: &mut Vec<Todo>, owner: TypeId, path: &[usize], access: &str, json: &str| {
-            let Some(ol) = self.layout.get(owner) else { return };
-            let fields = self.schema.types[owner].fields();
-            let names = self.n.fields(owner);
-            for f in ol.fields.iter().rev() {
-                let mut p = path.to_vec();
-                p.push(f.decl_index);
-                let name = names.get(f.decl_index).cloned().unwrap_or_default();
-                let jn = fields.get(f.decl_index).map_or("", |x| x.json_name.as_str());
-                todo.push(Todo {
-                    path: p,
-                    access: if access.is_empty() {
-                        name
-                    } else {
-                        format!("{access}.{name}")
-                    },
-                    json: if json.is_empty() {
-                        jn.to_string()
-                    } else {
-                        format!("{json}.{jn}")
-                    },
-                    wire: f.wire.clone(),
-                    size: f.size,
-                });
-            }
-        };
-        push_fields(&mut todo, id, &[], "", "");
-        // The block being emitted and the next leaf expected in it.
-        let mut open: Option<(usize, usize)> = None;
-        while let Some(item) = todo.pop() {
-            if let Wire::Struct(nested) = item.wire {
-                if item.size.fixed.is_none() && inlined(&item.path) {
-                    push_fields(&mut todo, nested, &item.path, &item.access, &item.json);
-                    continue;
+    /// The plan's steps with their paths resolved. [`Step::Inline`] needs no code: the
+    /// inlined struct is a member of the C struct and its fields follow as steps whose
+    /// accesses go through it (`inner.name`).
+    fn items(&self, p: &TypePlan) -> Result<Vec<Item>, EmitError> {
+        let mut items = Vec::with_capacity(p.steps.len());
+        for step in &p.steps {
+            match step {
+                Step::Block { block, .. } => items.push(Item::Block {
+                    size: block.size,
+                    leaves: block
+                        .leaves
+                        .iter()
+                        .map(|l| self.leaf(p.id, &l.path, l.kind, l.at))
+                        .collect::<Result<Vec<_>, _>>()?,
+                }),
+                Step::Inline { .. } => {}
+                Step::Value { path, value } => {
+                    let (access, json) = self.path_names(p.id, path)?;
+                    items.push(Item::Var {
+                        access,
+                        json,
+                        value: value.clone(),
+                    });
                 }
-            }
-            let is_leaf = item.size.fixed.is_some() && matches!(item.wire, Wire::Prim(_) | Wire::Struct(_));
-            if let Some((b, next)) = open {
-                let block: &FixedBlock = &t.blocks[b];
-                if next < block.leaves.len() {
-                    if !is_leaf || leaf_at.get(item.path.as_slice()) != Some(&(b, next)) {
-                        return Err(internal("a block is interrupted"));
-                    }
-                    open = Some((b, next + 1));
-                    continue;
-                }
-                open = None;
-            }
-            if is_leaf {
-                match leaf_at.get(item.path.as_slice()) {
-                    Some(&(b, 0)) => {
-                        let block = &t.blocks[b];
-                        let leaves = block
-                            .leaves
-                            .iter()
-                            .map(|l| self.leaf(id, &l.path, l.kind, l.at))
-                            .collect::<Result<Vec<_>, _>>()?;
-                        items.push(Item::Block {
-                            size: block.size,
-                            leaves,
-                        });
-                        open = Some((b, 1));
-                    }
-                    Some(_) => return Err(internal("a block starts in the middle")),
-                    None => {
-                        // Not in a block (the layout gave up on a pathological struct):
-                        // a block of its own.
-                        let kind = match &item.wire {
-                            Wire::Prim(p) => LeafKind::Prim(*p),
-                            Wire::Struct(s) => LeafKind::Struct(*s),
-                            _ => return Err(internal("a fixed leaf is neither primitive nor struct")),
-                        };
-                        items.push(Item::Block {
-                            size: item.size.fixed.unwrap_or(0),
-                            leaves: vec![BLeaf {
-                                access: item.access,
-                                json: item.json,
-                                kind,
-                                at: 0,
-                            }],
-                        });
-                    }
-                }
-                continue;
-            }
-            items.push(Item::Var {
-                access: item.access,
-                json: item.json,
-                wire: item.wire,
-            });
-        }
-        if let Some((b, next)) = open {
-            if next < t.blocks[b].leaves.len() {
-                return Err(internal("a block is cut short"));
             }
         }
         Ok(items)
@@ -812,58 +757,62 @@ impl Gen<'_> {
 
     /// Resolves a block leaf's path (declaration indices from `owner`) to C and JSON names.
     fn leaf(&self, owner: TypeId, path: &[usize], kind: LeafKind, at: u64) -> Result<BLeaf, EmitError> {
-        let mut access = Vec::new();
-        let mut json = Vec::new();
+        let (access, json) = self.path_names(owner, path)?;
+        Ok(BLeaf { access, json, kind, at })
+    }
+
+    /// (C member access, JSON path) of a plan path; both empty for the empty path.
+    fn path_names(&self, owner: TypeId, path: &[usize]) -> Result<(String, String), EmitError> {
+        let mut access = Vec::with_capacity(path.len());
+        let mut json = Vec::with_capacity(path.len());
         let mut ty = owner;
         for (k, &i) in path.iter().enumerate() {
             let def = &self.schema.types[ty];
-            let f = def
-                .fields()
-                .get(i)
-                .ok_or_else(|| EmitError(format!("internal error: bad leaf path in `{}`", def.name)))?;
+            let bad = || EmitError(format!("internal error: bad plan path in `{}`", def.name));
+            let f = def.fields().get(i).ok_or_else(bad)?;
             access.push(self.n.fields(ty).get(i).cloned().unwrap_or_default());
             json.push(f.json_name.clone());
             if k + 1 < path.len() {
                 ty = match self.layout.get(ty).and_then(|t| t.field_by_decl(i)).map(|f| &f.wire) {
                     Some(Wire::Struct(n)) => *n,
-                    _ => return Err(EmitError(format!("internal error: bad leaf path in `{}`", def.name))),
+                    _ => return Err(bad()),
                 };
             }
         }
-        Ok(BLeaf {
-            access: access.join("."),
-            json: json.join("."),
-            kind,
-            at,
-        })
+        Ok((access.join("."), json.join(".")))
     }
 
     /// Fixed-size structs used whole inside some block (they get `_get`/`_put`).
-    fn block_structs(&self, plans: &HashMap<TypeId, Vec<Item>>) -> HashSet<TypeId> {
+    fn block_structs(&self) -> HashSet<TypeId> {
+        let leaf_structs = |p: &TypePlan| -> Vec<TypeId> {
+            p.steps
+                .iter()
+                .flat_map(|s| match s {
+                    Step::Block { block, .. } => block.leaves.as_slice(),
+                    _ => &[],
+                })
+                .filter_map(|l| match l.kind {
+                    LeafKind::Struct(s) => Some(s),
+                    LeafKind::Prim(_) => None,
+                })
+                .collect()
+        };
         let mut out = HashSet::new();
-        for items in plans.values() {
-            for it in items {
-                if let Item::Block { leaves, .. } = it {
-                    for l in leaves {
-                        if let LeafKind::Struct(s) = l.kind {
-                            out.insert(s);
-                        }
+        let mut stack: Vec<TypeId> = Vec::new();
+        for p in self.plan.types.iter().flatten() {
+            if p.is_struct || p.root {
+                for s in leaf_structs(p) {
+                    if out.insert(s) {
+                        stack.push(s);
                     }
                 }
             }
         }
         // A struct's get/put call those of the fixed structs inside it.
-        let mut stack: Vec<TypeId> = out.iter().copied().collect();
         while let Some(s) = stack.pop() {
-            if let Some(t) = self.layout.get(s) {
-                for b in &t.blocks {
-                    for l in &b.leaves {
-                        if let LeafKind::Struct(inner) = l.kind {
-                            if out.insert(inner) {
-                                stack.push(inner);
-                            }
-                        }
-                    }
+            for inner in self.plan.get(s).map(leaf_structs).unwrap_or_default() {
+                if out.insert(inner) {
+                    stack.push(inner);
                 }
             }
         }
@@ -911,9 +860,23 @@ impl Gen<'_> {
         for row in &d.table {
             c.line(&comment(&format!("//   {row}")));
         }
-        if let Some(blocks) = &d.blocks {
+        // From the plan this code is rendered from, so the comment cannot contradict it.
+        let blocks: Vec<String> = self
+            .plan
+            .get(id)
+            .map(|p| {
+                p.steps
+                    .iter()
+                    .filter_map(|s| match s {
+                        Step::Block { block, .. } => Some(format!("{} B at {}", block.size, block.offset.expr())),
+                        _ => None,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        if !blocks.is_empty() {
             c.line("//");
-            c.line(&comment(&format!("// {blocks}.")));
+            c.line(&comment(&format!("// Fixed blocks: {}.", blocks.join(", "))));
         }
     }
 
@@ -952,8 +915,7 @@ impl Gen<'_> {
         self.schema.types[id].is_struct() || self.layout.get(id).is_some_and(|t| t.root)
     }
 
-    fn header(&self, source: &str, module: &str, plans: &HashMap<TypeId, Vec<Item>>) -> String {
-        let _ = plans;
+    fn header(&self, source: &str, module: &str) -> String {
         let mut c = Code::default();
         self.file_intro(&mut c, source);
         c.line("//");
@@ -963,6 +925,8 @@ impl Gen<'_> {
         c.line("// into the input). Owned decodes copy strings (NUL-terminated) and arrays into the");
         c.line("// wl_arena; views put only arrays of non-primitives there. Every function returns a");
         c.line("// wl_status; pass a wl_error (or NULL) for the offset and value path of a failure.");
+        c.line("// They are macros over the runtime's wl_size / wl_encode / wl_encode_buf / wl_decode");
+        c.line("// with the type's table T_type (views: T_view_type); see runtime/README.md.");
         if self.sdp() {
             c.line("// Every struct is also an SDP message (T_MESSAGE_ID, T_encode_message,");
             c.line(&format!(
@@ -1183,14 +1147,66 @@ impl Gen<'_> {
 
     fn prototypes(&self, c: &mut Code, id: TypeId, t: &TypeLayout) {
         let n = self.n.type_name(id);
-        if let Some(size) = t.size.fixed {
+        let fixed = self
+            .plan
+            .get(id)
+            .and_then(|p| p.exact_size.terms.is_empty().then_some(p.exact_size.constant));
+        if let Some(size) = fixed {
             c.line(&format!("// Every {n} encodes to {size} bytes."));
             c.line(&format!("#define {n}_SIZE ((size_t){size})"));
         }
-        for (sig, doc) in self.signatures(id, t) {
-            c.line(&format!("// {doc}"));
-            self.long_line(c, &format!("{sig};"));
+        c.line(&format!("extern const wl_type {n}_type, {n}_view_type;"));
+        for (sig, _) in self.signatures(id, t) {
+            if let Some(m) = Self::api_macro(&n, &sig) {
+                c.line(&m); // one line: a macro cannot wrap without a backslash
+            }
         }
+    }
+
+    /// The macro that implements one public function (`sig`) of type `n` by a call of
+    /// the runtime's generic function with `n`'s table: `#define n_encode(v, buf, …)
+    /// wl_encode(&n_type, WL_TYPED(const n *, v), false, buf, …)`.
+    fn api_macro(n: &str, sig: &str) -> Option<String> {
+        let (head, rest) = sig.split_once('(')?;
+        let name = head.rsplit(' ').next()?;
+        let what = name.strip_prefix(n)?.strip_prefix('_')?;
+        let params: Vec<(&str, &str)> = rest
+            .trim_end_matches(')')
+            .split(", ")
+            .filter_map(|p| {
+                let at = p.rfind([' ', '*'])?;
+                Some((p[..=at].trim_end(), &p[at + 1..]))
+            })
+            .collect();
+        let names: Vec<&str> = params.iter().map(|(_, n)| *n).collect();
+        let view = what.contains("view");
+        let message = what.contains("message");
+        let table = if view {
+            format!("&{n}_view_type")
+        } else {
+            format!("&{n}_type")
+        };
+        let typed = |param: &str| -> String {
+            let ty = params
+                .iter()
+                .find(|(_, p)| *p == param)
+                .map_or("const void *", |(t, _)| t);
+            format!("WL_TYPED({ty}, {param})")
+        };
+        let body = if what.ends_with("size") {
+            format!("wl_size({table}, {})", typed("v"))
+        } else if what.ends_with("encode_buf") || what.ends_with("encode_message_buf") {
+            format!("wl_encode_buf({table}, {}, {message}, out, err)", typed("v"))
+        } else if what.contains("encode") {
+            format!("wl_encode({table}, {}, {message}, buf, cap, written, err)", typed("v"))
+        } else {
+            let used = if what.ends_with("prefix") { "used" } else { "NULL" };
+            format!(
+                "wl_decode({table}, buf, len, {message}, {}, {used}, arena, err)",
+                typed("out")
+            )
+        };
+        Some(format!("#define {name}({}) {body}", names.join(", ")))
     }
 
     /// A declaration, wrapped after a comma when longer than 110 columns.
@@ -1274,22 +1290,23 @@ impl Gen<'_> {
 
     // ------------------------------------------------------------------ source
 
-    fn source(&self, source: &str, module: &str, plans: &HashMap<TypeId, Vec<Item>>) -> String {
+    fn source(&self, source: &str, module: &str, all_items: &HashMap<TypeId, Vec<Item>>) -> String {
         let mut c = Code::default();
         self.file_intro(&mut c, source);
         c.blank();
         c.line(&format!("#include \"{module}.h\""));
-        let blockers = self.block_structs(plans);
+        let blockers = self.block_structs();
         for &id in &self.n.order {
             let Some(t) = self.layout.get(id) else { continue };
-            let Some(items) = plans.get(&id) else { continue };
+            let Some(p) = self.plan.get(id) else { continue };
+            let Some(items) = all_items.get(&id) else { continue };
             let n = self.n.type_name(id);
             c.blank();
             c.line(&format!(
                 "// ---------------------------------------------------------------- {n}"
             ));
             if blockers.contains(&id) {
-                self.get_put(&mut c, id, t);
+                self.get_put(&mut c, p);
             }
             let views: &[bool] = if self.n.has_view_wire(&t.wire) {
                 &[false, true]
@@ -1297,12 +1314,11 @@ impl Gen<'_> {
                 &[false]
             };
             for &view in views {
-                self.measure_fn(&mut c, id, items, view);
+                self.measure_fn(&mut c, p, view);
                 self.write_fn(&mut c, id, items, view);
                 self.read_fn(&mut c, id, items, view);
             }
-            self.adapters(&mut c, id, t);
-            self.public_fns(&mut c, id, t);
+            self.tables(&mut c, id, t);
         }
         if self.sdp() {
             self.dispatcher_fns(&mut c);
@@ -1338,13 +1354,21 @@ impl Gen<'_> {
         }
     }
 
-    fn get_put(&self, c: &mut Code, id: TypeId, t: &TypeLayout) {
-        let n = self.n.type_name(id);
-        let leaves: Vec<BLeaf> = t
-            .blocks
+    /// For a fixed-size struct: its plan's blocks as one run of leaves at constant offsets.
+    fn get_put(&self, c: &mut Code, p: &TypePlan) {
+        let n = self.n.type_name(p.id);
+        let leaves: Vec<BLeaf> = p
+            .steps
             .iter()
-            .flat_map(|b| b.leaves.iter().map(move |l| (b, l)))
-            .filter_map(|(_, l)| self.leaf(id, &l.path, l.kind, l.at).ok())
+            .flat_map(|s| match s {
+                Step::Block { block, .. } => block
+                    .leaves
+                    .iter()
+                    .map(|l| (block.offset.constant().unwrap_or(0) + l.at, l))
+                    .collect(),
+                _ => Vec::new(),
+            })
+            .filter_map(|(at, l)| self.leaf(p.id, &l.path, l.kind, at).ok())
             .collect();
         c.blank();
         c.line(&format!("// Stores a {n} at p (inside a parent's fixed block)."));
@@ -1455,42 +1479,38 @@ impl Gen<'_> {
         c.close("}");
     }
 
-    fn measure_fn(&self, c: &mut Code, id: TypeId, items: &[Item], view: bool) {
-        let ty = self.tname(id, view);
-        let fname = self.fname(id, view, "measure");
-        let mut constant = 0u64;
-        for it in items {
-            constant += match it {
-                Item::Block { size, .. } => *size,
-                Item::Var { wire, .. } => self.const_part(wire),
-            };
-        }
+    /// The measure function, rendered from the plan's exact-size formula: its constant,
+    /// then one statement per variable-size term (with the length checks the prefixes
+    /// impose).
+    fn measure_fn(&self, c: &mut Code, p: &TypePlan, view: bool) {
+        let ty = self.tname(p.id, view);
+        let fname = self.fname(p.id, view, "measure");
+        let constant = p.exact_size.constant;
         c.blank();
         c.line("// The encoded size; records WL_ERR_TOO_LONG (and returns 0) for an oversized string or array.");
-        c.open(&format!("static size_t {fname}(const {ty} *v, wl_error *err) {{"));
-        let vars: Vec<(&String, &String, &Wire)> = items
-            .iter()
-            .filter_map(|it| match it {
-                Item::Var { access, json, wire } => Some((access, json, wire)),
-                Item::Block { .. } => None,
-            })
-            .collect();
+        c.open(&format!("static size_t {fname}(const void *vp, wl_error *err) {{"));
         let mut body = Code {
             out: String::new(),
             depth: c.depth,
         };
-        for (access, json, wire) in &vars {
+        let mut uses_err = false;
+        for (path, term) in &p.exact_size.terms {
+            let (access, json) = match self.path_names(p.id, path) {
+                Ok(x) => x,
+                Err(_) => continue,
+            };
             let ctx = if json.is_empty() {
                 vec![]
             } else {
-                vec![Ctx::Field((*json).clone())]
+                vec![Ctx::Field(json)]
             };
-            self.measure_var(&mut body, &Self::place("v", access), wire, &ctx, 0, view);
+            uses_err |= self.term_can_fail(term);
+            self.measure_term(&mut body, &Self::place("v", &access), term, &ctx, 0, view);
         }
-        let uses_v = !body.out.is_empty();
-        let uses_err = vars.iter().any(|(_, _, w)| self.n.can_fail_wire(w));
-        if !uses_v {
-            c.line("(void)v;");
+        if body.out.is_empty() {
+            c.line("(void)vp;");
+        } else {
+            c.line(&format!("const {ty} *v = (const {ty} *)vp;"));
         }
         if !uses_err {
             c.line("(void)err;");
@@ -1507,68 +1527,84 @@ impl Gen<'_> {
         c.close("}");
     }
 
-    /// Adds to `n` the size of `place` beyond [`Self::const_part`].
-    fn measure_var(&self, c: &mut Code, place: &str, w: &Wire, ctx: &[Ctx], d: usize, view: bool) {
-        let p = self.prefix;
-        let too_long = |c: &mut Code, len: String| {
+    /// Whether measuring a term can fail (a length to check, or a call that can).
+    fn term_can_fail(&self, t: &SizeTerm) -> bool {
+        match t {
+            SizeTerm::Len { .. } | SizeTerm::Each(_) => true,
+            SizeTerm::Present { .. } => false,
+            SizeTerm::IfPresent(vs) => vs.term.as_ref().is_some_and(|t| self.term_can_fail(t)),
+            SizeTerm::Call(id) => self.n.can_fail_wire(&Wire::Struct(*id)),
+        }
+    }
+
+    /// Adds the term `t` of `place` to `n`. Every `Len` and `Each` term is a string's or
+    /// an array's length, checked against the prefix first.
+    fn measure_term(&self, c: &mut Code, place: &str, t: &SizeTerm, ctx: &[Ctx], d: usize, view: bool) {
+        let p = self.prefix();
+        let too_long = |c: &mut Code| {
+            let len = format!("{place}.len");
             Self::measure_fail(c, &format!("!wl_len_ok({len}, {p})"), ctx, Some((&len, p)));
         };
-        match w {
-            Wire::Prim(Primitive::Str) => {
-                too_long(c, format!("{place}.len"));
-                c.line(&format!("n = wl_add(n, {place}.len);"));
+        let add_scaled = |c: &mut Code, k: u64| match k {
+            0 => {}
+            1 => c.line(&format!("n = wl_add(n, {place}.len);")),
+            k => c.line(&format!("n = wl_add(n, wl_mul({place}.len, {k}));")),
+        };
+        match t {
+            SizeTerm::Len { scale } => {
+                too_long(c);
+                add_scaled(c, *scale);
             }
-            Wire::Prim(_) => {}
-            Wire::Array(e) => {
-                too_long(c, format!("{place}.len"));
-                match self.size_of(e).fixed {
-                    Some(1) => c.line(&format!("n = wl_add(n, {place}.len);")),
-                    Some(k) => c.line(&format!("n = wl_add(n, wl_mul({place}.len, {k}));")),
-                    None => {
-                        let k = self.const_part(e);
-                        if k > 0 {
-                            c.line(&format!("n = wl_add(n, wl_mul({place}.len, {k}));"));
-                        }
-                        let i = format!("i{d}");
-                        c.open("{");
-                        c.line(&format!("size_t {i};"));
-                        c.open(&format!("for ({i} = 0; {i} < {place}.len; {i}++) {{"));
-                        let mut inner = vec![Ctx::Index(i.clone())];
-                        inner.extend_from_slice(ctx);
-                        self.measure_var(c, &format!("{place}.ptr[{i}]"), e, &inner, d + 1, view);
-                        c.close("}");
-                        c.close("}");
-                    }
+            SizeTerm::Each(vs) => {
+                too_long(c);
+                add_scaled(c, vs.constant);
+                if let Some(inner) = &vs.term {
+                    let i = format!("i{d}");
+                    c.open("{");
+                    c.line(&format!("size_t {i};"));
+                    c.open(&format!("for ({i} = 0; {i} < {place}.len; {i}++) {{"));
+                    let mut ictx = vec![Ctx::Index(i.clone())];
+                    ictx.extend_from_slice(ctx);
+                    self.measure_term(c, &format!("{place}.ptr[{i}]"), inner, &ictx, d + 1, view);
+                    c.close("}");
+                    c.close("}");
                 }
             }
-            Wire::Optional(e) => {
-                let k = self.const_part(e);
-                let mut body = Code {
-                    out: String::new(),
-                    depth: c.depth + 1,
-                };
-                if k > 0 {
-                    body.line(&format!("n = wl_add(n, {k});"));
-                }
-                self.measure_var(&mut body, &format!("{place}.value"), e, ctx, d + 1, view);
-                if !body.out.is_empty() {
+            SizeTerm::Present { scale } => {
+                if *scale > 0 {
                     c.line(&format!("if ({place}.has) {{"));
-                    c.out.push_str(&body.out);
+                    c.depth += 1;
+                    c.line(&format!("n = wl_add(n, {scale});"));
+                    c.depth -= 1;
                     c.line("}");
                 }
             }
-            Wire::Struct(s) => {
-                if self.size_of(w).fixed.is_some() {
-                    return;
-                }
+            SizeTerm::IfPresent(vs) => {
+                c.line(&format!("if ({place}.has) {{"));
+                c.depth += 1;
+                self.measure_value(c, &format!("{place}.value"), vs, ctx, d + 1, view);
+                c.depth -= 1;
+                c.line("}");
+            }
+            SizeTerm::Call(id) => {
                 c.line(&format!(
                     "n = wl_add(n, {}(&{place}, err));",
-                    self.fname(*s, view, "measure")
+                    self.fname(*id, view, "measure")
                 ));
-                if self.n.can_fail_wire(w) {
+                if self.n.can_fail_wire(&Wire::Struct(*id)) {
                     Self::measure_fail(c, "err->status != WL_OK", ctx, None);
                 }
             }
+        }
+    }
+
+    /// Adds a whole value's size (its constant, then its term) to `n`.
+    fn measure_value(&self, c: &mut Code, place: &str, vs: &ValueSize, ctx: &[Ctx], d: usize, view: bool) {
+        if vs.constant > 0 {
+            c.line(&format!("n = wl_add(n, {});", vs.constant));
+        }
+        if let Some(t) = &vs.term {
+            self.measure_term(c, place, t, ctx, d, view);
         }
     }
 
@@ -1579,7 +1615,12 @@ impl Gen<'_> {
         let fname = self.fname(id, view, "write");
         c.blank();
         c.line("// Writes the encoding at p (the caller made room: measure first); returns the end.");
-        c.open(&format!("static uint8_t *{fname}(const {ty} *v, uint8_t *p) {{"));
+        c.open(&format!("static uint8_t *{fname}(const void *vp, uint8_t *p) {{"));
+        if items.is_empty() {
+            c.line("(void)vp;");
+        } else {
+            c.line(&format!("const {ty} *v = (const {ty} *)vp;"));
+        }
         for it in items {
             match it {
                 Item::Block { size, leaves } => {
@@ -1588,47 +1629,48 @@ impl Gen<'_> {
                     }
                     c.line(&format!("p += {size};"));
                 }
-                Item::Var { access, wire, .. } => self.write_var(c, &Self::place("v", access), wire, 0, view),
+                Item::Var { access, value, .. } => self.write_value(c, &Self::place("v", access), value, 0, view),
             }
         }
         c.line("return p;");
         c.close("}");
     }
 
-    fn write_var(&self, c: &mut Code, place: &str, w: &Wire, d: usize, view: bool) {
-        let pf = self.prefix;
-        match w {
-            Wire::Prim(Primitive::Str) => c.line(&format!("p = wl_put_str(p, {pf}, {place});")),
-            Wire::Prim(pr) => {
+    fn write_value(&self, c: &mut Code, place: &str, v: &Value, d: usize, view: bool) {
+        match v {
+            Value::Str(pre) => c.line(&format!("p = wl_put_str(p, {}, {place});", pre.bytes())),
+            Value::Prim(pr) => {
                 c.line(&format!("wl_put_{}(p, {place});", prim_short(*pr)));
                 c.line(&format!("p += {};", pr.fixed_size().unwrap_or(0)));
             }
-            Wire::Array(e) => match &**e {
-                Wire::Prim(pr) if *pr != Primitive::Str => {
-                    let kind = if view { "view" } else { "array" };
-                    c.line(&format!("p = wl_put_{}_{kind}(p, {pf}, {place});", prim_short(*pr)));
-                }
-                e => {
-                    let i = format!("i{d}");
-                    c.open("{");
-                    c.line(&format!("size_t {i};"));
-                    c.line(&format!("p = wl_put_len(p, {pf}, {place}.len);"));
-                    c.open(&format!("for ({i} = 0; {i} < {place}.len; {i}++) {{"));
-                    self.write_var(c, &format!("{place}.ptr[{i}]"), e, d + 1, view);
-                    c.close("}");
-                    c.close("}");
-                }
-            },
-            Wire::Optional(e) => {
+            Value::BulkPrims(pre, pr) => {
+                let kind = if view { "view" } else { "array" };
+                c.line(&format!(
+                    "p = wl_put_{}_{kind}(p, {}, {place});",
+                    prim_short(*pr),
+                    pre.bytes()
+                ));
+            }
+            Value::Array { prefix, elem, .. } => {
+                let i = format!("i{d}");
+                c.open("{");
+                c.line(&format!("size_t {i};"));
+                c.line(&format!("p = wl_put_len(p, {}, {place}.len);", prefix.bytes()));
+                c.open(&format!("for ({i} = 0; {i} < {place}.len; {i}++) {{"));
+                self.write_value(c, &format!("{place}.ptr[{i}]"), elem, d + 1, view);
+                c.close("}");
+                c.close("}");
+            }
+            Value::Optional(e) => {
                 c.open(&format!("if ({place}.has) {{"));
                 c.line("*p++ = 1;");
-                self.write_var(c, &format!("{place}.value"), e, d + 1, view);
+                self.write_value(c, &format!("{place}.value"), e, d + 1, view);
                 c.close("} else {");
                 c.depth += 1;
                 c.line("*p++ = 0;");
                 c.close("}");
             }
-            Wire::Struct(s) => c.line(&format!("p = {}(&{place}, p);", self.fname(*s, view, "write"))),
+            Value::Struct { id, .. } => c.line(&format!("p = {}(&{place}, p);", self.fname(*id, view, "write"))),
         }
     }
 
@@ -1669,7 +1711,13 @@ impl Gen<'_> {
             c.line("// Reads one value at rd's position: strings are copied into the arena (rd->copy) or");
             c.line("// point into the input; arrays go to the arena.");
         }
-        c.open(&format!("static wl_status {fname}(wl_reader *rd, {ty} *out) {{"));
+        c.open(&format!("static wl_status {fname}(wl_reader *rd, void *outp) {{"));
+        if items.is_empty() {
+            c.line("(void)rd;");
+            c.line("(void)outp;");
+        } else {
+            c.line(&format!("{ty} *out = ({ty} *)outp;"));
+        }
         for it in items {
             match it {
                 Item::Block { size, leaves } => {
@@ -1686,13 +1734,13 @@ impl Gen<'_> {
                     c.line(&format!("rd->at += {size};"));
                     c.close("}");
                 }
-                Item::Var { access, json, wire } => {
+                Item::Var { access, json, value } => {
                     let ctx = if json.is_empty() {
                         vec![]
                     } else {
                         vec![Ctx::Field(json.clone())]
                     };
-                    self.read_var(c, &Self::place("out", access), wire, &ctx, 0, view);
+                    self.read_value(c, &Self::place("out", access), value, &ctx, 0, view);
                 }
             }
         }
@@ -1700,131 +1748,92 @@ impl Gen<'_> {
         c.close("}");
     }
 
-    fn read_var(&self, c: &mut Code, place: &str, w: &Wire, ctx: &[Ctx], d: usize, view: bool) {
-        let pf = self.prefix;
+    fn read_value(&self, c: &mut Code, place: &str, v: &Value, ctx: &[Ctx], d: usize, view: bool) {
         let fail = Self::read_fail(ctx);
-        match w {
-            Wire::Prim(Primitive::Str) => c.line(&format!("if (wl_rd_str(rd, {pf}, &{place}) != WL_OK) {fail}")),
-            Wire::Prim(pr) => c.line(&format!("if (wl_rd_{}(rd, &{place}) != WL_OK) {fail}", prim_short(*pr))),
-            Wire::Array(e) => match &**e {
-                Wire::Prim(pr) if *pr != Primitive::Str => {
-                    let kind = if view { "view" } else { "array" };
-                    c.line(&format!(
-                        "if (wl_rd_{}_{kind}(rd, {pf}, &{place}) != WL_OK) {fail}",
-                        prim_short(*pr)
-                    ));
-                }
-                e => {
-                    let elem = self.n.c_type(e, view);
-                    let (n, i, a) = (format!("n{d}"), format!("i{d}"), format!("a{d}"));
-                    let min = self.size_of(e).min.max(1);
-                    c.open("{");
-                    c.line(&format!("size_t {n}, {i};"));
-                    c.line(&format!("{elem} *{a} = NULL;"));
-                    c.line(&format!("if (wl_rd_count(rd, {pf}, {min}, &{n}) != WL_OK) {fail}"));
-                    c.open(&format!("if ({n} > 0) {{"));
-                    c.line(&format!(
-                        "{a} = ({elem} *)wl_rd_alloc_zero(rd, {n}, sizeof *{a}, WL_ALIGNOF({elem}));"
-                    ));
-                    c.line(&format!("if (!{a}) {fail}"));
-                    c.close("}");
-                    c.open(&format!("for ({i} = 0; {i} < {n}; {i}++) {{"));
-                    let mut inner = vec![Ctx::Index(i.clone())];
-                    inner.extend_from_slice(ctx);
-                    self.read_var(c, &format!("{a}[{i}]"), e, &inner, d + 1, view);
-                    c.close("}");
-                    c.line(&format!("{place}.ptr = {a};"));
-                    c.line(&format!("{place}.len = {n};"));
-                    c.close("}");
-                }
-            },
-            Wire::Optional(e) => {
+        match v {
+            Value::Str(pre) => c.line(&format!(
+                "if (wl_rd_str(rd, {}, &{place}) != WL_OK) {fail}",
+                pre.bytes()
+            )),
+            Value::Prim(pr) => c.line(&format!("if (wl_rd_{}(rd, &{place}) != WL_OK) {fail}", prim_short(*pr))),
+            Value::BulkPrims(pre, pr) => {
+                let kind = if view { "view" } else { "array" };
+                c.line(&format!(
+                    "if (wl_rd_{}_{kind}(rd, {}, &{place}) != WL_OK) {fail}",
+                    prim_short(*pr),
+                    pre.bytes()
+                ));
+            }
+            Value::Array { prefix, elem, elem_min } => {
+                let ty = self.n.c_type(&wire_of(elem), view);
+                let (n, i, a) = (format!("n{d}"), format!("i{d}"), format!("a{d}"));
+                c.open("{");
+                c.line(&format!("size_t {n}, {i};"));
+                c.line(&format!("{ty} *{a} = NULL;"));
+                c.line(&format!(
+                    "if (wl_rd_count(rd, {}, {elem_min}, &{n}) != WL_OK) {fail}",
+                    prefix.bytes()
+                ));
+                c.open(&format!("if ({n} > 0) {{"));
+                c.line(&format!(
+                    "{a} = ({ty} *)wl_rd_alloc_zero(rd, {n}, sizeof *{a}, WL_ALIGNOF({ty}));"
+                ));
+                c.line(&format!("if (!{a}) {fail}"));
+                c.close("}");
+                c.open(&format!("for ({i} = 0; {i} < {n}; {i}++) {{"));
+                let mut inner = vec![Ctx::Index(i.clone())];
+                inner.extend_from_slice(ctx);
+                self.read_value(c, &format!("{a}[{i}]"), elem, &inner, d + 1, view);
+                c.close("}");
+                c.line(&format!("{place}.ptr = {a};"));
+                c.line(&format!("{place}.len = {n};"));
+                c.close("}");
+            }
+            Value::Optional(e) => {
                 let h = format!("h{d}");
                 c.open("{");
                 c.line(&format!("bool {h};"));
                 c.line(&format!("if (wl_rd_presence(rd, &{h}) != WL_OK) {fail}"));
                 c.line(&format!("{place}.has = {h};"));
                 c.open(&format!("if ({h}) {{"));
-                self.read_var(c, &format!("{place}.value"), e, ctx, d + 1, view);
+                self.read_value(c, &format!("{place}.value"), e, ctx, d + 1, view);
                 c.close("}");
                 c.close("}");
             }
-            Wire::Struct(s) => c.line(&format!(
+            Value::Struct { id, .. } => c.line(&format!(
                 "if ({}(rd, &{place}) != WL_OK) {fail}",
-                self.fname(*s, view, "read")
+                self.fname(*id, view, "read")
             )),
         }
     }
 
     // ------------------------------------------------------------------ public API
 
-    fn adapters(&self, c: &mut Code, id: TypeId, t: &TypeLayout) {
+    /// The type's tables for the runtime's generic encode/decode functions (the public
+    /// API is macros over them, in the header).
+    fn tables(&self, c: &mut Code, id: TypeId, t: &TypeLayout) {
+        let n = self.n.type_name(id);
+        let mid = t.message_id.map_or("0".to_string(), |_| format!("{n}_MESSAGE_ID"));
         c.blank();
-        c.line("// Adapters for the runtime's generic entry points.");
-        let views: &[bool] = if self.n.has_view_wire(&t.wire) {
-            &[false, true]
-        } else {
-            &[false]
-        };
-        for &view in views {
+        for view in [false, true] {
             let ty = self.tname(id, view);
-            let (m, w) = (self.fname(id, view, "measure"), self.fname(id, view, "write"));
-            let r = self.fname(id, view, "read");
-            c.open(&format!("static size_t {m}_any(const void *v, wl_error *err) {{"));
-            c.line(&format!("return {m}((const {ty} *)v, err);"));
-            c.close("}");
-            c.open(&format!("static uint8_t *{w}_any(const void *v, uint8_t *p) {{"));
-            c.line(&format!("return {w}((const {ty} *)v, p);"));
-            c.close("}");
-            c.open(&format!("static wl_status {r}_any(wl_reader *rd, void *out) {{"));
-            c.line(&format!("return {r}(rd, ({ty} *)out);"));
-            c.close("}");
-        }
-    }
-
-    fn public_fns(&self, c: &mut Code, id: TypeId, t: &TypeLayout) {
-        let mid = t
-            .message_id
-            .map_or("0".to_string(), |_| format!("{}_MESSAGE_ID", self.n.type_name(id)));
-        for (sig, _) in self.signatures(id, t) {
-            let name = sig
-                .split('(')
-                .next()
-                .and_then(|h| h.rsplit(' ').next())
-                .unwrap_or_default()
-                .to_string();
-            let n = self.n.type_name(id);
-            let what = name.strip_prefix(&format!("{n}_")).unwrap_or_default();
-            let view = what.starts_with("view_") || what.contains("_view");
-            let m = format!("{}_any", self.fname(id, view, "measure"));
-            let w = format!("{}_any", self.fname(id, view, "write"));
-            let r = format!("{}_any", self.fname(id, view, "read"));
-            let copy = if view { "false" } else { "true" };
-            let body = match what {
-                "size" | "view_size" => format!("return wl_size(v, {m});"),
-                "encode" | "view_encode" => format!("return wl_encode(v, {m}, {w}, 0, buf, cap, written, err);"),
-                "encode_buf" | "view_encode_buf" => format!("return wl_encode_buf(v, {m}, {w}, 0, out, err);"),
-                "encode_message" => format!("return wl_encode(v, {m}, {w}, {mid}, buf, cap, written, err);"),
-                "encode_message_buf" => format!("return wl_encode_buf(v, {m}, {w}, {mid}, out, err);"),
-                "decode" | "decode_view" => {
-                    format!("return wl_decode(buf, len, out, sizeof *out, {r}, 0, {copy}, arena, NULL, err);")
-                }
-                "decode_prefix" | "decode_view_prefix" => {
-                    format!("return wl_decode(buf, len, out, sizeof *out, {r}, 0, {copy}, arena, used, err);")
-                }
-                "decode_message" | "decode_message_view" => {
-                    format!("return wl_decode(buf, len, out, sizeof *out, {r}, {mid}, {copy}, arena, NULL, err);")
-                }
-                "decode_message_prefix" | "decode_message_view_prefix" => {
-                    format!("return wl_decode(buf, len, out, sizeof *out, {r}, {mid}, {copy}, arena, used, err);")
-                }
-                _ => continue,
+            let (m, w, r) = (
+                self.fname(id, view, "measure"),
+                self.fname(id, view, "write"),
+                self.fname(id, view, "read"),
+            );
+            let table = if view {
+                format!("{n}_view_type")
+            } else {
+                format!("{n}_type")
             };
-            c.blank();
-            self.long_line(c, &format!("{sig} {{"));
-            c.depth += 1;
-            self.long_line(c, &body);
-            c.close("}");
+            self.long_line(
+                c,
+                &format!(
+                    "const wl_type {table} = {{{m}, {w}, {r}, sizeof({ty}), {mid}, {}}};",
+                    !view
+                ),
+            );
         }
     }
 
@@ -1835,10 +1844,25 @@ impl Gen<'_> {
         }
         let m = self.n.message_type();
         let protos = self.dispatcher_prototypes();
+        let count = structs.iter().map(|(_, mid)| usize::from(*mid)).max().unwrap_or(0) + 1;
+        let mut by_id = vec![None; count];
+        for (id, mid) in &structs {
+            by_id[usize::from(*mid)] = Some(*id);
+        }
         c.blank();
         c.line(&format!(
             "// ---------------------------------------------------------------- {m}"
         ));
+        c.blank();
+        c.line("// The table of every message type, by type id.");
+        c.open(&format!("static const wl_type *const {m}_types[{count}] = {{"));
+        for t in &by_id {
+            match t {
+                Some(id) => c.line(&format!("&{}_type,", self.n.type_name(*id))),
+                None => c.line("NULL,"),
+            }
+        }
+        c.close("};");
         c.blank();
         self.long_line(c, &format!("{} {{", protos[0]));
         c.depth += 1;
@@ -1847,57 +1871,29 @@ impl Gen<'_> {
         c.blank();
         self.long_line(c, &format!("{} {{", protos[1]));
         c.depth += 1;
-        c.line("wl_error local;");
-        c.line("wl_reader r;");
         c.line("uint16_t id = 0;");
-        c.line("size_t total;");
         c.line("wl_status st;");
-        c.line("if (!err) err = &local;");
-        c.line("wl_reader_init(&r, buf, len, arena, true, err);");
         c.line("memset(out, 0, sizeof *out);");
-        c.line("total = r.len;");
-        c.line("if (wl_sdp_open(&r, 0, &id) != WL_OK) return err->status;");
-        c.open("switch (id) {");
-        for (id, mid) in &structs {
-            c.line(&format!("case {mid}:"));
-            c.depth += 1;
-            c.line(&format!("out->kind = {}_MESSAGE_ID;", self.n.type_name(*id)));
-            c.line(&format!(
-                "st = {}(&r, &out->as.{});",
-                self.fname(*id, false, "read"),
-                ident(self.n.short_name(*id))
-            ));
-            c.line("break;");
-            c.depth -= 1;
-        }
-        c.line("default:");
-        c.depth += 1;
-        c.line("return wl_fail(err, WL_ERR_TYPE_ID, 4, id, 0, 0);");
-        c.depth -= 1;
+        self.long_line(
+            c,
+            &format!(
+                "st = wl_decode_any({m}_types, {count}, buf, len, &id, &out->as, sizeof out->as, used, arena, err);"
+            ),
+        );
+        c.line(&format!("if (st == WL_OK) out->kind = ({m}Kind)id;"));
+        c.line("return st;");
         c.close("}");
-        c.line("if (st != WL_OK) return st;");
-        c.line("if (wl_sdp_close(&r) != WL_OK) return err->status;");
-        c.line("r.len = total;");
-        c.line("return wl_reader_finish(&r, used);");
-        c.close("}");
-        for (k, tail) in [(2, "buf, cap, written, err"), (3, "out, err")] {
+        for (k, call) in [
+            (2, "wl_encode(t, &msg->as, true, buf, cap, written, err)"),
+            (3, "wl_encode_buf(t, &msg->as, true, out, err)"),
+        ] {
             c.blank();
             self.long_line(c, &format!("{} {{", protos[k]));
             c.depth += 1;
-            c.open("switch (msg->kind) {");
-            for (id, _) in &structs {
-                let n = self.n.type_name(*id);
-                let f = if k == 2 { "encode_message" } else { "encode_message_buf" };
-                c.line(&format!(
-                    "case {n}_MESSAGE_ID: return {n}_{f}(&msg->as.{}, {tail});",
-                    ident(self.n.short_name(*id))
-                ));
-            }
-            c.line(&format!("case {m}_NONE:"));
-            c.line("default: break;");
-            c.close("}");
-            c.line("if (err) wl_fail(err, WL_ERR_TYPE_ID, 0, (uint64_t)msg->kind, 0, 0);");
-            c.line("return WL_ERR_TYPE_ID;");
+            c.line(&format!(
+                "const wl_type *t = wl_type_of({m}_types, {count}, (unsigned)msg->kind, err);"
+            ));
+            c.line(&format!("return t ? {call} : WL_ERR_TYPE_ID;"));
             c.close("}");
         }
     }
@@ -1971,6 +1967,35 @@ mod tests {
         assert!(h.contains("typedef struct test_Message {"), "{h}");
         assert!(h.contains("typedef struct test_A_array_array {"), "{h}");
         assert!(h.contains("test_A_size__MESSAGE_ID = 2,"), "{h}");
+    }
+
+    #[test]
+    fn the_public_api_is_macros_over_the_runtime_tables() {
+        let (h, c) = gen(
+            Dialect::Sdp,
+            "struct A { s: str, v: []u16 }\nstruct B { a: A, n: u8 }\n",
+        )
+        .expect("generates");
+        // Per type only measure/write/read are compiled, behind two tables.
+        assert!(c.contains("const wl_type test_A_type = {test_A_measure, test_A_write, test_A_read, sizeof(test_A), test_A_MESSAGE_ID,"), "{c}");
+        assert!(c.contains("const wl_type test_A_view_type = {test_A_view_measure, test_A_view_write, test_A_view_read, sizeof(test_A_view),"), "{c}");
+        assert!(
+            !c.contains("_measure_any") && !c.contains("_read_any"),
+            "no adapters: {c}"
+        );
+        assert!(
+            !c.contains("wl_status test_A_encode") && !c.contains("wl_status test_A_decode"),
+            "no per-type wrappers: {c}"
+        );
+        assert!(h.contains("extern const wl_type test_A_type, test_A_view_type;"), "{h}");
+        assert!(h.contains("#define test_A_encode_buf(v, out, err) wl_encode_buf(&test_A_type, WL_TYPED(const test_A *, v), false, out, err)"), "{h}");
+        assert!(h.contains("#define test_B_decode_message_view_prefix(buf, len, out, used, arena, err) wl_decode(&test_B_view_type, buf, len, true, WL_TYPED(test_B_view *, out), used, arena, err)"), "{h}");
+        // The dispatcher: one table by type id, no switch.
+        assert!(
+            c.contains("static const wl_type *const test_Message_types[3] = {"),
+            "{c}"
+        );
+        assert!(!c.contains("switch"), "{c}");
     }
 
     #[test]

@@ -513,19 +513,25 @@ fn decoder_driver(a: &Analysis, names: &Names, module: &str) -> String {
         print_stmts(names, &t.wire, "(*v)", view_distinct, 0, &mut s, 1);
         let _ = writeln!(s, "}}");
         let message = a.schema.dialect == Dialect::Sdp;
-        let (dec, decv, exact) = if message {
-            (
-                format!("(message ? {n}_decode_message_prefix : {n}_decode_prefix)"),
-                format!("(message ? {n}_decode_message_view_prefix : {n}_decode_view_prefix)"),
-                format!("(message ? {n}_decode_message : {n}_decode)"),
-            )
-        } else {
-            (
-                format!("{n}_decode_prefix"),
-                format!("{n}_decode_view_prefix"),
-                format!("{n}_decode"),
-            )
+        // The decode API is function-like macros: call them, never take their address.
+        let call = |plain: &str, msg: &str, args: &str| {
+            if message {
+                format!("(message ? {n}_{msg}({args}) : {n}_{plain}({args}))")
+            } else {
+                format!("{n}_{plain}({args})")
+            }
         };
+        let dec = call(
+            "decode_prefix",
+            "decode_message_prefix",
+            "buf + at, len - at, &v, &used, &arena, &err",
+        );
+        let decv = call(
+            "decode_view_prefix",
+            "decode_message_view_prefix",
+            "buf + at, len - at, &w, &vused, &arena, &err",
+        );
+        let exact = call("decode", "decode_message", "buf, len, &v, &arena, &err");
         let _ = write!(
             s,
             r#"
@@ -546,8 +552,8 @@ static int run_{n}(const uint8_t *buf, size_t len, int message, int all) {{
         size_t used = 0, vused = 0;
         wl_error err;
         char msg[512];
-        if ({dec}(buf + at, len - at, &v, &used, &arena, &err) != WL_OK ||
-            {decv}(buf + at, len - at, &w, &vused, &arena, &err) != WL_OK) {{
+        if ({dec} != WL_OK ||
+            {decv} != WL_OK) {{
             wl_error_format(&err, msg, sizeof msg);
             fprintf(stderr, "record %zu: %s\n", records, msg);
             goto done;
@@ -556,7 +562,7 @@ static int run_{n}(const uint8_t *buf, size_t len, int message, int all) {{
             fprintf(stderr, "record %zu: the owned decoder used %zu bytes, the view %zu\n", records, used, vused);
             goto done;
         }}
-        if (!all && {exact}(buf, len, &v, &arena, &err) != WL_OK) {{
+        if (!all && {exact} != WL_OK) {{
             wl_error_format(&err, msg, sizeof msg);
             fprintf(stderr, "exact decode: %s\n", msg);
             goto done;
