@@ -6,6 +6,7 @@
 //! fields included): per-type tables are built once per request, never searched per
 //! field.
 
+pub mod compat;
 pub mod views;
 
 #[cfg(test)]
@@ -105,7 +106,7 @@ pub fn references_to(schema: &Schema, id: TypeId) -> Vec<Range<usize>> {
 }
 
 /// The type a cursor on a type name or a resolved type use means.
-fn type_at(schema: &Schema, offset: usize) -> Option<TypeId> {
+pub(crate) fn type_at(schema: &Schema, offset: usize) -> Option<TypeId> {
     match locate(schema, offset)? {
         Target::TypeName(id) | Target::TypeRef { target: Some(id), .. } => Some(id),
         _ => None,

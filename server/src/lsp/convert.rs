@@ -104,6 +104,39 @@ pub fn diagnostics(uri: &Uri, snap: &Snapshot, unit: ColumnUnit, gen_error: Opti
         .collect()
 }
 
+/// Wire-break warnings (see `ide::compat`): `source` `wirelens`, the break kind as the
+/// code, the affected messages as related information.
+pub fn wire_warnings(
+    uri: &Uri,
+    source: &SourceFile,
+    warnings: &[ide::compat::WireWarning],
+    unit: ColumnUnit,
+) -> Vec<Diagnostic> {
+    warnings
+        .iter()
+        .map(|w| Diagnostic {
+            range: range_to_lsp(source, &w.range, unit),
+            severity: Some(DiagnosticSeverity::WARNING),
+            code: Some(NumberOrString::String(w.code.to_string())),
+            source: Some("wirelens".into()),
+            message: w.message.clone(),
+            related_information: (!w.related.is_empty()).then(|| {
+                w.related
+                    .iter()
+                    .map(|(range, message)| DiagnosticRelatedInformation {
+                        location: Location {
+                            uri: uri.clone(),
+                            range: range_to_lsp(source, range, unit),
+                        },
+                        message: message.clone(),
+                    })
+                    .collect()
+            }),
+            ..Default::default()
+        })
+        .collect()
+}
+
 pub const TOKEN_TYPES: [SemanticTokenType; 6] = [
     SemanticTokenType::KEYWORD,
     SemanticTokenType::TYPE,
