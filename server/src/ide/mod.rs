@@ -169,22 +169,38 @@ pub fn inlay_hints(snap: &Snapshot, window: Range<usize>) -> Vec<InlayHint> {
         if def.range.end < window.start || def.range.start > window.end {
             continue;
         }
-        let Some(t) = a.layout.get(id) else { continue };
         let fields = def.fields();
+        let Some(t) = a.layout.get(id) else {
+            // No layout (an unknown or broken type inside): show what is still known.
+            for (f, pf) in fields.iter().zip(a.layout.partial(&a.schema, id).unwrap_or_default()) {
+                if f.range.end < window.start || f.range.start > window.end {
+                    continue;
+                }
+                hints.push(InlayHint {
+                    offset: hint_offset(text, f.range.end),
+                    label: views::partial_hint(&a.layout, &pf),
+                });
+            }
+            continue;
+        };
         let layouts = by_declaration(t, fields.len());
         for (f, fl) in fields.iter().zip(layouts) {
             if f.range.end < window.start || f.range.start > window.end {
                 continue;
             }
             let Some(fl) = fl else { continue };
-            let after = usize::from(text.get(f.range.end..).is_some_and(|rest| rest.starts_with(',')));
             hints.push(InlayHint {
-                offset: f.range.end + after,
+                offset: hint_offset(text, f.range.end),
                 label: views::field_hint(&a.layout, fl),
             });
         }
     }
     hints
+}
+
+/// After the field and its separating comma.
+fn hint_offset(text: &str, field_end: usize) -> usize {
+    field_end + usize::from(text.get(field_end..).is_some_and(|rest| rest.starts_with(',')))
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -204,7 +220,8 @@ pub fn lenses(snap: &Snapshot) -> Vec<Lens> {
             let def = &a.schema.types[id];
             Some(Lens {
                 range: def.name_range.clone(),
-                title: views::lens_title(&a.schema, &a.layout, id)?,
+                title: views::lens_title(&a.schema, &a.layout, id)
+                    .or_else(|| views::partial_lens_title(&a.schema, &a.layout, id))?,
                 type_name: def.name.clone(),
             })
         })

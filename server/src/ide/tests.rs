@@ -142,3 +142,78 @@ fn a_struct_of_many_fields_costs_linear_time() {
     let took = start.elapsed();
     assert!(took < std::time::Duration::from_secs(2), "took {took:?}");
 }
+
+const REGISTRY: &str = include_str!("../../../examples/audiounit/plugin_registry.sdp");
+
+/// The hint labels of the fields of struct `name`, in declaration order.
+fn hints_of(s: &Snapshot, name: &str) -> Vec<String> {
+    let def = &s.schema().types[s.schema().type_id(name).unwrap()];
+    inlay_hints(s, def.range.clone())
+        .into_iter()
+        .filter(|h| def.range.start <= h.offset && h.offset <= def.range.end + 1)
+        .map(|h| h.label)
+        .collect()
+}
+
+fn registry_with(from: &str, to: &str) -> Snapshot {
+    assert!(REGISTRY.contains(from));
+    sdp(&format!("$0{}", REGISTRY.replacen(from, to, 1))).0
+}
+
+#[test]
+fn an_unknown_type_keeps_the_fixed_prefix_and_other_structs() {
+    let good = registry_with("", "");
+    let s = registry_with("    id: ComponentId,", "    id: ComponentIdd,");
+    assert_eq!(hints_of(&s, "Parameter"), hints_of(&good, "Parameter"), "untouched");
+    assert_eq!(
+        hints_of(&s, "Plugin"),
+        [
+            "@0 · ? B",
+            "@? · 4+len B",
+            "@? · 4+len B",
+            "@? · 4+n × ≥43 B",
+            "@? · 4+n × ≥4 B"
+        ],
+        "sizes that do not depend on the unknown type stay; offsets after it are unknown"
+    );
+    assert_eq!(
+        hints_of(&s, "PluginRegistry"),
+        ["@0 · 8 B", "@8 · 4 B", "@12 · 4 B", "@16 · ? B"],
+        "the fixed prefix before `plugins: []Plugin` stays constant"
+    );
+    let titles: Vec<(String, String)> = lenses(&s).into_iter().map(|l| (l.type_name, l.title)).collect();
+    assert_eq!(
+        titles[3..],
+        [
+            (
+                "Plugin".to_string(),
+                "layout unknown from `id` (its type has no layout)".to_string()
+            ),
+            (
+                "PluginRegistry".to_string(),
+                "layout unknown from `plugins` (its type has no layout) · first 16 B fixed".to_string()
+            ),
+        ],
+        "marked, not dropped"
+    );
+    assert_eq!(lenses(&s)[..3], lenses(&good)[..3]);
+}
+
+#[test]
+fn a_syntax_error_in_one_struct_keeps_the_others_hints() {
+    let good = registry_with("", "");
+    let s = registry_with("    names: []str,", "    names: [],");
+    assert!(s.analysis.has_syntax_errors());
+    let (mut broken, mut fine) = (hints_of(&s, "Parameter"), hints_of(&good, "Parameter"));
+    assert_eq!(broken.len(), 12);
+    assert_eq!(
+        (broken.pop(), fine.pop()),
+        (
+            Some("@42+|display_name|+|identifier|+|unit| · ? B".into()),
+            Some("@42+|display_name|+|identifier|+|unit| · 1 | 1+≥4 B".into())
+        ),
+        "only `value_strings` depends on the broken struct"
+    );
+    assert_eq!(broken, fine, "`@0` … `@29` and the rest stay");
+    assert_eq!(hints_of(&s, "ComponentId"), hints_of(&good, "ComponentId"));
+}

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use codegen::layout::{size_expr, FieldLayout, Layout, TypeLayout};
+use codegen::layout::{size_expr, FieldLayout, Layout, PartialField, TypeLayout};
 use codegen::model::{Schema, TypeDef, TypeId};
 use codegen::report::human_bytes;
 use codegen::Dialect;
@@ -215,6 +215,37 @@ pub fn field_hint(layout: &Layout, f: &FieldLayout) -> String {
         let _ = write!(s, " · wire #{}", f.wire_index);
     }
     s
+}
+
+/// The inlay hint after a field of a struct that has no layout (it uses an unknown or
+/// broken type): what is still known, `?` for what depends on the broken part.
+pub fn partial_hint(layout: &Layout, f: &PartialField) -> String {
+    let offset = f
+        .offset
+        .as_ref()
+        .map_or_else(|| "?".to_string(), |o| offset_expr(o, "+"));
+    let size = match (&f.wire, f.size.and_then(|s| s.fixed)) {
+        (_, Some(n)) => format!("{n} B"),
+        (Some(w), None) => format!("{} B", size_expr(layout, w).replace(" + ", "+")),
+        (None, None) => "? B".to_string(),
+    };
+    format!("@{offset} · {size}")
+}
+
+/// The code lens above a struct that has no layout: which field it stops at, and the
+/// fixed prefix still known before it.
+pub fn partial_lens_title(schema: &Schema, layout: &Layout, id: TypeId) -> Option<String> {
+    let fields = layout.partial(schema, id)?;
+    let def = schema.types.get(id)?;
+    let Some(broken) = fields.iter().find(|f| f.size.is_none()) else {
+        return Some("layout unknown (see the diagnostics)".into());
+    };
+    let name = &def.fields().get(broken.decl_index)?.name;
+    let mut s = format!("layout unknown from `{name}` (its type has no layout)");
+    if let Some(n) = broken.offset.as_ref().and_then(|o| o.constant()).filter(|n| *n > 0) {
+        let _ = write!(s, " · first {n} B fixed");
+    }
+    Some(s)
 }
 
 /// The code lens above a struct: its totals, then its id (SDP) or role (ffire).
