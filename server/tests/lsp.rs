@@ -113,18 +113,21 @@ fn layout_hover_inlay_hints_and_lenses() {
     );
     let text = hover["contents"]["value"].as_str().unwrap();
     assert!(text.contains("struct Parameter"), "{text}");
-    assert!(text.contains("| 0 | `address` | `u64` | 0 (0x0) | 8 |"), "{text}");
+    assert!(text.contains("| 0 | `address` | `u64` | 0 (0x0) | 8 B |"), "{text}");
     assert!(
-        text.contains("| 2 | `min_value` | `f32` | `12 + \\|display_name\\|` | 4 |"),
+        text.contains("| 2 | `min_value` | `f32` | `12 + \\|display_name\\|` | 4 B |"),
         "{text}"
     );
-    assert!(text.contains("message id 1"), "{text}");
+    assert!(
+        text.contains("message type id 1 (positional: the struct's place in the file)"),
+        "{text}"
+    );
     let field = c.request(
         "textDocument/hover",
         json!({"textDocument": {"uri": uri}, "position": pos(2, 6)}),
     );
     let text = field["contents"]["value"].as_str().unwrap();
-    assert!(text.contains("size = 4 + len, offset = 0x8 (8)"), "{text}");
+    assert!(text.contains("size = 4+len B, offset = 0x8 (8)"), "{text}");
 
     let hints = c.request(
         "textDocument/inlayHint",
@@ -141,17 +144,22 @@ fn layout_hover_inlay_hints_and_lenses() {
         [
             "@0 · 8 B",
             "@8 · 4+len B",
-            "@12+|display_name| · 4 B",
+            "@after display_name · 4 B",
             "@0 · 4+len B",
-            "@4+|name| · 4+n × ≥16 B"
+            "@after name · 4+n×≥16 B"
         ]
     );
     assert_eq!(hints[0]["position"], pos(1, 17), "after the comma");
+    // The full offset and size are in the tooltip.
+    assert_eq!(
+        hints[2]["tooltip"],
+        "offset 12 + |display_name| B\nsize 4 B\n|x| is the length of field x beyond its minimum size"
+    );
 
     let lenses = c.request("textDocument/codeLens", json!({"textDocument": {"uri": uri}}));
     assert_eq!(
-        lenses[1]["command"]["title"],
-        "fixed 0 B + 1 str + 1 arrays + 0 optional · min 8 B · id 2"
+        lenses[1]["command"]["title"], "1 string + 1 array · min 8 B · message id 2 (position)",
+        "no zero counts, plurals right, the id said to be positional"
     );
     // The lens runs a real command: the struct's layout as Markdown.
     let cmd = &lenses[1]["command"];

@@ -137,8 +137,8 @@ fn sdp_type_change_warns_lenses_and_hover_show_old_vs_new() {
     assert_eq!(
         lens_titles(&mut c, &uri),
         [
-            "fixed 12 B · id 1",
-            "fixed 12 B + 1 str + 0 arrays + 0 optional · min 16 B · id 2",
+            "fixed 12 B · message id 1 (position)",
+            "fixed 12 B + 1 string · min 16 B · message id 2 (position)",
             "breaks 2 messages since HEAD",
             "wire changed by `Point` since HEAD",
         ]

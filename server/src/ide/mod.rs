@@ -157,7 +157,10 @@ fn by_declaration(t: &TypeLayout, fields: usize) -> Vec<Option<&FieldLayout>> {
 pub struct InlayHint {
     /// Where the label goes: after the field (and its separating comma).
     pub offset: usize,
+    /// Short (fits an editor's hint width).
     pub label: String,
+    /// The full offset expression and size.
+    pub tooltip: String,
 }
 
 /// Offset and size of every field that overlaps `window`.
@@ -172,26 +175,37 @@ pub fn inlay_hints(snap: &Snapshot, window: Range<usize>) -> Vec<InlayHint> {
         let fields = def.fields();
         let Some(t) = a.layout.get(id) else {
             // No layout (an unknown or broken type inside): show what is still known.
-            for (f, pf) in fields.iter().zip(a.layout.partial(&a.schema, id).unwrap_or_default()) {
+            let partial = a.layout.partial(&a.schema, id).unwrap_or_default();
+            let mut end = None;
+            for (f, pf) in fields.iter().zip(&partial) {
+                let previous_end = end;
+                if let (Some(o), Some(s)) = (&pf.offset, pf.size.filter(|s| s.fixed.is_none())) {
+                    end = Some(o.constant.saturating_add(s.min));
+                }
                 if f.range.end < window.start || f.range.start > window.end {
                     continue;
                 }
+                let h = views::partial_hint(&a.layout, previous_end, pf);
                 hints.push(InlayHint {
                     offset: hint_offset(text, f.range.end),
-                    label: views::partial_hint(&a.layout, &pf),
+                    label: h.label,
+                    tooltip: h.tooltip,
                 });
             }
             continue;
         };
         let layouts = by_declaration(t, fields.len());
+        let ends = views::variable_ends(t);
         for (f, fl) in fields.iter().zip(layouts) {
             if f.range.end < window.start || f.range.start > window.end {
                 continue;
             }
             let Some(fl) = fl else { continue };
+            let h = views::field_hint(&a.layout, &ends, fl);
             hints.push(InlayHint {
                 offset: hint_offset(text, f.range.end),
-                label: views::field_hint(&a.layout, fl),
+                label: h.label,
+                tooltip: h.tooltip,
             });
         }
     }
@@ -256,10 +270,9 @@ pub fn document_symbols(snap: &Snapshot) -> Vec<Symbol> {
         .enumerate()
         .map(|(id, def)| {
             let fields = def.fields();
-            let layouts = a
-                .layout
-                .get(id)
-                .map_or_else(|| vec![None; fields.len()], |t| by_declaration(t, fields.len()));
+            let t = a.layout.get(id);
+            let layouts = t.map_or_else(|| vec![None; fields.len()], |t| by_declaration(t, fields.len()));
+            let ends = t.map(views::variable_ends).unwrap_or_default();
             Symbol {
                 name: def.name.clone(),
                 detail: views::lens_title(&a.schema, &a.layout, id),
@@ -276,7 +289,9 @@ pub fn document_symbols(snap: &Snapshot) -> Vec<Symbol> {
                     .map(|(f, fl)| Symbol {
                         name: f.name.clone(),
                         detail: Some(match fl {
-                            Some(fl) => format!("{}  {}", f.ty.display(d), views::field_hint(&a.layout, fl)),
+                            Some(fl) => {
+                                format!("{}  {}", f.ty.display(d), views::field_hint(&a.layout, &ends, fl).label)
+                            }
                             None => f.ty.display(d).to_string(),
                         }),
                         kind: SymbolKind::Field,

@@ -50,7 +50,7 @@ pub fn inlay_hints(snap: &Snapshot, unit: ColumnUnit, range: Range) -> Vec<Inlay
             label: InlayHintLabel::String(h.label),
             kind: None,
             text_edits: None,
-            tooltip: None,
+            tooltip: Some(InlayHintTooltip::String(h.tooltip)),
             padding_left: Some(true),
             padding_right: None,
             data: None,
