@@ -449,8 +449,8 @@ fn code_actions_create_missing_struct_rename_reserved_and_switch_order() {
         .find(|a| a["title"].as_str().unwrap().contains("fixed-size fields first"))
         .unwrap();
     assert_eq!(
-        reorder["edit"]["changes"][split][0]["newText"],
-        "id: u32,\n    x: f32,\n    name: str"
+        reorder["edit"]["changes"][split][0]["newText"], "    id: u32,\n    x: f32,\n    name: str,\n",
+        "whole lines move, so comments move with their fields"
     );
 
     let ffi = "file:///tmp/wirelens-lsp-test/order.ffi";

@@ -217,3 +217,81 @@ fn a_syntax_error_in_one_struct_keeps_the_others_hints() {
     assert_eq!(broken, fine, "`@0` … `@29` and the rest stay");
     assert_eq!(hints_of(&s, "ComponentId"), hints_of(&good, "ComponentId"));
 }
+
+fn action_titles(actions: &[Action]) -> Vec<(&str, bool)> {
+    actions.iter().map(|a| (a.title.as_str(), a.preferred)).collect()
+}
+
+fn apply(s: &Snapshot, a: &Action) -> String {
+    let mut text = s.source.text.clone();
+    let mut edits = a.edits.clone();
+    edits.sort_by_key(|(r, _)| std::cmp::Reverse(r.start));
+    for (r, t) in edits {
+        text.replace_range(r, &t);
+    }
+    text
+}
+
+#[test]
+fn did_you_mean_comes_with_the_fix_it_suggests() {
+    let (s, at) = sdp("struct A {\n    x: $0u3,\n}\n");
+    let actions = code_actions(&s, at..at);
+    assert_eq!(
+        action_titles(&actions),
+        [("Replace `u3` with `u8`", true), ("Create struct `u3`", false)]
+    );
+    assert_eq!(apply(&s, &actions[0]), "struct A {\n    x: u8,\n}\n");
+
+    let (s, at) = snap(
+        Dialect::Ffi,
+        "package p\n\ntype A struct {\n\tN $0uint32\n\tB byte\n}\n",
+    );
+    let actions = code_actions(&s, at..at);
+    assert_eq!(action_titles(&actions)[0], ("Replace `uint32` with `int64`", true));
+    assert_eq!(
+        apply(&s, &actions[0]),
+        "package p\n\ntype A struct {\n\tN int64\n\tB byte\n}\n"
+    );
+    let at = s.source.text.find("byte").unwrap();
+    let actions = code_actions(&s, at..at);
+    let titles = action_titles(&actions)
+        .into_iter()
+        .filter(|(t, _)| t.starts_with("Replace"))
+        .collect::<Vec<_>>();
+    assert_eq!(
+        titles,
+        [
+            ("Replace `byte` with `int8`", true),
+            ("Replace `byte` with `int16`", false)
+        ],
+        "one fix per type the help names"
+    );
+}
+
+#[test]
+fn reorder_keeps_comments_with_their_fields() {
+    // The bundled example's `Parameter` with a string (and its doc comment) written
+    // between its fixed fields; every field has a doc comment above it.
+    let moved = "    /// Name shown to the user, e.g. \"Cutoff Frequency\".\n    display_name: str,\n";
+    let edited =
+        REGISTRY
+            .replacen(moved, "", 1)
+            .replacen("    address: u64,\n", &format!("    address: u64,\n{moved}"), 1);
+    let s = sdp(&format!("$0{edited}")).0;
+    let at = s.source.text.find("    raw_flags").unwrap() + 4;
+    assert!(
+        s.analysis.diagnostics.iter().any(|d| d.code == "split-fixed-block"),
+        "{:?}",
+        s.analysis.diagnostics
+    );
+    let actions = code_actions(&s, at..at);
+    let reorder = actions
+        .iter()
+        .find(|a| a.title.starts_with("Move `Parameter`'s fixed-size fields first"))
+        .expect("offered although comments sit between the fields");
+    assert_eq!(
+        apply(&s, reorder),
+        REGISTRY,
+        "fixed fields first, each with its comments: the example as written"
+    );
+}
