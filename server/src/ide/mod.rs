@@ -650,6 +650,32 @@ pub struct Action {
     pub edits: Vec<(Range<usize>, String)>,
 }
 
+/// Names whose declaration a syntax error swallowed (`struct B {` right after a
+/// missing `}`): an "unknown type `B`" elsewhere then follows from that syntax error and
+/// is not a second problem, so the editor does not show it. With each name, where its
+/// syntax error starts.
+pub fn swallowed_declarations(snap: &Snapshot) -> Vec<(usize, &str)> {
+    let text = &snap.source.text;
+    snap.analysis
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == "SYNTAX")
+        .filter_map(|d| {
+            let rest = text.get(d.range.start..)?;
+            let rest = rest.strip_prefix("struct").or_else(|| rest.strip_prefix("type"))?;
+            if !rest.starts_with([' ', '\t']) {
+                return None;
+            }
+            let rest = rest.trim_start();
+            let end = rest
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(rest.len());
+            (end > 0).then(|| (d.range.start, &rest[..end]))
+        })
+        .filter(|(_, name)| snap.schema().type_id(name).is_none())
+        .collect()
+}
+
 /// Whether the file has no errors (so generating it makes sense).
 pub fn is_clean(snap: &Snapshot) -> bool {
     !snap.analysis.diagnostics.iter().any(|d| d.severity == Severity::Error) && !snap.schema().types.is_empty()

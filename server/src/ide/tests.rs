@@ -295,3 +295,18 @@ fn reorder_keeps_comments_with_their_fields() {
         "fixed fields first, each with its comments: the example as written"
     );
 }
+
+#[test]
+fn a_missing_brace_does_not_make_the_next_struct_unknown() {
+    let (s, _) = sdp("$0struct A {\n    x: Option<B>\n\nstruct B {\n    y: u32,\n}\nstruct C {\n    z: B,\n}\n");
+    let codes: Vec<&str> = s.analysis.diagnostics.iter().map(|d| d.code).collect();
+    assert!(codes.contains(&"UNKNOWN_TYPE"), "the checker sees no `B`: {codes:?}");
+    let names: Vec<&str> = swallowed_declarations(&s).into_iter().map(|(_, n)| n).collect();
+    assert_eq!(names, ["B"], "so the editor knows why");
+    let (s, _) = snap(
+        Dialect::Ffi,
+        "$0package p\n\ntype A struct {\n\tX int32\n\ntype B struct {\n\tY int32\n}\n\ntype C struct {\n\tZ B\n}\n",
+    );
+    let names: Vec<&str> = swallowed_declarations(&s).into_iter().map(|(_, n)| n).collect();
+    assert_eq!(names, ["B", "C"]);
+}
