@@ -310,3 +310,26 @@ fn a_missing_brace_does_not_make_the_next_struct_unknown() {
     let names: Vec<&str> = swallowed_declarations(&s).into_iter().map(|(_, n)| n).collect();
     assert_eq!(names, ["B", "C"]);
 }
+
+#[test]
+fn hint_labels_fit_and_tooltips_carry_the_full_expression() {
+    // VS Code cuts inlay hints at 43 characters.
+    let s = registry_with("", "");
+    let hints = inlay_hints(&s, 0..s.source.text.len());
+    let long: Vec<&str> = hints
+        .iter()
+        .map(|h| h.label.as_str())
+        .filter(|l| l.chars().count() > 40)
+        .collect();
+    assert_eq!(long, Vec::<&str>::new());
+    let value_strings = hints
+        .iter()
+        .find(|h| h.label.starts_with("@after unit"))
+        .unwrap();
+    assert_eq!(value_strings.label, "@after unit · 1 or 1+≥4 B");
+    assert_eq!(
+        value_strings.tooltip,
+        "offset 42 + |display_name| + |identifier| + |unit| B\nsize 1 or 1+≥4 B\n\
+         |x| is the length of field x beyond its minimum size"
+    );
+}
