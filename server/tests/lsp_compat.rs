@@ -281,3 +281,26 @@ fn ffi_rename_that_moves_a_field_and_the_client_setting_for_the_baseline() {
         ]
     );
 }
+
+#[test]
+fn wirelens_toml_names_the_baseline_and_the_client_setting_beats_it() {
+    let repo = Repo::new("toml");
+    repo.commit("shapes.sdp", SDP);
+    std::fs::write(repo.0.join("old.sdp"), SDP.replace("    y: u32,\n", "")).unwrap();
+    std::fs::write(repo.0.join("wirelens.toml"), "[compat]\nagainst = \"file:old.sdp\"\n").unwrap();
+    let uri = repo.uri("shapes.sdp");
+
+    let mut c = start(&repo.0, json!({}));
+    c.open(&uri, "sdp", SDP);
+    let codes: Vec<Value> = settled_diagnostics(&mut c, &uri)
+        .iter()
+        .map(|d| d["code"].clone())
+        .collect();
+    assert_eq!(codes, [json!("field-added")], "against old.sdp, which has no `y`");
+    assert_eq!(lens_titles(&mut c, &uri)[2], "breaks 2 messages since file:old.sdp");
+
+    let mut c = start(&repo.0, json!({"compat": {"against": "HEAD"}}));
+    c.open(&uri, "sdp", SDP);
+    assert_eq!(settled_diagnostics(&mut c, &uri), Vec::<Value>::new());
+    assert_eq!(lens_titles(&mut c, &uri)[2], "wire-compatible with HEAD");
+}

@@ -322,10 +322,7 @@ fn hint_labels_fit_and_tooltips_carry_the_full_expression() {
         .filter(|l| l.chars().count() > 40)
         .collect();
     assert_eq!(long, Vec::<&str>::new());
-    let value_strings = hints
-        .iter()
-        .find(|h| h.label.starts_with("@after unit"))
-        .unwrap();
+    let value_strings = hints.iter().find(|h| h.label.starts_with("@after unit")).unwrap();
     assert_eq!(value_strings.label, "@after unit · 1 or 1+≥4 B");
     assert_eq!(
         value_strings.tooltip,
