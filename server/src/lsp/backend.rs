@@ -157,7 +157,8 @@ impl Backend {
             return;
         };
         let started = self.with_state("baseline", |s| {
-            let dialect = s.docs.get(&uri)?.dialect;
+            // A big document has no layout to compare: its baseline is not analysed.
+            let dialect = s.docs.get(&uri).filter(|d| !documents::is_large(d))?.dialect;
             let order = s.order_for(&uri);
             let n = s.baseline_loads.entry(uri.clone()).or_default();
             *n += 1;
