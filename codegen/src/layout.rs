@@ -414,6 +414,69 @@ pub fn referenced_types(graph: &Graph) -> Vec<bool> {
     referenced
 }
 
+/// The wire shape of a type expression, given the layouts known so far.
+fn wire_of<'l>(ty: &TypeExpr, get: &impl Fn(TypeId) -> Option<&'l TypeLayout>) -> Option<Wire> {
+    Some(match &ty.kind {
+        TypeExprKind::Primitive(p) => Wire::Prim(*p),
+        TypeExprKind::Named { target, .. } => get((*target)?)?.wire.clone(),
+        TypeExprKind::Array(e) => Wire::Array(Box::new(wire_of(e, get)?)),
+        TypeExprKind::Optional(e) => match wire_of(e, get)? {
+            w @ Wire::Optional(_) => w,
+            w => Wire::Optional(Box::new(w)),
+        },
+        TypeExprKind::Boxed(e) => wire_of(e, get)?,
+        TypeExprKind::Invalid => return None,
+    })
+}
+
+/// One field of a struct that has no layout (see [`Layout::partial`]): what is known of
+/// it. `None` is unknown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PartialField {
+    pub decl_index: usize,
+    pub offset: Option<Offset>,
+    pub wire: Option<Wire>,
+    pub size: Option<SizeInfo>,
+}
+
+impl Layout {
+    /// What is known of struct `id` when it has no layout (a field's type is unknown,
+    /// broken or has no layout itself): in declaration order each field's size when its
+    /// type has a layout, and its offset while every field before it has one. The
+    /// editor shows these instead of nothing while the schema is being edited. ffire's
+    /// canonical order places fields by size class, so there no offset is known.
+    /// `None` when the type has a layout or is not a struct.
+    pub fn partial(&self, schema: &Schema, id: TypeId) -> Option<Vec<PartialField>> {
+        if self.get(id).is_some() {
+            return None;
+        }
+        let TypeKind::Struct { fields, .. } = &schema.types.get(id)?.kind else {
+            return None;
+        };
+        let placed = !(self.dialect == Dialect::Ffi && self.order == FieldOrder::Canonical);
+        let mut offset = placed.then(|| Offset {
+            constant: 0,
+            terms: vec![],
+        });
+        let mut out = Vec::with_capacity(fields.len());
+        for (decl_index, f) in fields.iter().enumerate() {
+            let wire = wire_of(&f.ty, &|t| self.get(t));
+            let size = wire.as_ref().map(|w| self.size_of(w));
+            out.push(PartialField {
+                decl_index,
+                offset: offset.clone(),
+                wire,
+                size,
+            });
+            match (offset.as_mut(), &size) {
+                (Some(o), Some(s)) => o.advance(s, || f.name.clone()),
+                _ => offset = None,
+            }
+        }
+        Some(out)
+    }
+}
+
 struct Engine<'s> {
     schema: &'s Schema,
     /// The layouts computed or reused so far (dependencies come first).
@@ -432,17 +495,7 @@ impl Engine<'_> {
     }
 
     fn wire_of(&self, ty: &TypeExpr) -> Option<Wire> {
-        Some(match &ty.kind {
-            TypeExprKind::Primitive(p) => Wire::Prim(*p),
-            TypeExprKind::Named { target, .. } => self.laid_out((*target)?)?.wire.clone(),
-            TypeExprKind::Array(e) => Wire::Array(Box::new(self.wire_of(e)?)),
-            TypeExprKind::Optional(e) => match self.wire_of(e)? {
-                w @ Wire::Optional(_) => w,
-                w => Wire::Optional(Box::new(w)),
-            },
-            TypeExprKind::Boxed(e) => self.wire_of(e)?,
-            TypeExprKind::Invalid => return None,
-        })
+        wire_of(ty, &|id| self.laid_out(id))
     }
 
     fn size_of(&self, wire: &Wire) -> SizeInfo {

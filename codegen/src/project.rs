@@ -71,6 +71,9 @@ pub struct ClientSettings {
     /// Relative to the schema's workspace folder.
     pub out_dir: Option<String>,
     pub on_save: Option<bool>,
+    /// `compat.against`: the wire baseline (`HEAD`, a ref, `file:PATH` relative to the
+    /// workspace folder).
+    pub against: Option<String>,
 }
 
 /// Command-line flags, `Builder` options or the arguments of one editor command: they
@@ -236,7 +239,25 @@ impl Project {
         })
     }
 
-    /// The innermost workspace folder containing `schema`.
+    /// What the wire changes of `schema` are measured against: a client setting the
+    /// user set > `[compat] against` of `wirelens.toml` > `HEAD`. A `file:` path counts
+    /// from where it was set (the workspace folder, the `wirelens.toml`'s folder). A
+    /// broken `wirelens.toml` counts as absent here, as in [`Project::order_for`].
+    pub fn against_for(&self, schema: &Path) -> crate::baseline::Against {
+        use crate::baseline::Against;
+        if let Some(spec) = &self.client.against {
+            let base = self.root_of(schema).unwrap_or_else(|| schema_dir(schema));
+            return Against::parse(spec, &base);
+        }
+        match self.config(schema).ok().flatten() {
+            Some((path, c)) => match c.compat.against {
+                Some(spec) => Against::parse(&spec, path.parent().unwrap_or(Path::new("."))),
+                None => Against::default(),
+            },
+            None => Against::default(),
+        }
+    }
+
     /// Whether code may be generated for `schema` here: inside a workspace folder when the
     /// service is confined to them. Decided from the path alone (no disk access), so the
     /// language server can ask under its state lock.
@@ -244,6 +265,7 @@ impl Project {
         !self.confined || self.root_of(schema).is_some()
     }
 
+    /// The innermost workspace folder containing `schema`.
     fn root_of(&self, schema: &Path) -> Option<PathBuf> {
         self.roots
             .iter()

@@ -125,6 +125,7 @@ fn an_unset_client_setting_does_not_hide_wirelens_toml() {
             languages: Some(vec![Lang::Rust]),
             out_dir: Some("mine".into()),
             order: None,
+            against: None,
         },
     );
     let s = set.settings(&schema, &Flags::default()).unwrap();

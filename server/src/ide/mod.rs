@@ -6,6 +6,7 @@
 //! fields included): per-type tables are built once per request, never searched per
 //! field.
 
+pub mod compat;
 pub mod views;
 
 #[cfg(test)]
@@ -105,7 +106,7 @@ pub fn references_to(schema: &Schema, id: TypeId) -> Vec<Range<usize>> {
 }
 
 /// The type a cursor on a type name or a resolved type use means.
-fn type_at(schema: &Schema, offset: usize) -> Option<TypeId> {
+pub(crate) fn type_at(schema: &Schema, offset: usize) -> Option<TypeId> {
     match locate(schema, offset)? {
         Target::TypeName(id) | Target::TypeRef { target: Some(id), .. } => Some(id),
         _ => None,
@@ -156,7 +157,10 @@ fn by_declaration(t: &TypeLayout, fields: usize) -> Vec<Option<&FieldLayout>> {
 pub struct InlayHint {
     /// Where the label goes: after the field (and its separating comma).
     pub offset: usize,
+    /// Short (fits an editor's hint width).
     pub label: String,
+    /// The full offset expression and size.
+    pub tooltip: String,
 }
 
 /// Offset and size of every field that overlaps `window`.
@@ -168,22 +172,49 @@ pub fn inlay_hints(snap: &Snapshot, window: Range<usize>) -> Vec<InlayHint> {
         if def.range.end < window.start || def.range.start > window.end {
             continue;
         }
-        let Some(t) = a.layout.get(id) else { continue };
         let fields = def.fields();
+        let Some(t) = a.layout.get(id) else {
+            // No layout (an unknown or broken type inside): show what is still known.
+            let partial = a.layout.partial(&a.schema, id).unwrap_or_default();
+            let mut end = None;
+            for (f, pf) in fields.iter().zip(&partial) {
+                let previous_end = end;
+                if let (Some(o), Some(s)) = (&pf.offset, pf.size.filter(|s| s.fixed.is_none())) {
+                    end = Some(o.constant.saturating_add(s.min));
+                }
+                if f.range.end < window.start || f.range.start > window.end {
+                    continue;
+                }
+                let h = views::partial_hint(&a.layout, previous_end, pf);
+                hints.push(InlayHint {
+                    offset: hint_offset(text, f.range.end),
+                    label: h.label,
+                    tooltip: h.tooltip,
+                });
+            }
+            continue;
+        };
         let layouts = by_declaration(t, fields.len());
+        let ends = views::variable_ends(t);
         for (f, fl) in fields.iter().zip(layouts) {
             if f.range.end < window.start || f.range.start > window.end {
                 continue;
             }
             let Some(fl) = fl else { continue };
-            let after = usize::from(text.get(f.range.end..).is_some_and(|rest| rest.starts_with(',')));
+            let h = views::field_hint(&a.layout, &ends, fl);
             hints.push(InlayHint {
-                offset: f.range.end + after,
-                label: views::field_hint(&a.layout, fl),
+                offset: hint_offset(text, f.range.end),
+                label: h.label,
+                tooltip: h.tooltip,
             });
         }
     }
     hints
+}
+
+/// After the field and its separating comma.
+fn hint_offset(text: &str, field_end: usize) -> usize {
+    field_end + usize::from(text.get(field_end..).is_some_and(|rest| rest.starts_with(',')))
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -203,7 +234,8 @@ pub fn lenses(snap: &Snapshot) -> Vec<Lens> {
             let def = &a.schema.types[id];
             Some(Lens {
                 range: def.name_range.clone(),
-                title: views::lens_title(&a.schema, &a.layout, id)?,
+                title: views::lens_title(&a.schema, &a.layout, id)
+                    .or_else(|| views::partial_lens_title(&a.schema, &a.layout, id))?,
                 type_name: def.name.clone(),
             })
         })
@@ -238,10 +270,9 @@ pub fn document_symbols(snap: &Snapshot) -> Vec<Symbol> {
         .enumerate()
         .map(|(id, def)| {
             let fields = def.fields();
-            let layouts = a
-                .layout
-                .get(id)
-                .map_or_else(|| vec![None; fields.len()], |t| by_declaration(t, fields.len()));
+            let t = a.layout.get(id);
+            let layouts = t.map_or_else(|| vec![None; fields.len()], |t| by_declaration(t, fields.len()));
+            let ends = t.map(views::variable_ends).unwrap_or_default();
             Symbol {
                 name: def.name.clone(),
                 detail: views::lens_title(&a.schema, &a.layout, id),
@@ -258,7 +289,9 @@ pub fn document_symbols(snap: &Snapshot) -> Vec<Symbol> {
                     .map(|(f, fl)| Symbol {
                         name: f.name.clone(),
                         detail: Some(match fl {
-                            Some(fl) => format!("{}  {}", f.ty.display(d), views::field_hint(&a.layout, fl)),
+                            Some(fl) => {
+                                format!("{}  {}", f.ty.display(d), views::field_hint(&a.layout, &ends, fl).label)
+                            }
                             None => f.ty.display(d).to_string(),
                         }),
                         kind: SymbolKind::Field,
@@ -617,6 +650,32 @@ pub struct Action {
     pub edits: Vec<(Range<usize>, String)>,
 }
 
+/// Names whose declaration a syntax error swallowed (`struct B {` right after a
+/// missing `}`): an "unknown type `B`" elsewhere then follows from that syntax error and
+/// is not a second problem, so the editor does not show it. With each name, where its
+/// syntax error starts.
+pub fn swallowed_declarations(snap: &Snapshot) -> Vec<(usize, &str)> {
+    let text = &snap.source.text;
+    snap.analysis
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == "SYNTAX")
+        .filter_map(|d| {
+            let rest = text.get(d.range.start..)?;
+            let rest = rest.strip_prefix("struct").or_else(|| rest.strip_prefix("type"))?;
+            if !rest.starts_with([' ', '\t']) {
+                return None;
+            }
+            let rest = rest.trim_start();
+            let end = rest
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(rest.len());
+            (end > 0).then(|| (d.range.start, &rest[..end]))
+        })
+        .filter(|(_, name)| snap.schema().type_id(name).is_none())
+        .collect()
+}
+
 /// Whether the file has no errors (so generating it makes sense).
 pub fn is_clean(snap: &Snapshot) -> bool {
     !snap.analysis.diagnostics.iter().any(|d| d.severity == Severity::Error) && !snap.schema().types.is_empty()
@@ -632,6 +691,15 @@ pub fn code_actions(snap: &Snapshot, range: Range<usize>) -> Vec<Action> {
         let name = text.get(d.range.clone()).unwrap_or("");
         match d.code {
             "UNKNOWN_TYPE" | "E005" if !name.is_empty() => {
+                // The help's "did you mean `u8`?" comes with the fix that does it.
+                let suggested: Vec<&str> = d
+                    .notes
+                    .iter()
+                    .filter_map(|n| n.strip_prefix("help: did you mean `")?.strip_suffix("`?"))
+                    .collect();
+                for s in &suggested {
+                    out.push(replace_action(name, s, &d.range, true));
+                }
                 let stub = match snap.dialect {
                     Dialect::Sdp => format!("\nstruct {name} {{\n    field: u32,\n}}\n"),
                     Dialect::Ffi => format!("\ntype {name} struct {{\n\tField int32 `json:\"field\"`\n}}\n"),
@@ -640,7 +708,7 @@ pub fn code_actions(snap: &Snapshot, range: Range<usize>) -> Vec<Action> {
                 out.push(Action {
                     title: format!("Create struct `{name}`"),
                     kind: ActionKind::QuickFix,
-                    preferred: true,
+                    preferred: suggested.is_empty(),
                     edits: vec![(text.len()..text.len(), format!("{sep}{stub}"))],
                 });
             }
@@ -658,6 +726,17 @@ pub fn code_actions(snap: &Snapshot, range: Range<usize>) -> Vec<Action> {
                 }
             }
             "split-fixed-block" => out.extend(reorder_action(snap, d.range.start)),
+            // ffire `uint32`: "… ffire has no unsigned types; use int64" gets that fix.
+            "unsupported-type" if snap.dialect == Dialect::Ffi && !name.is_empty() => {
+                let advice = d.message.split_once("; use ").map_or("", |(_, a)| a);
+                let mut first = true;
+                for word in advice.split(|c: char| !c.is_ascii_alphanumeric()) {
+                    if codegen::model::Primitive::from_spelling(Dialect::Ffi, word).is_some() {
+                        out.push(replace_action(name, word, &d.range, first));
+                        first = false;
+                    }
+                }
+            }
             _ => {}
         }
     }
@@ -681,14 +760,58 @@ pub fn code_actions(snap: &Snapshot, range: Range<usize>) -> Vec<Action> {
     out
 }
 
-/// Rewrites an SDP struct's field list with the fixed-size fields first (stable).
-/// Offered only when no comment sits among the fields, so nothing can be lost.
+fn replace_action(old: &str, new: &str, range: &Range<usize>, preferred: bool) -> Action {
+    Action {
+        title: format!("Replace `{old}` with `{new}`"),
+        kind: ActionKind::QuickFix,
+        preferred,
+        edits: vec![(range.clone(), new.to_string())],
+    }
+}
+
+/// Rewrites an SDP struct's field list with the fixed-size fields first (stable). Each
+/// field moves with the lines that belong to it: the comments and docs above it and the
+/// comment after it on its line. Offered when every field has a line of its own (or,
+/// with no comments at all, on any layout of the text).
 fn reorder_action(snap: &Snapshot, at: usize) -> Option<Action> {
     let schema = snap.schema();
     let (id, def) = schema.types.iter().enumerate().find(|(_, t)| within(&t.range, at))?;
     let t = snap.analysis.layout.get(id)?;
     let fields = def.fields();
     let text = &snap.source.text;
+    let fixed: Vec<bool> = by_declaration(t, fields.len())
+        .iter()
+        .map(|f| f.is_some_and(|f| f.size.fixed.is_some()))
+        .collect();
+    let mut order: Vec<usize> = (0..fields.len()).collect();
+    order.sort_by_key(|&i| !fixed[i]);
+    let title = format!(
+        "Move `{}`'s fixed-size fields first (one fixed block; changes the wire format)",
+        def.name
+    );
+    let action = |edit| Action {
+        title: title.clone(),
+        kind: ActionKind::RefactorRewrite,
+        preferred: false,
+        edits: vec![edit],
+    };
+    if let Some(chunks) = field_chunks(text, def.range.start, fields) {
+        let mut body = String::new();
+        for &i in &order {
+            let (chunk, field_end) = &chunks[i];
+            let piece = &text[chunk.clone()];
+            let end = field_end - chunk.start;
+            // Every field keeps a comma after it wherever it lands.
+            let has_comma = piece[end..].trim_start_matches([' ', '\t']).starts_with(',');
+            body.push_str(&piece[..end]);
+            if !has_comma {
+                body.push(',');
+            }
+            body.push_str(&piece[end..]);
+        }
+        let whole = chunks.first()?.0.start..chunks.last()?.0.end;
+        return Some(action((whole, body)));
+    }
     let (first, last) = (fields.first()?.range.start, fields.last()?.range.end);
     if text.get(first..last)?.contains("//") || !fields[0].docs.is_empty() {
         return None;
@@ -698,23 +821,36 @@ fn reorder_action(snap: &Snapshot, at: usize) -> Option<Action> {
         .get(line_start..first)
         .filter(|s| s.trim().is_empty())
         .unwrap_or("    ");
-    let fixed: Vec<bool> = by_declaration(t, fields.len())
-        .iter()
-        .map(|f| f.is_some_and(|f| f.size.fixed.is_some()))
-        .collect();
-    let mut order: Vec<usize> = (0..fields.len()).collect();
-    order.sort_by_key(|&i| !fixed[i]);
     let body: Vec<String> = order
         .iter()
         .map(|&i| format!("{}: {}", fields[i].name, fields[i].ty.display(Dialect::Sdp)))
         .collect();
-    Some(Action {
-        title: format!(
-            "Move `{}`'s fixed-size fields first (one fixed block; changes the wire format)",
-            def.name
-        ),
-        kind: ActionKind::RefactorRewrite,
-        preferred: false,
-        edits: vec![(first..last, body.join(&format!(",\n{indent}")))],
-    })
+    Some(action((first..last, body.join(&format!(",\n{indent}")))))
+}
+
+/// Per field, the whole lines it owns (from the line after the previous field's, or
+/// after the `{`, through the end of its own line) and where the field itself ends.
+/// `None` unless every field starts on a line of its own after the `{` line and the
+/// last field's line holds nothing after it but a comma and a comment.
+fn field_chunks(text: &str, decl_start: usize, fields: &[codegen::model::Field]) -> Option<Vec<(Range<usize>, usize)>> {
+    let line_end = |pos: usize| text[pos..].find('\n').map_or(text.len(), |i| pos + i + 1);
+    let first = fields.first()?;
+    let brace = decl_start + text.get(decl_start..first.range.start)?.rfind('{')?;
+    let mut start = line_end(brace);
+    let mut out = Vec::with_capacity(fields.len());
+    for f in fields {
+        let own_line = text[..f.range.start].rfind('\n').map_or(0, |i| i + 1);
+        if own_line < start {
+            return None; // shares a line with the `{` or the previous field
+        }
+        let end = line_end(f.range.end);
+        let rest = text[f.range.end..end].trim_start_matches([' ', '\t']);
+        let rest = rest.strip_prefix(',').unwrap_or(rest).trim();
+        if !(rest.is_empty() || rest.starts_with("//")) {
+            return None; // another field or the `}` follows on the same line
+        }
+        out.push((start..end, f.range.end));
+        start = end;
+    }
+    Some(out)
 }

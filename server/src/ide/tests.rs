@@ -142,3 +142,191 @@ fn a_struct_of_many_fields_costs_linear_time() {
     let took = start.elapsed();
     assert!(took < std::time::Duration::from_secs(2), "took {took:?}");
 }
+
+const REGISTRY: &str = include_str!("../../../examples/audiounit/plugin_registry.sdp");
+
+/// The hint labels of the fields of struct `name`, in declaration order.
+fn hints_of(s: &Snapshot, name: &str) -> Vec<String> {
+    let def = &s.schema().types[s.schema().type_id(name).unwrap()];
+    inlay_hints(s, def.range.clone())
+        .into_iter()
+        .filter(|h| def.range.start <= h.offset && h.offset <= def.range.end + 1)
+        .map(|h| h.label)
+        .collect()
+}
+
+fn registry_with(from: &str, to: &str) -> Snapshot {
+    assert!(REGISTRY.contains(from));
+    sdp(&format!("$0{}", REGISTRY.replacen(from, to, 1))).0
+}
+
+#[test]
+fn an_unknown_type_keeps_the_fixed_prefix_and_other_structs() {
+    let good = registry_with("", "");
+    let s = registry_with("    id: ComponentId,", "    id: ComponentIdd,");
+    assert_eq!(hints_of(&s, "Parameter"), hints_of(&good, "Parameter"), "untouched");
+    assert_eq!(
+        hints_of(&s, "Plugin"),
+        [
+            "@0 · ? B",
+            "@? · 4+len B",
+            "@? · 4+len B",
+            "@? · 4+n×≥43 B",
+            "@? · 4+n×≥4 B"
+        ],
+        "sizes that do not depend on the unknown type stay; offsets after it are unknown"
+    );
+    assert_eq!(
+        hints_of(&s, "PluginRegistry"),
+        ["@0 · 8 B", "@8 · 4 B", "@12 · 4 B", "@16 · ? B"],
+        "the fixed prefix before `plugins: []Plugin` stays constant"
+    );
+    let titles: Vec<(String, String)> = lenses(&s).into_iter().map(|l| (l.type_name, l.title)).collect();
+    assert_eq!(
+        titles[3..],
+        [
+            (
+                "Plugin".to_string(),
+                "layout unknown from `id` (its type has no layout)".to_string()
+            ),
+            (
+                "PluginRegistry".to_string(),
+                "layout unknown from `plugins` (its type has no layout) · first 16 B fixed".to_string()
+            ),
+        ],
+        "marked, not dropped"
+    );
+    assert_eq!(lenses(&s)[..3], lenses(&good)[..3]);
+}
+
+#[test]
+fn a_syntax_error_in_one_struct_keeps_the_others_hints() {
+    let good = registry_with("", "");
+    let s = registry_with("    names: []str,", "    names: [],");
+    assert!(s.analysis.has_syntax_errors());
+    let (mut broken, mut fine) = (hints_of(&s, "Parameter"), hints_of(&good, "Parameter"));
+    assert_eq!(broken.len(), 12);
+    assert_eq!(
+        (broken.pop(), fine.pop()),
+        (
+            Some("@after unit · ? B".into()),
+            Some("@after unit · 1 or 1+≥4 B".into())
+        ),
+        "only `value_strings` depends on the broken struct"
+    );
+    assert_eq!(broken, fine, "`@0` … `@29` and the rest stay");
+    assert_eq!(hints_of(&s, "ComponentId"), hints_of(&good, "ComponentId"));
+}
+
+fn action_titles(actions: &[Action]) -> Vec<(&str, bool)> {
+    actions.iter().map(|a| (a.title.as_str(), a.preferred)).collect()
+}
+
+fn apply(s: &Snapshot, a: &Action) -> String {
+    let mut text = s.source.text.clone();
+    let mut edits = a.edits.clone();
+    edits.sort_by_key(|(r, _)| std::cmp::Reverse(r.start));
+    for (r, t) in edits {
+        text.replace_range(r, &t);
+    }
+    text
+}
+
+#[test]
+fn did_you_mean_comes_with_the_fix_it_suggests() {
+    let (s, at) = sdp("struct A {\n    x: $0u3,\n}\n");
+    let actions = code_actions(&s, at..at);
+    assert_eq!(
+        action_titles(&actions),
+        [("Replace `u3` with `u8`", true), ("Create struct `u3`", false)]
+    );
+    assert_eq!(apply(&s, &actions[0]), "struct A {\n    x: u8,\n}\n");
+
+    let (s, at) = snap(
+        Dialect::Ffi,
+        "package p\n\ntype A struct {\n\tN $0uint32\n\tB byte\n}\n",
+    );
+    let actions = code_actions(&s, at..at);
+    assert_eq!(action_titles(&actions)[0], ("Replace `uint32` with `int64`", true));
+    assert_eq!(
+        apply(&s, &actions[0]),
+        "package p\n\ntype A struct {\n\tN int64\n\tB byte\n}\n"
+    );
+    let at = s.source.text.find("byte").unwrap();
+    let actions = code_actions(&s, at..at);
+    let titles = action_titles(&actions)
+        .into_iter()
+        .filter(|(t, _)| t.starts_with("Replace"))
+        .collect::<Vec<_>>();
+    assert_eq!(
+        titles,
+        [
+            ("Replace `byte` with `int8`", true),
+            ("Replace `byte` with `int16`", false)
+        ],
+        "one fix per type the help names"
+    );
+}
+
+#[test]
+fn reorder_keeps_comments_with_their_fields() {
+    // The bundled example's `Parameter` with a string (and its doc comment) written
+    // between its fixed fields; every field has a doc comment above it.
+    let moved = "    /// Name shown to the user, e.g. \"Cutoff Frequency\".\n    display_name: str,\n";
+    let edited =
+        REGISTRY
+            .replacen(moved, "", 1)
+            .replacen("    address: u64,\n", &format!("    address: u64,\n{moved}"), 1);
+    let s = sdp(&format!("$0{edited}")).0;
+    let at = s.source.text.find("    raw_flags").unwrap() + 4;
+    assert!(
+        s.analysis.diagnostics.iter().any(|d| d.code == "split-fixed-block"),
+        "{:?}",
+        s.analysis.diagnostics
+    );
+    let actions = code_actions(&s, at..at);
+    let reorder = actions
+        .iter()
+        .find(|a| a.title.starts_with("Move `Parameter`'s fixed-size fields first"))
+        .expect("offered although comments sit between the fields");
+    assert_eq!(
+        apply(&s, reorder),
+        REGISTRY,
+        "fixed fields first, each with its comments: the example as written"
+    );
+}
+
+#[test]
+fn a_missing_brace_does_not_make_the_next_struct_unknown() {
+    let (s, _) = sdp("$0struct A {\n    x: Option<B>\n\nstruct B {\n    y: u32,\n}\nstruct C {\n    z: B,\n}\n");
+    let codes: Vec<&str> = s.analysis.diagnostics.iter().map(|d| d.code).collect();
+    assert!(codes.contains(&"UNKNOWN_TYPE"), "the checker sees no `B`: {codes:?}");
+    let names: Vec<&str> = swallowed_declarations(&s).into_iter().map(|(_, n)| n).collect();
+    assert_eq!(names, ["B"], "so the editor knows why");
+    let (s, _) = snap(
+        Dialect::Ffi,
+        "$0package p\n\ntype A struct {\n\tX int32\n\ntype B struct {\n\tY int32\n}\n\ntype C struct {\n\tZ B\n}\n",
+    );
+    let names: Vec<&str> = swallowed_declarations(&s).into_iter().map(|(_, n)| n).collect();
+    assert_eq!(names, ["B", "C"]);
+}
+
+#[test]
+fn hint_labels_fit_and_tooltips_carry_the_full_expression() {
+    // VS Code cuts inlay hints at 43 characters.
+    let s = registry_with("", "");
+    let hints = inlay_hints(&s, 0..s.source.text.len());
+    let long: Vec<&str> = hints
+        .iter()
+        .map(|h| h.label.as_str())
+        .filter(|l| l.chars().count() > 40)
+        .collect();
+    assert_eq!(long, Vec::<&str>::new());
+    let value_strings = hints.iter().find(|h| h.label.starts_with("@after unit")).unwrap();
+    assert_eq!(value_strings.label, "@after unit · 1 or 1+≥4 B");
+    assert_eq!(
+        value_strings.tooltip,
+        "offset 42 + |display_name| + |identifier| + |unit| B\nsize 1 or 1+≥4 B\n\
+         |x| is the length of field x beyond its minimum size"
+    );
+}

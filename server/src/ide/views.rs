@@ -3,7 +3,8 @@
 
 use std::fmt::Write as _;
 
-use codegen::layout::{size_expr, FieldLayout, Layout, TypeLayout};
+use codegen::layout::{FieldLayout, Layout, PartialField, TypeLayout, Wire};
+use codegen::model::Primitive;
 use codegen::model::{Schema, TypeDef, TypeId};
 use codegen::report::human_bytes;
 use codegen::Dialect;
@@ -36,7 +37,7 @@ fn offset_text(f: &codegen::layout::FieldLayout) -> String {
 fn size_text(layout: &Layout, f: &codegen::layout::FieldLayout) -> String {
     match f.size.fixed {
         Some(n) => format!("size = {n:#x} ({n})"),
-        None => format!("size = {}", size_expr(layout, &f.wire)),
+        None => format!("size = {}", size_short(layout, &f.wire)),
     }
 }
 
@@ -64,7 +65,10 @@ pub fn type_hover(schema: &Schema, layout: &Layout, id: TypeId) -> Option<String
     let mut s = String::new();
     let _ = write!(s, "```{}\n{kind} {}\n```\n\n{}", d.name(), def.name, totals(t));
     if let Some(mid) = t.message_id {
-        let _ = write!(s, " · message id {mid}");
+        let _ = write!(
+            s,
+            " · message type id {mid} (positional: the struct's place in the file)"
+        );
     }
     if d == Dialect::Ffi {
         s.push_str(if t.root {
@@ -78,7 +82,7 @@ pub fn type_hover(schema: &Schema, layout: &Layout, id: TypeId) -> Option<String
         let _ = writeln!(s, "{}\n", def.docs.join("\n"));
     }
     if !def.is_struct() {
-        let _ = writeln!(s, "wire: `{}`", size_expr(layout, &t.wire));
+        let _ = writeln!(s, "wire size: `{}`", size_short(layout, &t.wire));
         return Some(s);
     }
     let reordered = t.is_reordered();
@@ -107,7 +111,7 @@ pub fn type_hover(schema: &Schema, layout: &Layout, id: TypeId) -> Option<String
             decl.name,
             decl.ty.display(d),
             cell(offset),
-            cell(size_expr(layout, &f.wire))
+            cell(size_short(layout, &f.wire))
         );
     }
     if reordered {
@@ -202,54 +206,173 @@ pub fn field_hover(schema: &Schema, layout: &Layout, id: TypeId, decl_index: usi
     Some(s)
 }
 
-/// The inlay hint after a field: `@12 · 4 B`, `@16+|name| · 4+len B`, plus `wire #3`
-/// when ffire's canonical order moved it.
-pub fn field_hint(layout: &Layout, f: &FieldLayout) -> String {
-    let offset = offset_expr(&f.offset, "+");
-    let size = match f.size.fixed {
-        Some(n) => format!("{n} B"),
-        None => format!("{} B", size_expr(layout, &f.wire).replace(" + ", "+")),
+/// A size in the editor's one notation: `+` for plus, ` or ` for alternatives, `n×` for
+/// a count times an element, `len` for a string's byte length, `≥` for a minimum (no
+/// `|`, which offsets use for "the length of"). Read off the layout; nothing computed.
+pub fn size_short(layout: &Layout, wire: &Wire) -> String {
+    let p = layout.length_prefix();
+    let elem = |w: &Wire| {
+        let s = layout.size_of(w);
+        s.fixed.map_or_else(|| format!("≥{}", s.min), |k| k.to_string())
     };
-    let mut s = format!("@{offset} · {size}");
-    if f.wire_index != f.decl_index {
-        let _ = write!(s, " · wire #{}", f.wire_index);
+    match wire {
+        Wire::Prim(Primitive::Str) => format!("{p}+len B"),
+        Wire::Array(e) => format!("{p}+n×{} B", elem(e)),
+        Wire::Optional(e) => format!("1 or 1+{} B", elem(e)),
+        w => format!("{} B", elem(w)),
     }
-    s
 }
 
-/// The code lens above a struct: its totals, then its id (SDP) or role (ffire).
+/// A hint's short offset: `@12`, or relative to the end of the nearest variable-size
+/// field before it, `@after name` / `@after name+4` (the full expression goes to the
+/// tooltip).
+fn offset_short(o: &codegen::layout::Offset, previous_end: Option<u64>) -> String {
+    const MAX_NAME: usize = 18;
+    let Some(last) = o.terms.last() else {
+        return format!("@{}", o.constant);
+    };
+    let name: String = if last.chars().count() > MAX_NAME {
+        last.chars().take(MAX_NAME - 1).chain(['…']).collect()
+    } else {
+        last.to_string()
+    };
+    match previous_end.map(|end| o.constant.saturating_sub(end)) {
+        Some(0) | None => format!("@after {name}"),
+        Some(k) => format!("@after {name}+{k}"),
+    }
+}
+
+/// An inlay hint: a short label (at most ~40 characters) and a tooltip with the full
+/// offset expression and size.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hint {
+    pub label: String,
+    pub tooltip: String,
+}
+
+fn tooltip(offset: Option<&codegen::layout::Offset>, size: Option<String>, why_unknown: bool) -> String {
+    let mut t = match offset {
+        Some(o) => format!("offset {} B", offset_expr(o, " + ")),
+        None => "offset unknown".to_string(),
+    };
+    let _ = write!(t, "\nsize {}", size.as_deref().unwrap_or("unknown"));
+    if offset.is_some_and(|o| !o.terms.is_empty()) {
+        t.push_str("\n|x| is the length of field x beyond its minimum size");
+    }
+    if why_unknown {
+        t.push_str("\nunknown: depends on a type that has no layout (see the diagnostics)");
+    }
+    t
+}
+
+/// Per field in wire order, the end of the last variable-size field before it, as a
+/// constant: what its short offset counts from. One pass per type.
+pub fn variable_ends(t: &TypeLayout) -> Vec<Option<u64>> {
+    let mut end = None;
+    t.fields
+        .iter()
+        .map(|f| {
+            let before = end;
+            if f.size.fixed.is_none() {
+                end = Some(f.offset.constant.saturating_add(f.size.min));
+            }
+            before
+        })
+        .collect()
+}
+
+/// The inlay hint after a field: `@12 · 4 B`, `@after name+4 · 4 B`, plus `wire #3`
+/// when ffire's canonical order moved it. `ends` is [`variable_ends`] of its type.
+pub fn field_hint(layout: &Layout, ends: &[Option<u64>], f: &FieldLayout) -> Hint {
+    let size = size_short(layout, &f.wire);
+    let previous_end = ends.get(f.wire_index).copied().flatten();
+    let mut label = format!("{} · {size}", offset_short(&f.offset, previous_end));
+    if f.wire_index != f.decl_index {
+        let _ = write!(label, " · wire #{}", f.wire_index);
+    }
+    Hint {
+        label,
+        tooltip: tooltip(Some(&f.offset), Some(size), false),
+    }
+}
+
+/// The inlay hint after a field of a struct that has no layout (it uses an unknown or
+/// broken type): what is still known, `?` for what depends on the broken part.
+/// `previous_end`: the end of the last variable-size field before it, when known.
+pub fn partial_hint(layout: &Layout, previous_end: Option<u64>, f: &PartialField) -> Hint {
+    let offset = f
+        .offset
+        .as_ref()
+        .map_or_else(|| "@?".to_string(), |o| offset_short(o, previous_end));
+    let size = f.wire.as_ref().map(|w| size_short(layout, w));
+    Hint {
+        label: format!("{offset} · {}", size.as_deref().unwrap_or("? B")),
+        tooltip: tooltip(f.offset.as_ref(), size, true),
+    }
+}
+
+/// The code lens above a struct that has no layout: which field it stops at, and the
+/// fixed prefix still known before it.
+pub fn partial_lens_title(schema: &Schema, layout: &Layout, id: TypeId) -> Option<String> {
+    let fields = layout.partial(schema, id)?;
+    let def = schema.types.get(id)?;
+    let Some(broken) = fields.iter().find(|f| f.size.is_none()) else {
+        return Some("layout unknown (see the diagnostics)".into());
+    };
+    let name = &def.fields().get(broken.decl_index)?.name;
+    let mut s = format!("layout unknown from `{name}` (its type has no layout)");
+    if let Some(n) = broken.offset.as_ref().and_then(|o| o.constant()).filter(|n| *n > 0) {
+        let _ = write!(s, " · first {n} B fixed");
+    }
+    Some(s)
+}
+
+fn count(n: usize, one: &str, many: &str) -> Option<String> {
+    match n {
+        0 => None,
+        1 => Some(format!("1 {one}")),
+        n => Some(format!("{n} {many}")),
+    }
+}
+
+/// The code lens above a struct: its totals (no zero counts), then its message type id
+/// (SDP: its position in the file) or role (ffire).
 pub fn lens_title(schema: &Schema, layout: &Layout, id: TypeId) -> Option<String> {
     let t = layout.get(id)?;
     let def = schema.types.get(id)?;
     let fixed: u64 = t.fields.iter().filter_map(|f| f.size.fixed).sum();
-    let strings = t
-        .fields
-        .iter()
-        .filter(|f| f.wire == codegen::layout::Wire::Prim(codegen::model::Primitive::Str))
-        .count();
-    let arrays = t
-        .fields
-        .iter()
-        .filter(|f| matches!(f.wire, codegen::layout::Wire::Array(_)))
-        .count();
-    let optionals = t
-        .fields
-        .iter()
-        .filter(|f| matches!(f.wire, codegen::layout::Wire::Optional(_)))
-        .count();
+    let kinds = |pred: fn(&Wire) -> bool| {
+        t.fields
+            .iter()
+            .filter(|f| f.size.fixed.is_none() && pred(&f.wire))
+            .count()
+    };
+    let strings = kinds(|w| *w == Wire::Prim(Primitive::Str));
+    let arrays = kinds(|w| matches!(w, Wire::Array(_)));
+    let optionals = kinds(|w| matches!(w, Wire::Optional(_)));
+    let others = t.fields.iter().filter(|f| f.size.fixed.is_none()).count() - strings - arrays - optionals;
     let mut s = if def.is_struct() {
         match t.size.fixed {
             Some(n) => format!("fixed {n} B"),
-            None => format!(
-                "fixed {fixed} B + {strings} str + {arrays} arrays + {optionals} optional · min {} B",
-                t.size.min
-            ),
+            None => {
+                let parts: Vec<String> = [
+                    (fixed > 0).then(|| format!("fixed {fixed} B")),
+                    count(strings, "string", "strings"),
+                    count(arrays, "array", "arrays"),
+                    count(optionals, "optional", "optionals"),
+                    count(others, "variable struct", "variable structs"),
+                ]
+                .into_iter()
+                .flatten()
+                .collect();
+                format!("{} · min {} B", parts.join(" + "), t.size.min)
+            }
         }
     } else {
-        format!("{} · min {} B", size_expr(layout, &t.wire), t.size.min)
+        format!("{} · min {} B", size_short(layout, &t.wire), t.size.min)
     };
     if let Some(mid) = t.message_id {
-        let _ = write!(s, " · id {mid}");
+        let _ = write!(s, " · message id {mid} (position)");
     }
     if schema.dialect == Dialect::Ffi {
         s.push_str(if t.root { " · root" } else { " · helper" });

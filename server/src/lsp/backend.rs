@@ -20,6 +20,7 @@ use super::generation::{generate_arguments, generate_request};
 use super::handlers::{self, SHOW_LAYOUT};
 use super::settings::ClientSettings;
 use super::{convert, workspace_index::WorkspaceIndex};
+use crate::ide::compat::Baseline;
 use crate::ide::Snapshot;
 
 /// `wirelens.generate [{uri, languages?, outDir?}]` (also `[uri, languages?]`): writes
@@ -62,6 +63,13 @@ pub(super) struct State {
     pub(super) roots: Vec<std::path::PathBuf>,
     /// The client can watch files for us (`workspace/didChangeWatchedFiles`).
     pub(super) watch_files: bool,
+    /// The wire baseline of each open document that has one (loaded in the background).
+    pub(super) baselines: HashMap<Uri, Arc<Baseline>>,
+    /// Per document, the number of the latest baseline load started: an older load
+    /// finishing late is dropped.
+    pub(super) baseline_loads: HashMap<Uri, u64>,
+    /// The client accepts `workspace/codeLens/refresh`.
+    pub(super) lens_refresh: bool,
 }
 
 impl State {
@@ -97,6 +105,9 @@ impl Backend {
                 roots: Vec::new(),
                 project: Arc::new(Project::default()),
                 watch_files: false,
+                baselines: HashMap::new(),
+                baseline_loads: HashMap::new(),
+                lens_refresh: false,
             })),
             index: Arc::new(WorkspaceIndex::default()),
         }
@@ -122,6 +133,105 @@ impl Backend {
     /// clone the `Arc`.
     pub(super) fn snapshot(&self, uri: &Uri) -> Option<(Arc<Snapshot>, ColumnUnit)> {
         self.with_state("snapshot", |s| Some((s.docs.get(uri)?.snap.clone(), s.unit)))
+    }
+
+    /// The snapshot of `uri` with its wire baseline (none for a big document, which has
+    /// no layout to compare).
+    pub(super) fn snapshot_with_baseline(
+        &self,
+        uri: &Uri,
+    ) -> Option<(Arc<Snapshot>, Option<Arc<Baseline>>, ColumnUnit)> {
+        self.with_state("snapshot", |s| {
+            let snap = s.docs.get(uri)?.snap.clone();
+            let base = s.baselines.get(uri).filter(|_| !documents::is_large(&snap)).cloned();
+            Some((snap, base, s.unit))
+        })
+    }
+
+    /// Loads the wire baseline of the open document `uri` in the background (git runs
+    /// on the blocking pool, never under the lock), then republishes its diagnostics
+    /// and asks the client to refresh lenses. No baseline (a new file, no git, no
+    /// commit) shows nothing; a baseline that cannot be read is logged.
+    pub(super) fn reload_baseline(&self, uri: Uri) {
+        let Some(path) = uri.to_file_path().map(|p| p.into_owned()) else {
+            return;
+        };
+        let started = self.with_state("baseline", |s| {
+            // A big document has no layout to compare: its baseline is not analysed.
+            let dialect = s.docs.get(&uri).filter(|d| !documents::is_large(d))?.dialect;
+            let order = s.order_for(&uri);
+            let n = s.baseline_loads.entry(uri.clone()).or_default();
+            *n += 1;
+            Some((dialect, order, *n, s.project.clone()))
+        });
+        let Some((dialect, order, n, project)) = started else {
+            return;
+        };
+        let (client, state) = (self.client.clone(), self.state.clone());
+        tokio::spawn(async move {
+            let loaded = tokio::task::spawn_blocking(move || {
+                catch_unwind(AssertUnwindSafe(|| {
+                    let against = project.against_for(&path);
+                    match codegen::baseline::load(&path, &against) {
+                        Ok(codegen::baseline::Baseline::Found(source)) => {
+                            let analysis = codegen::analyze(dialect, &source.text, None, order);
+                            Ok(Some(Baseline::new(baseline_label(&project, &against), analysis)))
+                        }
+                        Ok(codegen::baseline::Baseline::Missing(_)) => Ok(None),
+                        Err(e) => Err(format!("wirelens: no wire baseline for {}: {e}", path.display())),
+                    }
+                }))
+                .unwrap_or(Ok(None))
+            })
+            .await
+            .unwrap_or(Ok(None));
+            let loaded = match loaded {
+                Ok(b) => b,
+                Err(message) => {
+                    client.log_message(MessageType::WARNING, message).await;
+                    None
+                }
+            };
+            let current = {
+                let mut s = match state.lock() {
+                    Ok(g) => g,
+                    Err(p) => p.into_inner(),
+                };
+                if s.baseline_loads.get(&uri) != Some(&n) || !s.docs.contains_key(&uri) {
+                    None // a newer load is under way, or the document was closed
+                } else {
+                    // Nothing before and nothing now (no git, a new file): nothing to redo.
+                    let changed = match loaded {
+                        Some(b) => {
+                            s.baselines.insert(uri.clone(), Arc::new(b));
+                            true
+                        }
+                        None => s.baselines.remove(&uri).is_some(),
+                    };
+                    s.docs
+                        .get(&uri)
+                        .filter(|_| changed)
+                        .map(|d| (d.version, s.lens_refresh))
+                }
+            };
+            if let Some((version, lens_refresh)) = current {
+                publish_diagnostics_later(client.clone(), state.clone(), uri, version);
+                if lens_refresh {
+                    let _ = client.code_lens_refresh().await;
+                }
+            }
+        });
+    }
+
+    /// Reloads the baselines of every open document (settings, `wirelens.toml` or the
+    /// repository changed).
+    fn reload_all_baselines(&self) {
+        let uris = self
+            .with_state("baseline", |s| Some(s.docs.keys().cloned().collect::<Vec<_>>()))
+            .unwrap_or_default();
+        for uri in uris {
+            self.reload_baseline(uri);
+        }
     }
 
     /// Runs a (short) request on the snapshot of `uri`, without the lock; a panic is
@@ -168,42 +278,53 @@ impl Backend {
     /// [`DEBOUNCE`] (or the client's `diagnostics.delayMs`); always publishes, also an
     /// empty list.
     pub(super) fn schedule_diagnostics(&self, uri: Uri, version: i32) {
-        let client = self.client.clone();
-        let state = self.state.clone();
-        tokio::spawn(async move {
-            let delay = {
-                let s = match state.lock() {
-                    Ok(g) => g,
-                    Err(p) => p.into_inner(),
-                };
-                s.client.diagnostics_delay_ms.map_or(DEBOUNCE, Duration::from_millis)
-            };
-            if !delay.is_zero() {
-                tokio::time::sleep(delay).await;
-            }
-            let current = {
-                let s = match state.lock() {
-                    Ok(g) => g,
-                    Err(p) => p.into_inner(),
-                };
-                match s.docs.get(&uri) {
-                    Some(doc) if doc.version == version => {
-                        Some((doc.snap.clone(), s.unit, s.gen_errors.get(&uri).cloned()))
-                    }
-                    _ => None, // superseded by a newer edit, or closed
-                }
-            };
-            let diags = current.and_then(|(snap, unit, gen_error)| {
-                catch_unwind(AssertUnwindSafe(|| {
-                    convert::diagnostics(&uri, &snap, unit, gen_error.as_ref())
-                }))
-                .ok()
-            });
-            if let Some(diags) = diags {
-                client.publish_diagnostics(uri, diags, Some(version)).await;
-            }
-        });
+        publish_diagnostics_later(self.client.clone(), self.state.clone(), uri, version);
     }
+}
+
+/// See [`Backend::schedule_diagnostics`].
+fn publish_diagnostics_later(client: Client, state: Arc<Mutex<State>>, uri: Uri, version: i32) {
+    tokio::spawn(async move {
+        let delay = {
+            let s = match state.lock() {
+                Ok(g) => g,
+                Err(p) => p.into_inner(),
+            };
+            s.client.diagnostics_delay_ms.map_or(DEBOUNCE, Duration::from_millis)
+        };
+        if !delay.is_zero() {
+            tokio::time::sleep(delay).await;
+        }
+        let current = {
+            let s = match state.lock() {
+                Ok(g) => g,
+                Err(p) => p.into_inner(),
+            };
+            match s.docs.get(&uri) {
+                Some(doc) if doc.version == version => Some((
+                    doc.snap.clone(),
+                    s.unit,
+                    s.gen_errors.get(&uri).cloned(),
+                    s.baselines.get(&uri).filter(|_| !documents::is_large(doc)).cloned(),
+                )),
+                _ => None, // superseded by a newer edit, or closed
+            }
+        };
+        let diags = current.and_then(|(snap, unit, gen_error, base)| {
+            catch_unwind(AssertUnwindSafe(|| {
+                let mut diags = convert::diagnostics(&uri, &snap, unit, gen_error.as_ref());
+                if let Some(base) = &base {
+                    let warnings = crate::ide::compat::warnings(&snap, base);
+                    diags.extend(convert::wire_warnings(&uri, &snap.source, &warnings, unit));
+                }
+                diags
+            }))
+            .ok()
+        });
+        if let Some(diags) = diags {
+            client.publish_diagnostics(uri, diags, Some(version)).await;
+        }
+    });
 }
 
 fn negotiate(params: &InitializeParams) -> (ColumnUnit, PositionEncodingKind) {
@@ -232,6 +353,13 @@ impl LanguageServer for Backend {
             .as_ref()
             .and_then(|w| w.inlay_hint.as_ref())
             .and_then(|i| i.refresh_support)
+            .unwrap_or(false);
+        let lens_refresh = params
+            .capabilities
+            .workspace
+            .as_ref()
+            .and_then(|w| w.code_lens.as_ref())
+            .and_then(|c| c.refresh_support)
             .unwrap_or(false);
         let client_settings = params
             .initialization_options
@@ -272,6 +400,7 @@ impl LanguageServer for Backend {
         self.with_state("initialize", |s| {
             s.unit = unit;
             s.inlay_refresh = refresh;
+            s.lens_refresh = lens_refresh;
             s.client = client_settings;
             s.progress = progress;
             s.roots = roots;
@@ -338,13 +467,20 @@ impl LanguageServer for Backend {
         let index = self.index.clone();
         tokio::task::spawn_blocking(move || index.build(&AtomicBool::new(false)));
         if self.with_state("initialized", |s| Some(s.watch_files)).unwrap_or(false) {
-            let watchers = ["**/wirelens.toml", "**/*.sdp", "**/*.ffi"]
-                .into_iter()
-                .map(|glob| FileSystemWatcher {
-                    glob_pattern: GlobPattern::String(glob.into()),
-                    kind: None,
-                })
-                .collect();
+            // `.git/HEAD` and branch refs move on commit and checkout: the baseline changes.
+            let watchers = [
+                "**/wirelens.toml",
+                "**/*.sdp",
+                "**/*.ffi",
+                "**/.git/HEAD",
+                "**/.git/refs/heads/**",
+            ]
+            .into_iter()
+            .map(|glob| FileSystemWatcher {
+                glob_pattern: GlobPattern::String(glob.into()),
+                kind: None,
+            })
+            .collect();
             let options = DidChangeWatchedFilesRegistrationOptions { watchers };
             let registration = Registration {
                 id: "wirelens-toml".into(),
@@ -357,13 +493,32 @@ impl LanguageServer for Backend {
 
     async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
         let mut toml_changed = false;
+        let mut git_changed = false;
+        let mut reload = Vec::new();
         for change in &params.changes {
-            if change.uri.path().as_str().ends_with("wirelens.toml") {
+            let path = change.uri.path().as_str();
+            if path.ends_with("wirelens.toml") {
                 toml_changed = true;
+            } else if path.contains("/.git/") {
+                git_changed = true;
             } else {
+                reload.push(change.uri.clone());
                 let (index, uri) = (self.index.clone(), change.uri.clone());
                 let deleted = change.typ == FileChangeType::DELETED;
                 tokio::task::spawn_blocking(move || index.file_changed(&uri, deleted));
+            }
+        }
+        if toml_changed || git_changed {
+            self.reload_all_baselines();
+        } else {
+            // A `file:` baseline may be the file that changed; reloading is cheap.
+            let open: Vec<Uri> = self
+                .with_state("didChangeWatchedFiles", |s| {
+                    Some(reload.into_iter().filter(|u| s.docs.contains_key(u)).collect())
+                })
+                .unwrap_or_default();
+            for uri in open {
+                self.reload_baseline(uri);
             }
         }
         if !toml_changed {
@@ -418,6 +573,7 @@ impl LanguageServer for Backend {
         });
         if let Some(large) = opened {
             self.schedule_diagnostics(uri.clone(), version);
+            self.reload_baseline(uri.clone());
             if let Some(bytes) = large {
                 self.warn_large(&uri, bytes).await;
             }
@@ -450,6 +606,7 @@ impl LanguageServer for Backend {
     }
 
     async fn did_save(&self, params: DidSaveTextDocumentParams) {
+        self.reload_baseline(params.text_document.uri.clone());
         self.generate_on_save(params.text_document.uri).await;
     }
 
@@ -457,6 +614,8 @@ impl LanguageServer for Backend {
         let uri = params.text_document.uri;
         self.with_state("didClose", |s| {
             s.gen_errors.remove(&uri);
+            s.baselines.remove(&uri);
+            s.baseline_loads.remove(&uri);
             s.docs.remove(&uri).map(|_| ())
         });
         // Clear what was shown for the closed file.
@@ -465,9 +624,10 @@ impl LanguageServer for Backend {
 
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
         let p = params.text_document_position_params;
-        Ok(self.on_snapshot("hover", &p.text_document.uri, |snap, unit| {
-            handlers::hover(snap, unit, &p)
-        }))
+        let Some((snap, base, unit)) = self.snapshot_with_baseline(&p.text_document.uri) else {
+            return Ok(None);
+        };
+        Ok(caught("hover", || handlers::hover(&snap, base.as_deref(), unit, &p)))
     }
 
     async fn inlay_hint(&self, params: InlayHintParams) -> Result<Option<Vec<InlayHint>>> {
@@ -489,8 +649,11 @@ impl LanguageServer for Backend {
         let generatable = self
             .with_state("codeLens", |s| Some(s.can_generate(&uri)))
             .unwrap_or(false);
-        Ok(self.on_snapshot("codeLens", &uri, |snap, unit| {
-            Some(handlers::code_lenses(snap, unit, &uri, generatable))
+        let Some((snap, base, unit)) = self.snapshot_with_baseline(&uri) else {
+            return Ok(None);
+        };
+        Ok(caught("codeLens", || {
+            Some(handlers::code_lenses(&snap, base.as_deref(), unit, &uri, generatable))
         }))
     }
 
@@ -587,6 +750,7 @@ impl LanguageServer for Backend {
         for (uri, version) in updated.unwrap_or_default() {
             self.schedule_diagnostics(uri, version);
         }
+        self.reload_all_baselines();
         if refresh {
             self.refresh_hints();
         }
@@ -661,6 +825,28 @@ impl LanguageServer for Backend {
         })
         .await;
         Ok(found.map(WorkspaceSymbolResponse::Flat))
+    }
+}
+
+/// `HEAD`, or a `file:` baseline relative to its workspace folder (lens titles stay short).
+fn baseline_label(project: &codegen::project::Project, against: &codegen::baseline::Against) -> String {
+    if let codegen::baseline::Against::File(path) = against {
+        if let Some(rel) = project.roots().iter().find_map(|r| path.strip_prefix(r).ok()) {
+            return format!("file:{}", rel.display());
+        }
+    }
+    against.label()
+}
+
+/// Runs `f`, catching a panic: logged, and the request answers as if there were nothing
+/// to show.
+fn caught<T>(what: &str, f: impl FnOnce() -> Option<T>) -> Option<T> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(v) => v,
+        Err(_) => {
+            eprintln!("wirelens lsp: internal error while handling {what}; the server continues");
+            None
+        }
     }
 }
 

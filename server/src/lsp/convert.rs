@@ -67,10 +67,18 @@ pub fn diagnostics(uri: &Uri, snap: &Snapshot, unit: ColumnUnit, gen_error: Opti
         message: format!("code generation failed: {message}"),
         ..Default::default()
     });
+    let swallowed = ide::swallowed_declarations(snap);
+    let consequence = |d: &codegen::Diagnostic| {
+        matches!(d.code, "UNKNOWN_TYPE" | "E005")
+            && source
+                .text
+                .get(d.range.clone())
+                .is_some_and(|n| swallowed.iter().any(|(_, s)| *s == n))
+    };
     snap.analysis
         .diagnostics
         .iter()
-        .filter(|d| published(d))
+        .filter(|d| published(d) && !consequence(d))
         .map(|d| Diagnostic {
             range: range_to_lsp(source, &d.range, unit),
             severity: Some(match d.severity {
@@ -80,10 +88,16 @@ pub fn diagnostics(uri: &Uri, snap: &Snapshot, unit: ColumnUnit, gen_error: Opti
             }),
             code: Some(NumberOrString::String(d.code.to_string())),
             source: Some("wirelens".into()),
-            message: if d.notes.is_empty() {
-                d.message.clone()
-            } else {
-                format!("{}\n{}", d.message, d.notes.join("\n"))
+            message: {
+                let mut m = d.message.clone();
+                // Say what was expected where a declaration starts inside an open struct.
+                if d.code == "SYNTAX" && swallowed.iter().any(|(at, _)| *at == d.range.start) {
+                    m.push_str(": expected `}` to close the declaration before it");
+                }
+                if !d.notes.is_empty() {
+                    m = format!("{m}\n{}", d.notes.join("\n"));
+                }
+                m
             },
             // "first defined here", the members of a cycle: shown under the message.
             related_information: (!d.related.is_empty()).then(|| {
@@ -101,6 +115,39 @@ pub fn diagnostics(uri: &Uri, snap: &Snapshot, unit: ColumnUnit, gen_error: Opti
             ..Default::default()
         })
         .chain(generation)
+        .collect()
+}
+
+/// Wire-break warnings (see `ide::compat`): `source` `wirelens`, the break kind as the
+/// code, the affected messages as related information.
+pub fn wire_warnings(
+    uri: &Uri,
+    source: &SourceFile,
+    warnings: &[ide::compat::WireWarning],
+    unit: ColumnUnit,
+) -> Vec<Diagnostic> {
+    warnings
+        .iter()
+        .map(|w| Diagnostic {
+            range: range_to_lsp(source, &w.range, unit),
+            severity: Some(DiagnosticSeverity::WARNING),
+            code: Some(NumberOrString::String(w.code.to_string())),
+            source: Some("wirelens".into()),
+            message: w.message.clone(),
+            related_information: (!w.related.is_empty()).then(|| {
+                w.related
+                    .iter()
+                    .map(|(range, message)| DiagnosticRelatedInformation {
+                        location: Location {
+                            uri: uri.clone(),
+                            range: range_to_lsp(source, range, unit),
+                        },
+                        message: message.clone(),
+                    })
+                    .collect()
+            }),
+            ..Default::default()
+        })
         .collect()
 }
 

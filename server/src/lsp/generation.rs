@@ -70,6 +70,18 @@ fn describe(errors: &[FileError]) -> String {
     errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
 }
 
+/// A generation that could not be done, answered as LSP's `RequestFailed` (-32803:
+/// the request was valid, the operation failed) with one line a client can show as
+/// is, instead of a raw internal error (-32603).
+pub(super) fn generation_failed(message: String) -> tower_lsp_server::jsonrpc::Error {
+    let first = message.lines().next().unwrap_or_default().trim();
+    tower_lsp_server::jsonrpc::Error {
+        code: tower_lsp_server::jsonrpc::ErrorCode::ServerError(-32803),
+        message: format!("wirelens: code generation failed: {first}").into(),
+        data: None,
+    }
+}
+
 /// Prepares and writes `schemas` through the project service (off the async runtime:
 /// it reads and writes files): `{outDir, written, unchanged}`.
 fn run_generation(
@@ -194,7 +206,7 @@ impl Backend {
                 Err(e) => p.finish_with_message(format!("failed: {e}")).await,
             }
         }
-        result.map_err(internal_error)
+        result.map_err(generation_failed)
     }
 
     pub(super) async fn generate_quietly(&self, uri: &Uri, request: &Flags) -> std::result::Result<LSPAny, String> {

@@ -8,14 +8,33 @@ use tower_lsp_server::ls_types::*;
 
 use super::convert::{self, offset, range_from_lsp, range_to_lsp};
 use super::generation::{generate_command, lang_label};
+use std::sync::Arc;
+
+use crate::ide::compat::Baseline;
 use crate::ide::{self, Snapshot};
 
 /// `wirelens.showLayout [uri, typeName]`: the layout of one type as Markdown (the code
 /// lens runs it; editors may show the result).
 pub const SHOW_LAYOUT: &str = "wirelens.showLayout";
 
-pub fn hover(snap: &Snapshot, unit: ColumnUnit, p: &TextDocumentPositionParams) -> Option<Hover> {
-    let text = ide::hover(snap, offset(&snap.source, p.position, unit))?;
+/// The layout hover, with the type's wire changes against `base` when there is one.
+pub fn hover(
+    snap: &Arc<Snapshot>,
+    base: Option<&Baseline>,
+    unit: ColumnUnit,
+    p: &TextDocumentPositionParams,
+) -> Option<Hover> {
+    let at = offset(&snap.source, p.position, unit);
+    let mut text = ide::hover(snap, at)?;
+    if let Some(section) = base.and_then(|b| ide::compat::hover_at(snap, b, at)) {
+        text.push_str(
+            "
+---
+
+",
+        );
+        text.push_str(&section);
+    }
     Some(Hover {
         contents: HoverContents::Markup(convert::markdown(text)),
         range: None,
@@ -31,7 +50,7 @@ pub fn inlay_hints(snap: &Snapshot, unit: ColumnUnit, range: Range) -> Vec<Inlay
             label: InlayHintLabel::String(h.label),
             kind: None,
             text_edits: None,
-            tooltip: None,
+            tooltip: Some(InlayHintTooltip::String(h.tooltip)),
             padding_left: Some(true),
             padding_right: None,
             data: None,
@@ -40,20 +59,32 @@ pub fn inlay_hints(snap: &Snapshot, unit: ColumnUnit, range: Range) -> Vec<Inlay
 }
 
 /// `generatable`: the document is a file inside a workspace folder (else no generate lenses).
-pub fn code_lenses(snap: &Snapshot, unit: ColumnUnit, uri: &Uri, generatable: bool) -> Vec<CodeLens> {
+/// With `base`, a wire-compatibility lens follows each type's layout lens.
+pub fn code_lenses(
+    snap: &Arc<Snapshot>,
+    base: Option<&Baseline>,
+    unit: ColumnUnit,
+    uri: &Uri,
+    generatable: bool,
+) -> Vec<CodeLens> {
     let lenses = ide::lenses(snap);
-    let mut out: Vec<CodeLens> = lenses
-        .iter()
-        .map(|l| CodeLens {
-            range: range_to_lsp(&snap.source, &l.range, unit),
-            command: Some(Command {
-                title: l.title.clone(),
-                command: SHOW_LAYOUT.into(),
-                arguments: Some(vec![serde_json::json!(uri.as_str()), serde_json::json!(l.type_name)]),
-            }),
-            data: None,
-        })
-        .collect();
+    let lens = |range: &std::ops::Range<usize>, title: &str, name: &str| CodeLens {
+        range: range_to_lsp(&snap.source, range, unit),
+        command: Some(Command {
+            title: title.to_string(),
+            command: SHOW_LAYOUT.into(),
+            arguments: Some(vec![serde_json::json!(uri.as_str()), serde_json::json!(name)]),
+        }),
+        data: None,
+    };
+    let mut out: Vec<CodeLens> = lenses.iter().map(|l| lens(&l.range, &l.title, &l.type_name)).collect();
+    if let Some(base) = base {
+        out.extend(
+            ide::compat::lenses(snap, base)
+                .iter()
+                .map(|(range, title, name)| lens(range, title, name)),
+        );
+    }
     if let (Some(first), true) = (snap.analysis.schema.types.first(), generatable && !lenses.is_empty()) {
         let range = range_to_lsp(&snap.source, &first.name_range, unit);
         for lang in codegen::emit::Lang::ALL {

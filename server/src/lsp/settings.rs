@@ -10,6 +10,7 @@ use codegen::FieldOrder;
 use serde_json::Value;
 
 /// What the client may set, all optional. Accepted shapes: `{ "ffi": { "order" },
+/// "compat": { "against" },
 /// "generate": { "onSave", "languages", "outDir" }, "inlayHints": { "enabled" } }`,
 /// also nested under a `wirelens` key (VS Code's style) and with snake_case keys (as in
 /// `wirelens.toml`).
@@ -59,6 +60,13 @@ impl ClientSettings {
                     .map(str::trim)
                     .filter(|d| !d.is_empty())
                     .map(String::from),
+                against: s
+                    .get("compat")
+                    .and_then(|c| c.get("against"))
+                    .and_then(Value::as_str)
+                    .map(str::trim)
+                    .filter(|a| !a.is_empty())
+                    .map(String::from),
             },
             inlay_hints: get(s, &["inlayHints", "inlay_hints"])
                 .and_then(|i| i.get("enabled"))
@@ -87,6 +95,9 @@ mod tests {
         assert_eq!(s.project.languages, Some(vec![Lang::C, Lang::Rust]));
         assert_eq!(s.project.out_dir.as_deref(), Some("gen"));
         assert_eq!(s.inlay_hints, Some(false));
+        assert_eq!(s.project.against, None);
+        let s = ClientSettings::parse(&json!({"wirelens": {"compat": {"against": " main "}}}));
+        assert_eq!(s.project.against.as_deref(), Some("main"));
         let s = ClientSettings::parse(&json!({"diagnostics": {"delayMs": 0}}));
         assert_eq!(s.diagnostics_delay_ms, Some(0));
         let s = ClientSettings::parse(&json!({"diagnostics": {"delayMs": 999999}}));

@@ -1,0 +1,306 @@
+//! Wire-change awareness in the editor, driven over stdio against the real binary with
+//! a real git repository: commit a schema, open an edited version, and read the
+//! warnings, lenses and hover the editor would show.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::{pos, Client};
+use serde_json::{json, Value};
+
+struct Repo(PathBuf);
+
+impl Repo {
+    fn new(name: &str) -> Repo {
+        let dir = std::env::temp_dir().join(format!("wirelens-compat-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let dir = std::fs::canonicalize(&dir).unwrap();
+        let repo = Repo(dir);
+        repo.git(&["init", "-q"]);
+        repo
+    }
+
+    fn git(&self, args: &[&str]) {
+        let out = Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+            .args(args)
+            .current_dir(&self.0)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    fn commit(&self, file: &str, text: &str) {
+        std::fs::write(self.0.join(file), text).unwrap();
+        self.git(&["add", file]);
+        self.git(&["commit", "-q", "-m", "schema"]);
+    }
+
+    fn uri(&self, file: &str) -> String {
+        format!("file://{}", self.0.join(file).display())
+    }
+}
+
+impl Drop for Repo {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn start(root: &Path, options: Value) -> Client {
+    let mut c = Client::start();
+    c.request(
+        "initialize",
+        json!({"processId": null, "rootUri": format!("file://{}", root.display()),
+               "capabilities": {"general": {"positionEncodings": ["utf-16"]}},
+               "initializationOptions": options}),
+    );
+    c.notify("initialized", json!({}));
+    c
+}
+
+/// The diagnostics once the baseline has been loaded: with a baseline, opening
+/// publishes twice (after the edit's debounce and after the background load, in either
+/// order); this returns the one with wire breaks, if any.
+fn settled_diagnostics(c: &mut Client, uri: &str) -> Vec<Value> {
+    let first = c.diagnostics(uri)["diagnostics"].as_array().unwrap().clone();
+    let second = c.diagnostics(uri)["diagnostics"].as_array().unwrap().clone();
+    if first.len() > second.len() {
+        first
+    } else {
+        second
+    }
+}
+
+fn lens_titles(c: &mut Client, uri: &str) -> Vec<String> {
+    let lenses = c.request("textDocument/codeLens", json!({"textDocument": {"uri": uri}}));
+    lenses
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["command"]["title"].as_str().unwrap().to_string())
+        .filter(|t| !t.starts_with("Generate "))
+        .collect()
+}
+
+fn hover(c: &mut Client, uri: &str, line: u32, character: u32) -> String {
+    let h = c.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": uri}, "position": pos(line, character)}),
+    );
+    h["contents"]["value"].as_str().unwrap_or_default().to_string()
+}
+
+const SDP: &str =
+    "/// A point.\nstruct Point {\n    x: u32,\n    y: u32,\n}\n\nstruct Shape {\n    name: str,\n    at: Point,\n}\n";
+
+#[test]
+fn sdp_type_change_warns_lenses_and_hover_show_old_vs_new() {
+    let repo = Repo::new("sdp");
+    repo.commit("shapes.sdp", SDP);
+    let mut c = start(&repo.0, json!({}));
+    let uri = repo.uri("shapes.sdp");
+    let edited = SDP.replace("    y: u32,", "    y: u64,");
+    c.open(&uri, "sdp", &edited);
+    let diags = settled_diagnostics(&mut c, &uri);
+    assert_eq!(diags.len(), 1, "{diags:?}");
+    let d = &diags[0];
+    assert_eq!(d["severity"], 2, "a warning");
+    assert_eq!(d["source"], "wirelens");
+    assert_eq!(d["code"], "type-changed");
+    assert_eq!(
+        d["message"],
+        "wire break against HEAD: field `Point.y` changed from `u32` to `u64`, size 4 B → 8 B"
+    );
+    assert_eq!(d["range"], json!({"start": pos(3, 7), "end": pos(3, 10)}));
+    let related: Vec<(Value, Value)> = d["relatedInformation"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["location"]["range"]["start"].clone(), r["message"].clone()))
+        .collect();
+    assert_eq!(
+        related,
+        [
+            (pos(1, 7), json!("message `Point` is encoded differently")),
+            (pos(6, 7), json!("message `Shape` is encoded differently")),
+        ]
+    );
+
+    assert_eq!(
+        lens_titles(&mut c, &uri),
+        [
+            "fixed 12 B · message id 1 (position)",
+            "fixed 12 B + 1 string · min 16 B · message id 2 (position)",
+            "breaks 2 messages since HEAD",
+            "wire changed by `Point` since HEAD",
+        ]
+    );
+
+    let text = hover(&mut c, &uri, 1, 8);
+    let section = text.split("\n---\n\n").nth(1).unwrap_or_default();
+    assert_eq!(
+        section,
+        "**Wire changes since `HEAD`**\n\n\
+         - field `Point.y` changed from `u32` to `u64`, size 4 B → 8 B\n\n\
+         | field | HEAD | now |\n|---|---|---|\n\
+         | `x` | #0 · @0 · 4 B | #0 · @0 · 4 B |\n\
+         | `y` | #1 · @4 · 4 B | #1 · @4 · 8 B |\n",
+        "{text}"
+    );
+    let text = hover(&mut c, &uri, 6, 8);
+    assert!(
+        text.contains("- contains changed `Point`"),
+        "a user of a changed type says which: {text}"
+    );
+}
+
+#[test]
+fn sdp_struct_inserted_at_the_top_renumbers_every_later_message() {
+    let repo = Repo::new("renumber");
+    repo.commit("shapes.sdp", SDP);
+    let mut c = start(&repo.0, json!({}));
+    let uri = repo.uri("shapes.sdp");
+    c.open(&uri, "sdp", &format!("struct Tag {{\n    id: u8,\n}}\n\n{SDP}"));
+    let diags = settled_diagnostics(&mut c, &uri);
+    let got: Vec<(&str, &str)> = diags
+        .iter()
+        .map(|d| (d["code"].as_str().unwrap(), d["message"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                "message-id-changed",
+                "wire break against HEAD: message type id of `Point` changed from 1 to 2: SDP ids are positions in the file"
+            ),
+            (
+                "message-id-changed",
+                "wire break against HEAD: message type id of `Shape` changed from 2 to 3: SDP ids are positions in the file"
+            ),
+        ]
+    );
+    let titles = lens_titles(&mut c, &uri);
+    assert_eq!(
+        titles[3..],
+        [
+            "new since HEAD",
+            "breaks 1 message since HEAD",
+            "breaks 1 message since HEAD"
+        ]
+    );
+}
+
+#[test]
+fn comment_and_formatting_edits_are_compatible_and_untracked_files_show_nothing() {
+    let repo = Repo::new("compatible");
+    repo.commit("shapes.sdp", SDP);
+    let mut c = start(&repo.0, json!({}));
+    let uri = repo.uri("shapes.sdp");
+    let edited = SDP
+        .replace("/// A point.", "/// A point on the plane.")
+        .replace("    x: u32,\n    y: u32,", "  x:u32, // across\n\n  y :  u32,");
+    c.open(&uri, "sdp", &edited);
+    assert_eq!(settled_diagnostics(&mut c, &uri), Vec::<Value>::new());
+    let titles = lens_titles(&mut c, &uri);
+    assert_eq!(titles[2..], ["wire-compatible with HEAD", "wire-compatible with HEAD"]);
+    assert!(hover(&mut c, &uri, 1, 8).ends_with("Wire-compatible with `HEAD`.\n"));
+
+    // Not committed: no baseline, nothing shown, no error (and no second publish).
+    std::fs::write(repo.0.join("new.sdp"), SDP).unwrap();
+    let new = repo.uri("new.sdp");
+    c.open(&new, "sdp", &SDP.replace("u32", "u64"));
+    assert_eq!(c.diagnostics(&new)["diagnostics"], json!([]));
+    assert_eq!(lens_titles(&mut c, &new).len(), 2, "layout lenses only");
+    assert!(!hover(&mut c, &new, 1, 8).contains("\n---\n"));
+}
+
+const FFI: &str =
+    "package s\n\ntype Reading struct {\n\tName string\n\tLow  int32\n\tHigh int32\n}\n\ntype Readings []Reading\n";
+
+#[test]
+fn ffi_rename_that_moves_a_field_and_the_client_setting_for_the_baseline() {
+    let repo = Repo::new("ffi");
+    repo.commit("r.ffi", FFI);
+    let uri = repo.uri("r.ffi");
+
+    // HEAD by default. Canonical order sorts fields of one size class by name: renaming
+    // `High` to `Top` moves it behind `Low`.
+    let mut c = start(&repo.0, json!({}));
+    c.open(&uri, "ffi", &FFI.replace("High int32", "Top  int32"));
+    let diags = settled_diagnostics(&mut c, &uri);
+    let got: Vec<(&str, &str)> = diags
+        .iter()
+        .map(|d| (d["code"].as_str().unwrap(), d["message"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                "field-reordered",
+                "wire break against HEAD: field `Reading.Low` moved from wire position 2 to 1"
+            ),
+            (
+                "rename-moved",
+                "wire break against HEAD: renaming `Reading.High` to `Top` moves it from wire position 1 to 2 \
+                 (canonical order sorts by name)"
+            ),
+        ],
+        "{diags:?}"
+    );
+    assert_eq!(
+        diags[0]["relatedInformation"][0]["message"],
+        "root type `Readings` is encoded differently"
+    );
+    let titles = lens_titles(&mut c, &uri);
+    assert_eq!(
+        titles[2..],
+        ["breaks 1 root type since HEAD", "wire changed by `Reading` since HEAD"]
+    );
+
+    // The client's setting beats the default: a file, relative to the workspace folder.
+    std::fs::write(repo.0.join("old.ffi"), FFI.replace("\tHigh int32\n", "")).unwrap();
+    let mut c = start(&repo.0, json!({"wirelens": {"compat": {"against": "file:old.ffi"}}}));
+    c.open(&uri, "ffi", FFI);
+    let diags = settled_diagnostics(&mut c, &uri);
+    let codes: Vec<&str> = diags.iter().map(|d| d["code"].as_str().unwrap()).collect();
+    assert_eq!(codes, ["field-added"], "{diags:?}");
+    let titles = lens_titles(&mut c, &uri);
+    assert_eq!(
+        titles[2..],
+        [
+            "breaks 1 root type since file:old.ffi",
+            "wire changed by `Reading` since file:old.ffi"
+        ]
+    );
+}
+
+#[test]
+fn wirelens_toml_names_the_baseline_and_the_client_setting_beats_it() {
+    let repo = Repo::new("toml");
+    repo.commit("shapes.sdp", SDP);
+    std::fs::write(repo.0.join("old.sdp"), SDP.replace("    y: u32,\n", "")).unwrap();
+    std::fs::write(repo.0.join("wirelens.toml"), "[compat]\nagainst = \"file:old.sdp\"\n").unwrap();
+    let uri = repo.uri("shapes.sdp");
+
+    let mut c = start(&repo.0, json!({}));
+    c.open(&uri, "sdp", SDP);
+    let codes: Vec<Value> = settled_diagnostics(&mut c, &uri)
+        .iter()
+        .map(|d| d["code"].clone())
+        .collect();
+    assert_eq!(codes, [json!("field-added")], "against old.sdp, which has no `y`");
+    assert_eq!(lens_titles(&mut c, &uri)[2], "breaks 2 messages since file:old.sdp");
+
+    let mut c = start(&repo.0, json!({"compat": {"against": "HEAD"}}));
+    c.open(&uri, "sdp", SDP);
+    assert_eq!(settled_diagnostics(&mut c, &uri), Vec::<Value>::new());
+    assert_eq!(lens_titles(&mut c, &uri)[2], "wire-compatible with HEAD");
+}
