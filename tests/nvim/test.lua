@@ -185,10 +185,10 @@ test('layout hover (:WirelensLayout)', function()
   text = text or ''
   check('the layout arrives', text ~= '', err or 'timeout')
   check('it is the enclosing struct', text:find('struct Parameter', 1, true) ~= nil, text)
-  check('it has the field table', text:find('| 0 | `address` | `u64` | 0 (0x0) | 8 |', 1, true) ~= nil, text)
+  check('it has the field table', text:find('| 0 | `address` | `u64` | 0 (0x0) | 8 B |', 1, true) ~= nil, text)
   check(
     'with symbolic offsets',
-    text:find('| 4 | `min_value` | `f32` | `20 + \\|display_name\\| + \\|identifier\\| + \\|unit\\|` | 4 |', 1, true)
+    text:find('| 4 | `min_value` | `f32` | `20 + \\|display_name\\| + \\|identifier\\| + \\|unit\\|` | 4 B |', 1, true)
       ~= nil,
     text
   )
@@ -199,8 +199,8 @@ test('layout hover (:WirelensLayout)', function()
   local shown = floats[1] and vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(floats[1]), 0, -1, false) or {}
   local all = table.concat(shown, '\n')
   check('the float shows no markdown escapes or table rows', not all:find('\\|', 1, true) and not find_row(shown, '^%s*|'), all)
-  local arow = find_row(shown, '^%s*0%s+address%s+u64%s+0 %(0x0%)%s+8$')
-  local mrow = find_row(shown, '^%s*4%s+min_value%s+f32%s+20 %+ |display_name| %+ |identifier| %+ |unit|%s+4$')
+  local arow = find_row(shown, '^%s*0%s+address%s+u64%s+0 %(0x0%)%s+8 B$')
+  local mrow = find_row(shown, '^%s*4%s+min_value%s+f32%s+20 %+ |display_name| %+ |identifier| %+ |unit|%s+4 B$')
   check('the field table is aligned plain text', arow and mrow, all)
   check(
     'its columns line up (field names start in one column)',
