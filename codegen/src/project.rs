@@ -24,6 +24,9 @@ use crate::emit::{Lang, OutputFile};
 use crate::generate::{file_name, generate_files, merge_outputs, schema_errors, write_files, WriteReport};
 use crate::{analyze, Analysis, Config, Dialect, FieldOrder, OrderChoice, SourceFile};
 
+/// The [`FileError::code`] of a generation stopped by [`Project::prepare_cancellable`].
+pub const CANCELLED: &str = "cancelled";
+
 /// The one error type for a problem with a file (reading, settings, checking,
 /// generating, writing); rendered as `file:line:col: message`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -315,10 +318,28 @@ impl Project {
         flags: &Flags,
         texts: &HashMap<PathBuf, String>,
     ) -> Result<Prepared, Vec<FileError>> {
+        self.prepare_cancellable(ticket, schemas, flags, texts, &|| false)
+    }
+
+    /// [`Project::prepare_as`] that asks `cancelled` before each schema and each
+    /// language, and stops with one [`FileError`] of code [`CANCELLED`] when it says yes
+    /// (an editor's request was cancelled). Nothing is written either way.
+    pub fn prepare_cancellable(
+        &self,
+        ticket: Ticket,
+        schemas: &[PathBuf],
+        flags: &Flags,
+        texts: &HashMap<PathBuf, String>,
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<Prepared, Vec<FileError>> {
         let ticket = ticket.0;
         let mut errors = Vec::new();
         let mut per_dir: BTreeMap<PathBuf, Vec<(PathBuf, Vec<OutputFile>)>> = BTreeMap::new();
+        let stop = || vec![FileError::new("", CANCELLED, "generation cancelled")];
         for path in schemas {
+            if cancelled() {
+                return Err(stop());
+            }
             let result = (|| -> Result<_, Vec<FileError>> {
                 let settings = self.settings(path, flags)?;
                 let loaded = self.load(path, flags, texts.get(path).map(String::as_str))?;
@@ -326,12 +347,20 @@ impl Project {
                 if !errs.is_empty() {
                     return Err(errs);
                 }
-                let files = generate_files(&loaded.analysis, &file_name(path), &settings.languages)
-                    .map_err(|e| vec![FileError::new(path, "generate", e.0)])?;
+                let mut files = Vec::new();
+                for lang in &settings.languages {
+                    if cancelled() {
+                        return Err(stop());
+                    }
+                    let more = generate_files(&loaded.analysis, &file_name(path), std::slice::from_ref(lang))
+                        .map_err(|e| vec![FileError::new(path, "generate", e.0)])?;
+                    files.extend(more);
+                }
                 Ok((settings.out_dir, files))
             })();
             match result {
                 Ok((dir, files)) => per_dir.entry(dir).or_default().push((path.clone(), files)),
+                Err(e) if e.iter().any(|e| e.code == CANCELLED) => return Err(e),
                 Err(e) => errors.extend(e),
             }
         }

@@ -176,3 +176,93 @@ fn crlf_and_lone_cr_end_lines_and_no_range_includes_the_cr() {
     );
     assert_eq!(def["range"]["start"], pos(1, 7), "{def}");
 }
+
+/// `count` schemas of 40 structs each, for generation that takes a while.
+fn generation_workspace(count: usize) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for f in 0..count {
+        let text: String = (0..40)
+            .map(|s| format!("struct G{f}S{s} {{\n    a: u32,\n    b: str,\n    c: []u8,\n    d: i64,\n}}\n\n"))
+            .collect();
+        std::fs::write(dir.path().join(format!("g{f}.sdp")), text).unwrap();
+    }
+    dir
+}
+
+fn generate_workspace_request(c: &mut Client, out: &std::path::Path) -> i64 {
+    send_request(
+        c,
+        "workspace/executeCommand",
+        json!({"command": "wirelens.generateWorkspace",
+               "arguments": [{"languages": ["c", "cpp", "rust"], "outDir": out.display().to_string()}]}),
+    )
+}
+
+/// Files under `dir`, recursively (none if it does not exist).
+fn files_under(dir: &std::path::Path) -> usize {
+    std::fs::read_dir(dir).map_or(0, |d| {
+        d.flatten()
+            .map(|e| if e.path().is_dir() { files_under(&e.path()) } else { 1 })
+            .sum()
+    })
+}
+
+#[test]
+fn a_cancelled_workspace_generation_answers_request_cancelled_writes_nothing_and_hover_answers_meanwhile() {
+    let dir = generation_workspace(60);
+    let mut c = start(dir.path());
+    let uri = format!("file://{}/g0.sdp", dir.path().display());
+    c.open(
+        &uri,
+        "sdp",
+        &std::fs::read_to_string(dir.path().join("g0.sdp")).unwrap(),
+    );
+    c.diagnostics(&uri);
+    let hover = |c: &mut Client| {
+        let t = Instant::now();
+        let h = c.request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri}, "position": pos(0, 8)}),
+        );
+        assert!(h["contents"]["value"].as_str().unwrap().contains("G0S0"), "{h}");
+        t.elapsed()
+    };
+
+    // A whole generation, to know how long one takes on this machine, now.
+    let full_out = dir.path().join("out-full");
+    let started = Instant::now();
+    let id = generate_workspace_request(&mut c, &full_out);
+    let r = response(&mut c, id);
+    let full = started.elapsed();
+    assert!(r.get("error").is_none(), "{r}");
+    assert_eq!(r["result"]["schemas"], 60, "{r}");
+    assert!(
+        r["result"]["written"].as_u64().unwrap_or(0) > 60 && files_under(&full_out) > 60,
+        "the uncancelled generation wrote its files: {}",
+        r["result"]["summary"]
+    );
+
+    // The same again, cancelled a quarter of the way in; a hover meanwhile.
+    let out = dir.path().join("out-cancelled");
+    let started = Instant::now();
+    let id = generate_workspace_request(&mut c, &out);
+    std::thread::sleep(full / 8);
+    let hover_took = hover(&mut c);
+    let hovered_at = started.elapsed();
+    std::thread::sleep((full / 4).saturating_sub(started.elapsed()));
+    let answered_before = c.backlog.iter().any(|m| m.get("id") == Some(&json!(id)));
+    c.notify("$/cancelRequest", json!({"id": id}));
+    let r = response(&mut c, id);
+    assert!(!answered_before, "the generation was still running when cancelled");
+    assert_eq!(r["error"]["code"], -32800, "RequestCancelled: {r}");
+    assert!(
+        hover_took < full / 4 && hovered_at < full / 2,
+        "hover took {hover_took:?} during a generation (a whole one takes {full:?})"
+    );
+    // Given as long again as a whole generation takes, a generation that went on would
+    // have written its files; a cancelled one writes nothing, not even part.
+    std::thread::sleep(full + full / 2);
+    assert_eq!(files_under(&out), 0, "nothing written after the cancellation");
+    // The server goes on.
+    hover(&mut c);
+}

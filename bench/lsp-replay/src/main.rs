@@ -2,7 +2,8 @@
 //! schema, types edits into it and measures what a user waits for.
 //!
 //! ```text
-//! lsp-replay --file big.sdp [--edits 200] [--gap-ms 10] [--init JSON] -- SERVER ARGS…
+//! lsp-replay --file big.sdp [--edits 200] [--gap-ms 10] [--init JSON]
+//!            [--workspace-files N] -- SERVER ARGS…
 //! ```
 //!
 //! Measured, each from just before the client writes the message to the moment the
@@ -14,6 +15,13 @@
 //!   text when the server asks for full sync) → the next `publishDiagnostics` for the
 //!   file (of that version, when the server sends versions). Edits are sequential: the
 //!   next is sent `--gap-ms` after the previous diagnostics;
+//! - with `--workspace-files N` (wirelens only: needs `workspace/symbol`): N small
+//!   schemas of 10 structs each are written to a temporary folder, a second workspace
+//!   folder. `symbols_first_ms` is the first `workspace/symbol` query (it waits for the
+//!   server's index of those files), sent after the file is open; then the `edit_*`
+//!   edits run with nothing else in flight, and then as many edits again, `edit_sym_*`,
+//!   while `workspace/symbol` queries (`s1`: one struct in every file) run back to back,
+//!   a new one sent as soon as the previous answers (`symbols_*`: their latencies);
 //! - `hover_*`: 100 hovers on type references (`Record123` used as a field type);
 //! - `inlay_*`: inlay hints for 50 windows of 100 lines (when the server offers them);
 //! - `completion_*`: 50 completions at a field's type;
@@ -37,11 +45,14 @@ struct Args {
     edits: usize,
     gap: Duration,
     init: Value,
+    workspace_files: usize,
     server: Vec<String>,
 }
 
 fn usage() -> ! {
-    eprintln!("usage: lsp-replay --file F [--edits N] [--gap-ms MS] [--init JSON] -- SERVER ARGS…");
+    eprintln!(
+        "usage: lsp-replay --file F [--edits N] [--gap-ms MS] [--init JSON] [--workspace-files N] -- SERVER ARGS…"
+    );
     std::process::exit(2);
 }
 
@@ -51,6 +62,7 @@ fn parse_args() -> Args {
         edits: 200,
         gap: Duration::from_millis(10),
         init: Value::Null,
+        workspace_files: 0,
         server: Vec::new(),
     };
     let mut it = std::env::args().skip(1);
@@ -61,6 +73,7 @@ fn parse_args() -> Args {
             "--edits" => args.edits = val().parse().unwrap_or_else(|_| usage()),
             "--gap-ms" => args.gap = Duration::from_millis(val().parse().unwrap_or_else(|_| usage())),
             "--init" => args.init = serde_json::from_str(&val()).unwrap_or_else(|_| usage()),
+            "--workspace-files" => args.workspace_files = val().parse().unwrap_or_else(|_| usage()),
             "--" => {
                 args.server = it.by_ref().collect();
                 break;
@@ -164,13 +177,19 @@ impl Conn {
         t0
     }
 
-    /// Sends a request, waits for its response; returns the latency and the result.
-    fn request(&mut self, method: &str, params: Value) -> (Duration, Value) {
+    /// Sends a request without waiting: its id and when it was sent.
+    fn start_request(&mut self, method: &str, params: Value) -> (i64, Instant) {
         let id = self.next_id;
         self.next_id += 1;
         let msg = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
         let t0 = Instant::now();
         send(&self.writer, &msg);
+        (id, t0)
+    }
+
+    /// Sends a request, waits for its response; returns the latency and the result.
+    fn request(&mut self, method: &str, params: Value) -> (Duration, Value) {
+        let (id, t0) = self.start_request(method, params);
         loop {
             match self.rx.recv_timeout(TIMEOUT) {
                 Ok((at, m)) if m.get("id").and_then(Value::as_i64) == Some(id) && m.get("method").is_none() => {
@@ -248,6 +267,181 @@ impl Conn {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+
+    /// Waits for the response to request `id`: when it arrived and the message.
+    fn response(&mut self, id: i64) -> (Instant, Value) {
+        if let Some(i) = self.pending.iter().position(|(_, m)| is_response(m, id)) {
+            return self.pending.remove(i);
+        }
+        loop {
+            match self.rx.recv_timeout(TIMEOUT) {
+                Ok((at, m)) if is_response(&m, id) => return (at, m),
+                Ok(other) => self.pending.push(other),
+                Err(_) => panic!("lsp-replay: no answer to request {id} within {TIMEOUT:?}"),
+            }
+        }
+    }
+}
+
+fn is_response(m: &Value, id: i64) -> bool {
+    m.get("id").and_then(Value::as_i64) == Some(id) && m.get("method").is_none()
+}
+
+/// The `workspace/symbol` query of `--workspace-files`: matches the struct `W{f}S1` of
+/// every generated file (and nothing in `gen-schema.py` output).
+const SYMBOL_QUERY: &str = "s1";
+
+/// The generated workspace of `--workspace-files`, removed on drop.
+struct Workspace(std::path::PathBuf);
+
+impl Workspace {
+    fn create(n: usize, flavour: Flavour) -> Workspace {
+        let dir = std::env::temp_dir().join(format!("lsp-replay-ws-{}", std::process::id()));
+        for f in 0..n {
+            let sub = dir.join(format!("d{}", f / 100));
+            std::fs::create_dir_all(&sub).expect("create workspace folder");
+            let (ext, text): (&str, String) =
+                match flavour {
+                    Flavour::Ffi => (
+                        "ffi",
+                        std::iter::once("package ws\n\n".to_string())
+                            .chain((0..10).map(|s| {
+                                format!("type W{f}S{s} struct {{\n\tA int32\n\tB string\n\tC []int32\n}}\n\n")
+                            }))
+                            .collect(),
+                    ),
+                    _ => (
+                        "sdp",
+                        (0..10)
+                            .map(|s| format!("struct W{f}S{s} {{\n    a: u32,\n    b: str,\n    c: []u8,\n}}\n\n"))
+                            .collect(),
+                    ),
+                };
+            std::fs::write(sub.join(format!("w{f}.{ext}")), text).expect("write workspace file");
+        }
+        Workspace(dir)
+    }
+}
+
+impl Drop for Workspace {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// `workspace/symbol` queries kept running during edits: one always in flight.
+#[derive(Default)]
+struct SymbolLoad {
+    in_flight: Option<(i64, Instant)>,
+    latencies: Vec<f64>,
+    found: usize,
+}
+
+impl SymbolLoad {
+    fn send(&mut self, conn: &mut Conn) {
+        self.in_flight = Some(conn.start_request("workspace/symbol", json!({"query": SYMBOL_QUERY})));
+    }
+
+    /// If `m` answers the query in flight: records it and sends the next one.
+    fn answered(&mut self, conn: &mut Conn, at: Instant, m: &Value) -> bool {
+        match self.in_flight {
+            Some((id, t0)) if is_response(m, id) => {
+                self.latencies.push(ms(at - t0));
+                self.found = m["result"].as_array().map_or(0, Vec::len);
+                self.send(conn);
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+/// The client's side of typing into the document.
+struct Editing<'a> {
+    uri: &'a str,
+    sync: i64,
+    gap: Duration,
+    doc: &'a mut String,
+    version: &'a mut i64,
+}
+
+impl Editing<'_> {
+    /// Sends `edits` one at a time, each after the previous one's diagnostics and the
+    /// gap; returns the edit → diagnostics latencies and how many got none in 10 s.
+    /// With `load`, a `workspace/symbol` query is in flight all the while.
+    fn run(&mut self, conn: &mut Conn, edits: &[Edit], mut load: Option<&mut SymbolLoad>) -> (Vec<f64>, usize) {
+        let mut lat = Vec::new();
+        let mut missed = 0;
+        if let Some(l) = load.as_deref_mut() {
+            l.send(conn);
+        }
+        for e in edits {
+            std::thread::sleep(self.gap);
+            *self.version += 1;
+            let version = *self.version;
+            let [l0, c0, l1, c1] = e.range;
+            // Keep our copy in step (outside the timed part): full-sync servers get it
+            // whole, and the requests below must hit the positions they mean.
+            apply(self.doc, e);
+            let change = if self.sync == 1 {
+                json!({"text": *self.doc})
+            } else {
+                json!({
+                    "range": {"start": {"line": l0, "character": c0}, "end": {"line": l1, "character": c1}},
+                    "text": e.text,
+                })
+            };
+            let params = json!({"textDocument": {"uri": self.uri, "version": version}, "contentChanges": [change]});
+            let t0 = conn.notify("textDocument/didChange", params);
+            let got = match load.as_deref_mut() {
+                None => conn.diagnostics(self.uri, version, t0, Duration::from_secs(10)),
+                Some(l) => diagnostics_under_load(conn, l, self.uri, version, t0),
+            };
+            match got {
+                Some(at) => lat.push(ms(at - t0)),
+                None => missed += 1,
+            }
+        }
+        (lat, missed)
+    }
+}
+
+/// [`Conn::diagnostics`] while `load` keeps its query running.
+fn diagnostics_under_load(
+    conn: &mut Conn,
+    load: &mut SymbolLoad,
+    uri: &str,
+    version: i64,
+    t0: Instant,
+) -> Option<Instant> {
+    let wanted = |m: &Value| {
+        m.get("method").and_then(Value::as_str) == Some("textDocument/publishDiagnostics")
+            && m["params"]["uri"].as_str() == Some(uri)
+            && m["params"]
+                .get("version")
+                .and_then(Value::as_i64)
+                .is_none_or(|v| v >= version)
+    };
+    let deadline = t0 + Duration::from_secs(10);
+    let mut found = None;
+    for (at, m) in std::mem::take(&mut conn.pending) {
+        if load.answered(conn, at, &m) {
+            continue;
+        }
+        if found.is_none() && at >= t0 && wanted(&m) {
+            found = Some(at);
+        }
+    }
+    while found.is_none() {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match conn.rx.recv_timeout(left) {
+            Ok((at, m)) if load.answered(conn, at, &m) => {}
+            Ok((at, m)) if wanted(&m) => found = Some(at),
+            Ok(_) => {}
+            Err(_) => return None,
+        }
+    }
+    found
 }
 
 fn percentile(sorted_ms: &[f64], p: f64) -> f64 {
@@ -418,10 +612,16 @@ fn main() {
     let lines: Vec<&str> = text.split('\n').collect();
     let uri = format!("file://{}", path.display());
     let root = format!("file://{}", path.parent().expect("parent").display());
+    let workspace = (args.workspace_files > 0).then(|| Workspace::create(args.workspace_files, flavour));
+    let mut folders = vec![json!({"uri": root, "name": "bench"})];
+    if let Some(w) = &workspace {
+        folders.push(json!({"uri": format!("file://{}", w.0.display()), "name": "symbols"}));
+    }
     let mut out = serde_json::Map::new();
     out.insert("server".into(), json!(args.server.join(" ")));
     out.insert("file".into(), json!(path.display().to_string()));
     out.insert("lines".into(), json!(lines.len()));
+    out.insert("workspace_files".into(), json!(args.workspace_files));
 
     let mut conn = Conn::start(&args.server);
     let caps = json!({
@@ -441,7 +641,7 @@ fn main() {
         json!({
             "processId": std::process::id(),
             "rootUri": root,
-            "workspaceFolders": [{"uri": root, "name": "bench"}],
+            "workspaceFolders": folders,
             "capabilities": caps,
             "initializationOptions": args.init,
         }),
@@ -465,39 +665,45 @@ fn main() {
     );
     let opened = conn.diagnostics(&uri, 1, t0, Duration::from_secs(60));
     out.insert("open_ms".into(), json!(opened.map(|at| ms(at - t0))));
-
-    // Edits.
-    let edits = edit_script(&lines, flavour, args.edits);
-    let mut doc = text.clone();
-    let mut lat = Vec::new();
-    let mut missed = 0;
-    let mut version = 1i64;
-    for e in &edits {
-        std::thread::sleep(args.gap);
-        version += 1;
-        let [l0, c0, l1, c1] = e.range;
-        // Keep our copy in step (outside the timed part): full-sync servers get it whole,
-        // and the requests below must hit the positions they mean.
-        apply(&mut doc, e);
-        let change = if sync == 1 {
-            json!({"text": doc})
-        } else {
-            json!({
-                "range": {"start": {"line": l0, "character": c0}, "end": {"line": l1, "character": c1}},
-                "text": e.text,
-            })
-        };
-        let params = json!({"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]});
-        let t0 = conn.notify("textDocument/didChange", params);
-        match conn.diagnostics(&uri, version, t0, Duration::from_secs(10)) {
-            Some(at) => lat.push(ms(at - t0)),
-            None => missed += 1,
-        }
+    if workspace.is_some() {
+        let (d, r) = conn.request("workspace/symbol", json!({"query": SYMBOL_QUERY}));
+        out.insert("symbols_first_ms".into(), json!(ms(d)));
+        out.insert("symbols_first_found".into(), json!(r.as_array().map_or(0, Vec::len)));
     }
-    let lines: Vec<&str> = doc.split('\n').collect();
-    out.insert("edits".into(), json!(edits.len()));
+
+    // Edits: alone, then (with --workspace-files) as many again while workspace symbol
+    // queries run. One script, so the text stays what the script expects.
+    let n_sym = if workspace.is_some() { args.edits } else { 0 };
+    let edits = edit_script(&lines, flavour, args.edits + n_sym);
+    let mut doc = text.clone();
+    let mut version = 1i64;
+    let mut ed = Editing {
+        uri: &uri,
+        sync,
+        gap: args.gap,
+        doc: &mut doc,
+        version: &mut version,
+    };
+    let (lat, missed) = ed.run(&mut conn, &edits[..args.edits], None);
+    out.insert("edits".into(), json!(args.edits));
     out.insert("edits_without_diagnostics".into(), json!(missed));
     stats("edit", lat, &mut out);
+    if n_sym > 0 {
+        let mut load = SymbolLoad::default();
+        let (lat, missed) = ed.run(&mut conn, &edits[args.edits..], Some(&mut load));
+        // Let the last query finish before the next phase.
+        if let Some((id, t0)) = load.in_flight.take() {
+            let (at, _) = conn.response(id);
+            load.latencies.push(ms(at - t0));
+        }
+        out.insert("edits_sym".into(), json!(n_sym));
+        out.insert("edits_sym_without_diagnostics".into(), json!(missed));
+        out.insert("symbol_queries".into(), json!(load.latencies.len()));
+        out.insert("symbols_found".into(), json!(load.found));
+        stats("edit_sym", lat, &mut out);
+        stats("symbols", load.latencies, &mut out);
+    }
+    let lines: Vec<&str> = doc.split('\n').collect();
     std::thread::sleep(Duration::from_millis(200));
 
     // Hovers on type references.
@@ -558,6 +764,7 @@ fn main() {
     out.insert("rss_mb".into(), json!(rss));
     out.insert("hwm_mb".into(), json!(hwm));
     conn.shutdown();
+    drop(workspace);
 
     let out = Value::Object(out);
     let f = |k: &str| {

@@ -1,18 +1,25 @@
 //! Code generation from the editor: `wirelens.generate`, `wirelens.generateWorkspace`,
 //! generation on save, the generate lenses and actions. Settings, loading, collision
 //! checks and writing are the project service's (`codegen::project`), as for the CLI;
-//! it runs off the state lock and off the async runtime (`spawn_blocking`).
+//! it runs off the state lock and off the async runtime (on the blocking pool).
+//!
+//! Cancellation: when the client cancels `wirelens.generate(Workspace)`, tower-lsp-server
+//! drops the request's future and answers `RequestCancelled`; dropping it raises the
+//! flag the generation checks before each schema and each language, so it stops
+//! without writing anything. Writing itself is never interrupted: an output set is
+//! written whole (`write_prepared`) or not at all.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use codegen::project::{write_prepared, FileError, Flags, Project, Ticket, Written};
+use codegen::project::{write_prepared, FileError, Flags, Project, Ticket, Written, CANCELLED};
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::*;
 
-use super::backend::{internal_error, workspace_schemas, Backend, State, GENERATE};
+use super::backend::{blocking, internal_error, workspace_schemas, Backend, State, GENERATE};
 use super::settings;
 
 impl State {
@@ -82,14 +89,22 @@ pub(super) fn generation_failed(message: String) -> tower_lsp_server::jsonrpc::E
     }
 }
 
+type Generated = std::result::Result<(Vec<Written>, usize), Vec<FileError>>;
+
 /// Prepares and writes `schemas` through the project service (off the async runtime:
-/// it reads and writes files): `{outDir, written, unchanged}`.
+/// it reads and writes files): `{outDir, written, unchanged}`. Stops before writing
+/// anything once `cancelled` is raised (an error of code [`CANCELLED`]).
 fn run_generation(
     (project, ticket, texts): &(Arc<Project>, Ticket, HashMap<PathBuf, String>),
     schemas: &[PathBuf],
     flags: &Flags,
-) -> std::result::Result<(Vec<Written>, usize), Vec<FileError>> {
-    let prepared = project.prepare_as(*ticket, schemas, flags, texts)?;
+    cancelled: &AtomicBool,
+) -> Generated {
+    let is_cancelled = || cancelled.load(Ordering::Relaxed);
+    let prepared = project.prepare_cancellable(*ticket, schemas, flags, texts, &is_cancelled)?;
+    if is_cancelled() {
+        return Err(vec![FileError::new("", CANCELLED, "generation cancelled")]);
+    }
     let written = write_prepared(&prepared).map_err(|e| vec![e])?;
     Ok((written, schemas.len()))
 }
@@ -163,19 +178,44 @@ pub(super) fn lang_label(lang: codegen::emit::Lang) -> &'static str {
     }
 }
 
+type Progress = tower_lsp_server::OngoingProgress<tower_lsp_server::Bounded, tower_lsp_server::NotCancellable>;
+
+/// A progress report that ends when dropped, also when the request is cancelled (its
+/// future dropped mid-way): the client's progress bar never stays open.
+struct ProgressGuard(Option<Progress>);
+
+impl ProgressGuard {
+    async fn finish(mut self, message: String) {
+        if let Some(p) = self.0.take() {
+            p.finish_with_message(message).await;
+        }
+    }
+}
+
+impl Drop for ProgressGuard {
+    fn drop(&mut self) {
+        if let Some(p) = self.0.take() {
+            if let Ok(rt) = tokio::runtime::Handle::try_current() {
+                rt.spawn(p.finish_with_message("cancelled".to_string()));
+            }
+        }
+    }
+}
+
+/// Whether a generation stopped because it was cancelled.
+fn was_cancelled(errors: &[FileError]) -> bool {
+    errors.iter().any(|e| e.code == CANCELLED)
+}
+
 impl Backend {
     /// A progress reporter on the client's token, or on one we create if the client
     /// shows server-initiated progress; `None` if neither.
-    async fn progress(
-        &self,
-        token: Option<ProgressToken>,
-        title: &str,
-    ) -> Option<tower_lsp_server::OngoingProgress<tower_lsp_server::Bounded, tower_lsp_server::NotCancellable>> {
+    async fn progress(&self, token: Option<ProgressToken>, title: &str) -> ProgressGuard {
         let token = match token {
             Some(t) => t,
             None => {
                 if !self.with_state("progress", |s| Some(s.progress)).unwrap_or(false) {
-                    return None;
+                    return ProgressGuard(None);
                 }
                 static NEXT: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(1);
                 let t = ProgressToken::String(format!(
@@ -185,11 +225,15 @@ impl Backend {
                 // A client that never answers must not stall generation.
                 let created =
                     tokio::time::timeout(Duration::from_secs(2), self.client.create_work_done_progress(t.clone()));
-                created.await.ok()?.ok()?;
+                if !matches!(created.await, Ok(Ok(()))) {
+                    return ProgressGuard(None);
+                }
                 t
             }
         };
-        Some(self.client.progress(token, title).with_percentage(0).begin().await)
+        ProgressGuard(Some(
+            self.client.progress(token, title).with_percentage(0).begin().await,
+        ))
     }
 
     /// Generates one schema and writes its files; a failure is also shown as a
@@ -197,15 +241,11 @@ impl Backend {
     pub(super) async fn generate_one(&self, uri: Uri, request: Flags, token: Option<ProgressToken>) -> Result<LSPAny> {
         let progress = self.progress(token, "wirelens: generating").await;
         let result = self.generate_quietly(&uri, &request).await;
-        if let Some(p) = progress {
-            match &result {
-                Ok(v) => {
-                    let n = v["written"].as_array().map_or(0, Vec::len);
-                    p.finish_with_message(format!("{n} file(s) written")).await
-                }
-                Err(e) => p.finish_with_message(format!("failed: {e}")).await,
-            }
-        }
+        let message = match &result {
+            Ok(v) => format!("{} file(s) written", v["written"].as_array().map_or(0, Vec::len)),
+            Err(e) => format!("failed: {e}"),
+        };
+        progress.finish(message).await;
         result.map_err(generation_failed)
     }
 
@@ -218,11 +258,18 @@ impl Backend {
                     return Err("internal error while generating".into());
                 };
                 let flags = request.clone();
-                tokio::task::spawn_blocking(move || run_generation(&inputs, &[path], &flags))
-                    .await
-                    .unwrap_or_else(|e| Err(vec![FileError::new("", "internal", e.to_string())]))
-                    .map(|(written, _)| written_json(&written))
-                    .map_err(|errors| describe(&errors))
+                let generated = blocking("generate", move |cancelled| {
+                    Some(run_generation(&inputs, &[path], &flags, cancelled))
+                })
+                .await;
+                match generated {
+                    // Cancelled: the request's future is gone by now; show nothing.
+                    Some(Err(errors)) if was_cancelled(&errors) => return Err("cancelled".into()),
+                    Some(g) => g
+                        .map(|(written, _)| written_json(&written))
+                        .map_err(|errors| describe(&errors)),
+                    None => Err("internal error while generating".into()),
+                }
             }
         };
         self.record_generation(uri, result.as_ref().err());
@@ -284,13 +331,16 @@ impl Backend {
             return Err(internal_error("internal error while generating".into()));
         };
         let progress = self.progress(token, "wirelens: generating the workspace").await;
-        let result = tokio::task::spawn_blocking(move || {
+        let result = blocking("generateWorkspace", move |cancelled| {
             let files = workspace_schemas(&roots);
-            let result = run_generation(&inputs, &files, &request);
-            (files, result)
+            let result = run_generation(&inputs, &files, &request, cancelled);
+            Some((files, result))
         })
         .await;
-        let (files, result) = result.map_err(|e| internal_error(format!("internal error while generating: {e}")))?;
+        let (files, result) = result.ok_or_else(|| internal_error("internal error while generating".into()))?;
+        if matches!(&result, Err(errors) if was_cancelled(errors)) {
+            return Err(tower_lsp_server::jsonrpc::Error::request_cancelled());
+        }
         let (written, failures) = match result {
             Ok((written, _)) => (
                 written.iter().map(|w| w.report.written.len()).sum::<usize>(),
@@ -309,9 +359,7 @@ impl Backend {
                 failures[0]
             )
         };
-        if let Some(p) = progress {
-            p.finish_with_message(summary.clone()).await;
-        }
+        progress.finish(summary.clone()).await;
         Ok(serde_json::json!({"schemas": files.len(), "written": written, "failures": failures, "summary": summary}))
     }
 }
