@@ -212,6 +212,9 @@ enum class ErrorKind : uint8_t {
     too_long,
     /// Encode: the caller's buffer holds `found` bytes, the encoding needs `expected`.
     buffer_too_small,
+    /// Decode: the value needs `found` more bytes of memory than the `expected` left of the
+    /// caller's memory budget (see Reader::set_budget).
+    over_budget,
 };
 
 /// An encode or decode failure: what, where (byte offset in the input, or in the output
@@ -300,6 +303,9 @@ struct Error {
             case ErrorKind::too_long:
                 return "length " + n(found) + " exceeds the maximum " + n(expected) + " (at output offset " +
                        n(offset) + ")";
+            case ErrorKind::over_budget:
+                s += "needs " + n(found) + " bytes of memory, " + n(expected) + " left of the decode budget";
+                break;
             case ErrorKind::buffer_too_small:
                 return "buffer too small: the encoding needs " + n(expected) + " bytes, the buffer has " + n(found);
         }
@@ -475,6 +481,32 @@ public:
     Reader(const uint8_t* data, size_t len) noexcept : data_(data), len_(len), end_(len) {}
 
     size_t position() const noexcept { return at_; }
+
+    /// Limits the memory the decoders may allocate for this input to `bytes` (the elements
+    /// of arrays, the bytes of owned strings); beyond it they fail with over_budget.
+    /// Unlimited by default. For hosts that read from untrusted peers: a legal message can
+    /// make arrays whose elements take far more memory than their bytes on the wire (an
+    /// absent optional struct is 1 byte on the wire and sizeof(std::optional<S>) in memory).
+    void set_budget(size_t bytes) noexcept { budget_ = bytes; }
+
+    /// Charges `count` elements of `each` bytes against the budget.
+    bool charge(size_t count, size_t each) {
+        if (each != 0 && count > budget_ / each) {
+            return over_budget(count, each);
+        }
+        budget_ -= count * each;
+        return true;
+    }
+
+    /// Makes `v` hold `n` elements (count already checked), charged against the budget.
+    template <class V>
+    bool elements(V& v, size_t n) {
+        if (!charge(n, sizeof(typename V::value_type))) {
+            return false;
+        }
+        v.resize(n);
+        return true;
+    }
     size_t remaining() const noexcept { return end_ - at_; }
     const uint8_t* data() const noexcept { return data_; }
     const Error& error() const noexcept { return err_; }
@@ -590,12 +622,15 @@ public:
         if (!str32(s)) {
             return false;
         }
+        if (!charge(s.size(), 1)) {
+            return false;
+        }
         out.assign(s.data(), s.size());
         return true;
     }
     bool str16(std::string& out) {
         std::string_view s;
-        if (!str16(s)) {
+        if (!str16(s) || !charge(s.size(), 1)) {
             return false;
         }
         out.assign(s.data(), s.size());
@@ -683,6 +718,11 @@ private:
         return false;
     }
 
+    WIRELENS_COLD bool over_budget(size_t count, size_t each) {
+        const uint64_t need = static_cast<uint64_t>(count) * each;
+        return fail_at(ErrorKind::over_budget, at_, count > SIZE_MAX / each ? UINT64_MAX : need, budget_);
+    }
+
     WIRELENS_COLD void end(size_t needed) { fail_at(ErrorKind::unexpected_end, at_, 0, needed, end_ - at_); }
 
     bool plausible(size_t start, uint64_t count, size_t min_each, size_t& n) {
@@ -736,7 +776,9 @@ private:
             return false;
         }
         // Into the vector's own storage (reused when decoding into an existing value).
-        out.resize(n);
+        if (!elements(out, n)) {
+            return false;
+        }
         if constexpr (little_endian_host && !std::is_same_v<T, bool>) {
             if (n != 0) {
                 std::memcpy(out.data(), p, n * sizeof(T));
@@ -763,6 +805,7 @@ private:
     size_t len_;
     size_t end_;
     size_t at_ = 0;
+    size_t budget_ = SIZE_MAX;
     Error err_;
 };
 
@@ -993,8 +1036,9 @@ Result<std::vector<uint8_t>> to_bytes(const T& value) {
 /// Decodes one value (owned or view type V) from the start of the input, inside an SDP
 /// message of type id `id` when `id` != 0; `exact`: trailing bytes are an error.
 template <class V>
-Result<Decoded<V>> decode_at(const uint8_t* data, size_t len, uint16_t id, bool exact) {
+Result<Decoded<V>> decode_at(const uint8_t* data, size_t len, uint16_t id, bool exact, size_t budget = SIZE_MAX) {
     Reader rd(data, len);
+    rd.set_budget(budget);
     sdp::Header h;
     Decoded<V> d;
     if ((id != 0 && !rd.open_message(id, h)) || !V::read_from(rd, d.value) || (id != 0 && !rd.close_message(h)) ||
@@ -1007,8 +1051,8 @@ Result<Decoded<V>> decode_at(const uint8_t* data, size_t len, uint16_t id, bool 
 
 /// decode_at without the byte count.
 template <class V>
-Result<V> decode_value(const uint8_t* data, size_t len, uint16_t id) {
-    auto r = decode_at<V>(data, len, id, true);
+Result<V> decode_value(const uint8_t* data, size_t len, uint16_t id, size_t budget = SIZE_MAX) {
+    auto r = decode_at<V>(data, len, id, true, budget);
     if (!r) {
         return r.error();
     }
@@ -1027,18 +1071,21 @@ Result<V> decode_value(const uint8_t* data, size_t len, uint16_t id) {
     }                                                                                                          \
     wirelens::Result<std::vector<uint8_t>> to_bytes() const { return wirelens::to_bytes(*this); }             \
     /** Decodes exactly one value (trailing bytes are an error); _prefix: also the bytes used. */             \
-    static wirelens::Result<T> decode(const uint8_t* data, size_t len) {                                      \
-        return wirelens::decode_value<T>(data, len, 0);                                                        \
+    /** `budget`: the most memory the decoded value may allocate (Reader::set_budget). */                     \
+    static wirelens::Result<T> decode(const uint8_t* data, size_t len, size_t budget = SIZE_MAX) {            \
+        return wirelens::decode_value<T>(data, len, 0, budget);                                                \
     }                                                                                                          \
-    static wirelens::Result<wirelens::Decoded<T>> decode_prefix(const uint8_t* data, size_t len) {            \
-        return wirelens::decode_at<T>(data, len, 0, false);                                                    \
+    static wirelens::Result<wirelens::Decoded<T>> decode_prefix(const uint8_t* data, size_t len,              \
+                                                                size_t budget = SIZE_MAX) {                   \
+        return wirelens::decode_at<T>(data, len, 0, false, budget);                                            \
     }                                                                                                          \
     /** Zero-copy decoders: the View points into `data`. */                                                   \
-    static wirelens::Result<View> decode_view(const uint8_t* data, size_t len) {                              \
-        return wirelens::decode_value<View>(data, len, 0);                                                     \
+    static wirelens::Result<View> decode_view(const uint8_t* data, size_t len, size_t budget = SIZE_MAX) {    \
+        return wirelens::decode_value<View>(data, len, 0, budget);                                             \
     }                                                                                                          \
-    static wirelens::Result<wirelens::Decoded<View>> decode_view_prefix(const uint8_t* data, size_t len) {    \
-        return wirelens::decode_at<View>(data, len, 0, false);                                                 \
+    static wirelens::Result<wirelens::Decoded<View>> decode_view_prefix(const uint8_t* data, size_t len,      \
+                                                                        size_t budget = SIZE_MAX) {           \
+        return wirelens::decode_at<View>(data, len, 0, false, budget);                                         \
     }
 
 /// The SDP message members of a generated struct `T` ("SDP2" header, type id, length).

@@ -1138,7 +1138,8 @@ impl Gen<'_> {
                 *k += 1;
                 c.line(&format!("size_t n{j} = 0;"));
                 c.line(&format!("if (!rd.count{}({elem_min}, n{j})) {err}", bits(*prefix)));
-                c.line(&format!("{place}.resize(n{j});"));
+                // Element memory is charged against the caller's budget (Reader::set_budget).
+                c.line(&format!("if (!rd.elements({place}, n{j})) {err}"));
                 c.open(&format!("for (size_t i{j} = 0; i{j} < n{j}; ++i{j}) {{"));
                 c.line(&format!("auto& x{j} = {place}[i{j}];"));
                 let inner = format!(".index(i{j}){chain}");
