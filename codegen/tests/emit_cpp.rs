@@ -969,3 +969,94 @@ fn generated_cpp_snapshots() {
         insta::assert_snapshot!(snap, files[0].contents);
     }
 }
+
+/// Issue 17: a legal 10 MB message of absent optional structs costs `sizeof(optional<S>)`
+/// per 1-byte slot when decoded; with a memory budget the C++ decoders (owned and view)
+/// refuse it with `over_budget` before allocating, and decode it when the budget allows.
+#[test]
+fn generated_cpp_decoders_honour_a_memory_budget() {
+    assert!(compiler_available("g++"), "`g++` is not installed");
+    let schema = "struct S {\n    a: u64,\n    name: str,\n}\n\nstruct M {\n    items: []Option<S>,\n}\n";
+    let a = analyze(Dialect::Sdp, schema, None, OrderChoice::default());
+    assert!(!a.has_errors(), "{:?}", a.diagnostics);
+    let files = generate(&a.schema, &a.layout, "budget.sdp").expect("generates");
+    let tmp = tempfile::Builder::new()
+        .prefix("wirelens-emit-cpp-budget-")
+        .tempdir()
+        .expect("temp dir");
+    let dir = tmp.path();
+    for f in runtime_files().into_iter().chain(files) {
+        std::fs::write(dir.join(&f.name), &f.contents).expect("write header");
+    }
+    let driver = r#"
+#include "budget.hpp"
+#include <cstdio>
+#include <vector>
+
+// A count of N, then N presence bytes 00: legal, 4 + N bytes.
+static std::vector<uint8_t> absent(uint32_t n) {
+    std::vector<uint8_t> b(4 + static_cast<size_t>(n), 0);
+    wirelens::store_le<uint32_t>(b.data(), n);
+    return b;
+}
+
+int main() {
+    int bad = 0;
+    const auto big = absent(10u * 1000u * 1000u);  // 10 MB on the wire
+    auto owned = budget::M::decode(big.data(), big.size(), 64u << 20);
+    if (owned || owned.error().kind != wirelens::ErrorKind::over_budget || owned.error().path != "items") {
+        std::printf("owned decode of 10 MB of absent optionals not refused: %s\n",
+                    owned ? "ok" : owned.error().message().c_str());
+        ++bad;
+    }
+    auto view = budget::M::decode_view(big.data(), big.size(), 64u << 20);
+    if (view || view.error().kind != wirelens::ErrorKind::over_budget) {
+        std::printf("view decode not refused\n");
+        ++bad;
+    }
+    // Within the budget: decodes, and every element is absent.
+    const auto small = absent(1000);
+    auto fits = budget::M::decode(small.data(), small.size(), 1u << 20);
+    if (!fits || fits->items.size() != 1000 || fits->items[999].has_value()) {
+        std::printf("small decode failed: %s\n", fits ? "wrong value" : fits.error().message().c_str());
+        ++bad;
+    }
+    // Strings count too: one present item whose 100-byte name exceeds a 64-byte budget
+    // (sizeof(std::optional<S>) for the element, then the name).
+    budget::M m;
+    m.items.emplace_back(budget::S{});
+    m.items[0]->name = std::string(100, 'x');
+    std::vector<uint8_t> enc;
+    if (!m.encode(enc).ok()) {
+        ++bad;
+    }
+    auto tight = budget::M::decode(enc.data(), enc.size(), sizeof(std::optional<budget::S>) + 64);
+    if (tight || tight.error().kind != wirelens::ErrorKind::over_budget) {
+        std::printf("a string over the budget was not refused\n");
+        ++bad;
+    }
+    auto roomy = budget::M::decode(enc.data(), enc.size(), sizeof(std::optional<budget::S>) + 100);
+    auto unlimited = budget::M::decode(enc.data(), enc.size());
+    if (!roomy || !unlimited || !(*roomy == m) || !(*unlimited == m)) {
+        std::printf("decode within the budget failed\n");
+        ++bad;
+    }
+    std::printf("%d passed, %d failed\n", 6 - bad, bad);
+    return bad;
+}
+"#;
+    std::fs::write(dir.join("budget_driver.cpp"), driver).expect("write driver");
+    let exe = dir.join("budget_driver");
+    check(
+        Command::new("g++")
+            .args(FLAGS)
+            .current_dir(dir)
+            .arg("budget_driver.cpp")
+            .arg("-o")
+            .arg(&exe)
+            .output(),
+        "g++ (budget driver)",
+    );
+    let stdout = check(Command::new(&exe).output(), "the budget driver");
+    assert!(stdout.contains("6 passed, 0 failed"), "{stdout}");
+}

@@ -27,6 +27,15 @@
 #include <utility>
 #include <vector>
 
+#if defined(__GNUC__) || defined(__clang__)
+/// Error paths: out of line and off the hot path, so the decoders' fast paths stay small.
+#define WIRELENS_COLD __attribute__((cold, noinline))
+#define WIRELENS_NOINLINE __attribute__((noinline))
+#else
+#define WIRELENS_COLD
+#define WIRELENS_NOINLINE
+#endif
+
 namespace wirelens {
 
 #if !defined(WIRELENS_PORTABLE_ENDIAN) && defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && \
@@ -203,6 +212,9 @@ enum class ErrorKind : uint8_t {
     too_long,
     /// Encode: the caller's buffer holds `found` bytes, the encoding needs `expected`.
     buffer_too_small,
+    /// Decode: the value needs `found` more bytes of memory than the `expected` left of the
+    /// caller's memory budget (see Reader::set_budget).
+    over_budget,
 };
 
 /// An encode or decode failure: what, where (byte offset in the input, or in the output
@@ -291,6 +303,9 @@ struct Error {
             case ErrorKind::too_long:
                 return "length " + n(found) + " exceeds the maximum " + n(expected) + " (at output offset " +
                        n(offset) + ")";
+            case ErrorKind::over_budget:
+                s += "needs " + n(found) + " bytes of memory, " + n(expected) + " left of the decode budget";
+                break;
             case ErrorKind::buffer_too_small:
                 return "buffer too small: the encoding needs " + n(expected) + " bytes, the buffer has " + n(found);
         }
@@ -361,10 +376,10 @@ struct Decoded {
 
 // ---------------------------------------------------------------- UTF-8
 
-/// Length of the longest valid UTF-8 prefix of `s` (== n when all of it is valid).
-/// Rejects overlong forms, surrogates and code points above U+10FFFF.
-inline size_t utf8_valid_up_to(const uint8_t* s, size_t n) noexcept {
-    size_t i = 0;
+namespace detail {
+/// The full UTF-8 check from byte `i` on (see utf8_valid_up_to); out of line so the ASCII
+/// fast path that precedes it stays small enough to inline.
+WIRELENS_NOINLINE inline size_t utf8_valid_from(const uint8_t* s, size_t n, size_t i) noexcept {
     while (i < n) {
         if (n - i >= 8) {
             uint64_t word;
@@ -414,6 +429,36 @@ inline size_t utf8_valid_up_to(const uint8_t* s, size_t n) noexcept {
     }
     return n;
 }
+}  // namespace detail
+
+/// Length of the longest valid UTF-8 prefix of `s` (== n when all of it is valid).
+/// Rejects overlong forms, surrogates and code points above U+10FFFF. ASCII is checked
+/// 16 and 8 bytes at a time first; the first non-ASCII byte hands over to the full check.
+inline size_t utf8_valid_up_to(const uint8_t* s, size_t n) noexcept {
+    constexpr uint64_t high = 0x8080808080808080ull;
+    size_t i = 0;
+    for (; n - i >= 16; i += 16) {
+        uint64_t a, b;
+        std::memcpy(&a, s + i, 8);
+        std::memcpy(&b, s + i + 8, 8);
+        if (((a | b) & high) != 0) {
+            return detail::utf8_valid_from(s, n, i);
+        }
+    }
+    if (n - i >= 8) {
+        // The last 8 bytes (overlapping what was checked): covers 8..15 left in one load.
+        uint64_t a, b;
+        std::memcpy(&a, s + i, 8);
+        std::memcpy(&b, s + n - 8, 8);
+        return ((a | b) & high) == 0 ? n : detail::utf8_valid_from(s, n, i);
+    }
+    for (; i < n; ++i) {
+        if (s[i] >= 0x80) {
+            return detail::utf8_valid_from(s, n, i);
+        }
+    }
+    return n;
+}
 
 namespace sdp {
 /// Length of the SDP message header: "SDP2" · u16 type id · u32 payload length.
@@ -436,6 +481,32 @@ public:
     Reader(const uint8_t* data, size_t len) noexcept : data_(data), len_(len), end_(len) {}
 
     size_t position() const noexcept { return at_; }
+
+    /// Limits the memory the decoders may allocate for this input to `bytes` (the elements
+    /// of arrays, the bytes of owned strings); beyond it they fail with over_budget.
+    /// Unlimited by default. For hosts that read from untrusted peers: a legal message can
+    /// make arrays whose elements take far more memory than their bytes on the wire (an
+    /// absent optional struct is 1 byte on the wire and sizeof(std::optional<S>) in memory).
+    void set_budget(size_t bytes) noexcept { budget_ = bytes; }
+
+    /// Charges `count` elements of `each` bytes against the budget.
+    bool charge(size_t count, size_t each) {
+        if (each != 0 && count > budget_ / each) {
+            return over_budget(count, each);
+        }
+        budget_ -= count * each;
+        return true;
+    }
+
+    /// Makes `v` hold `n` elements (count already checked), charged against the budget.
+    template <class V>
+    bool elements(V& v, size_t n) {
+        if (!charge(n, sizeof(typename V::value_type))) {
+            return false;
+        }
+        v.resize(n);
+        return true;
+    }
     size_t remaining() const noexcept { return end_ - at_; }
     const uint8_t* data() const noexcept { return data_; }
     const Error& error() const noexcept { return err_; }
@@ -444,7 +515,7 @@ public:
     /// Fails with trailing_bytes unless the whole input was used.
     bool finish() {
         if (at_ != len_) {
-            return set(Error::make(ErrorKind::trailing_bytes, at_, len_ - at_));
+            return fail_at(ErrorKind::trailing_bytes, at_, len_ - at_);
         }
         return true;
     }
@@ -492,7 +563,7 @@ public:
         }
         if constexpr (std::is_same_v<T, bool>) {
             if (*p > 1) {
-                return set(Error::make(ErrorKind::invalid_bool, at, *p));
+                return fail_at(ErrorKind::invalid_bool, at, *p);
             }
         }
         out = load_le<T>(p);
@@ -502,7 +573,7 @@ public:
     /// A bool byte at `p` inside a block already returned by fixed().
     bool block_bool(const uint8_t* p, bool& out) {
         if (*p > 1) {
-            return set(Error::make(ErrorKind::invalid_bool, static_cast<size_t>(p - data_), *p));
+            return fail_at(ErrorKind::invalid_bool, static_cast<size_t>(p - data_), *p);
         }
         out = *p == 1;
         return true;
@@ -516,7 +587,7 @@ public:
             return false;
         }
         if (*p > 1) {
-            return set(Error::make(ErrorKind::invalid_presence, at, *p));
+            return fail_at(ErrorKind::invalid_presence, at, *p);
         }
         present = *p == 1;
         return true;
@@ -551,12 +622,15 @@ public:
         if (!str32(s)) {
             return false;
         }
+        if (!charge(s.size(), 1)) {
+            return false;
+        }
         out.assign(s.data(), s.size());
         return true;
     }
     bool str16(std::string& out) {
         std::string_view s;
-        if (!str16(s)) {
+        if (!str16(s) || !charge(s.size(), 1)) {
             return false;
         }
         out.assign(s.data(), s.size());
@@ -597,7 +671,7 @@ public:
             return false;
         }
         if (magic[0] != 'S' || magic[1] != 'D' || magic[2] != 'P') {
-            return set(Error::make(ErrorKind::bad_magic, 0));
+            return fail_at(ErrorKind::bad_magic, 0);
         }
         uint8_t version = 0;
         uint16_t type_id = 0;
@@ -606,16 +680,16 @@ public:
             return false;
         }
         if (version != '2') {
-            return set(Error::make(ErrorKind::bad_version, 3, version));
+            return fail_at(ErrorKind::bad_version, 3, version);
         }
         if (!prim(type_id) || !prim(len)) {
             return false;
         }
         if (len > remaining()) {
-            return set(Error::make(ErrorKind::length_mismatch, 6, remaining(), len));
+            return fail_at(ErrorKind::length_mismatch, 6, remaining(), len);
         }
         if (expected != 0 && type_id != expected) {
-            return set(Error::make(ErrorKind::wrong_type_id, 4, type_id, expected));
+            return fail_at(ErrorKind::wrong_type_id, 4, type_id, expected);
         }
         h.type_id = type_id;
         h.end = at_ + len;
@@ -626,7 +700,7 @@ public:
     /// After the payload: it must have used exactly the announced bytes. Lifts the limit.
     bool close_message(const sdp::Header& h) {
         if (at_ != h.end) {
-            return set(Error::make(ErrorKind::length_mismatch, at_, at_ - sdp::header_len, h.end - sdp::header_len));
+            return fail_at(ErrorKind::length_mismatch, at_, at_ - sdp::header_len, h.end - sdp::header_len);
         }
         end_ = len_;
         return true;
@@ -636,19 +710,27 @@ public:
     static Error unknown_type_id(uint16_t found) { return Error::make(ErrorKind::wrong_type_id, 4, found, 0); }
 
 private:
-    bool set(Error e) {
-        err_ = std::move(e);
+    /// Records an error; returns false. Cold and out of line: building an Error (it holds a
+    /// std::string) stays off the hot paths that call it.
+    WIRELENS_COLD bool fail_at(ErrorKind kind, size_t offset, uint64_t found = 0, uint64_t expected = 0,
+                               uint64_t left = 0) {
+        err_ = Error::make(kind, offset, found, expected, left);
         return false;
     }
 
-    void end(size_t needed) { set(Error::make(ErrorKind::unexpected_end, at_, 0, needed, end_ - at_)); }
+    WIRELENS_COLD bool over_budget(size_t count, size_t each) {
+        const uint64_t need = static_cast<uint64_t>(count) * each;
+        return fail_at(ErrorKind::over_budget, at_, count > SIZE_MAX / each ? UINT64_MAX : need, budget_);
+    }
+
+    WIRELENS_COLD void end(size_t needed) { fail_at(ErrorKind::unexpected_end, at_, 0, needed, end_ - at_); }
 
     bool plausible(size_t start, uint64_t count, size_t min_each, size_t& n) {
         const uint64_t each = min_each == 0 ? 1 : min_each;
         const uint64_t left = remaining();
         if (count > left / each) {
             at_ = start;
-            return set(Error::make(ErrorKind::implausible_count, start, count, min_each, left));
+            return fail_at(ErrorKind::implausible_count, start, count, min_each, left);
         }
         n = static_cast<size_t>(count);
         return true;
@@ -662,7 +744,7 @@ private:
         }
         const size_t good = utf8_valid_up_to(p, n);
         if (good != n) {
-            return set(Error::make(ErrorKind::invalid_utf8, start + good));
+            return fail_at(ErrorKind::invalid_utf8, start + good);
         }
         out = std::string_view(detail::as_chars(p), n);
         return true;
@@ -678,7 +760,7 @@ private:
         if constexpr (std::is_same_v<T, bool>) {
             for (size_t i = 0; i < n; ++i) {
                 if (p[i] > 1) {
-                    set(Error::make(ErrorKind::invalid_bool, start + i, p[i]));
+                    fail_at(ErrorKind::invalid_bool, start + i, p[i]);
                     err_.push_index(i);
                     return nullptr;
                 }
@@ -693,7 +775,19 @@ private:
         if (p == nullptr) {
             return false;
         }
-        out = LeSpan<T>(p, n).to_vector();
+        // Into the vector's own storage (reused when decoding into an existing value).
+        if (!elements(out, n)) {
+            return false;
+        }
+        if constexpr (little_endian_host && !std::is_same_v<T, bool>) {
+            if (n != 0) {
+                std::memcpy(out.data(), p, n * sizeof(T));
+            }
+        } else {
+            for (size_t i = 0; i < n; ++i) {
+                out[i] = load_le<T>(p + i * wire_size<T>);
+            }
+        }
         return true;
     }
 
@@ -711,6 +805,7 @@ private:
     size_t len_;
     size_t end_;
     size_t at_ = 0;
+    size_t budget_ = SIZE_MAX;
     Error err_;
 };
 
@@ -796,12 +891,41 @@ private:
         return false;
     }
 
+    /// Copies `n` bytes to the cursor. Runs up to 32 bytes (most strings) are two
+    /// overlapping fixed-width copies that stay inside [p, p + n): no libc call.
     bool raw(const void* src, size_t n) noexcept {
-        if (n != 0) {
-            std::memcpy(p_, src, n);
-            p_ += n;
+        const auto* s = static_cast<const uint8_t*>(src);
+        if (n <= 32) {
+            copy_short(p_, s, n);
+        } else {
+            std::memcpy(p_, s, n);
         }
+        p_ += n;
         return true;
+    }
+
+    template <size_t W>
+    static void copy_pair(uint8_t* d, const uint8_t* s, size_t n) noexcept {
+        // Both loads before both stores: the two ranges overlap when n < 2 W.
+        uint8_t a[W], b[W];
+        std::memcpy(a, s, W);
+        std::memcpy(b, s + n - W, W);
+        std::memcpy(d, a, W);
+        std::memcpy(d + n - W, b, W);
+    }
+
+    static void copy_short(uint8_t* d, const uint8_t* s, size_t n) noexcept {
+        if (n >= 16) {
+            copy_pair<16>(d, s, n);
+        } else if (n >= 8) {
+            copy_pair<8>(d, s, n);
+        } else if (n >= 4) {
+            copy_pair<4>(d, s, n);
+        } else if (n >= 2) {
+            copy_pair<2>(d, s, n);
+        } else if (n == 1) {
+            *d = *s;
+        }
     }
 
     template <class T>
@@ -912,8 +1036,9 @@ Result<std::vector<uint8_t>> to_bytes(const T& value) {
 /// Decodes one value (owned or view type V) from the start of the input, inside an SDP
 /// message of type id `id` when `id` != 0; `exact`: trailing bytes are an error.
 template <class V>
-Result<Decoded<V>> decode_at(const uint8_t* data, size_t len, uint16_t id, bool exact) {
+Result<Decoded<V>> decode_at(const uint8_t* data, size_t len, uint16_t id, bool exact, size_t budget = SIZE_MAX) {
     Reader rd(data, len);
+    rd.set_budget(budget);
     sdp::Header h;
     Decoded<V> d;
     if ((id != 0 && !rd.open_message(id, h)) || !V::read_from(rd, d.value) || (id != 0 && !rd.close_message(h)) ||
@@ -926,8 +1051,8 @@ Result<Decoded<V>> decode_at(const uint8_t* data, size_t len, uint16_t id, bool 
 
 /// decode_at without the byte count.
 template <class V>
-Result<V> decode_value(const uint8_t* data, size_t len, uint16_t id) {
-    auto r = decode_at<V>(data, len, id, true);
+Result<V> decode_value(const uint8_t* data, size_t len, uint16_t id, size_t budget = SIZE_MAX) {
+    auto r = decode_at<V>(data, len, id, true, budget);
     if (!r) {
         return r.error();
     }
@@ -946,18 +1071,21 @@ Result<V> decode_value(const uint8_t* data, size_t len, uint16_t id) {
     }                                                                                                          \
     wirelens::Result<std::vector<uint8_t>> to_bytes() const { return wirelens::to_bytes(*this); }             \
     /** Decodes exactly one value (trailing bytes are an error); _prefix: also the bytes used. */             \
-    static wirelens::Result<T> decode(const uint8_t* data, size_t len) {                                      \
-        return wirelens::decode_value<T>(data, len, 0);                                                        \
+    /** `budget`: the most memory the decoded value may allocate (Reader::set_budget). */                     \
+    static wirelens::Result<T> decode(const uint8_t* data, size_t len, size_t budget = SIZE_MAX) {            \
+        return wirelens::decode_value<T>(data, len, 0, budget);                                                \
     }                                                                                                          \
-    static wirelens::Result<wirelens::Decoded<T>> decode_prefix(const uint8_t* data, size_t len) {            \
-        return wirelens::decode_at<T>(data, len, 0, false);                                                    \
+    static wirelens::Result<wirelens::Decoded<T>> decode_prefix(const uint8_t* data, size_t len,              \
+                                                                size_t budget = SIZE_MAX) {                   \
+        return wirelens::decode_at<T>(data, len, 0, false, budget);                                            \
     }                                                                                                          \
     /** Zero-copy decoders: the View points into `data`. */                                                   \
-    static wirelens::Result<View> decode_view(const uint8_t* data, size_t len) {                              \
-        return wirelens::decode_value<View>(data, len, 0);                                                     \
+    static wirelens::Result<View> decode_view(const uint8_t* data, size_t len, size_t budget = SIZE_MAX) {    \
+        return wirelens::decode_value<View>(data, len, 0, budget);                                             \
     }                                                                                                          \
-    static wirelens::Result<wirelens::Decoded<View>> decode_view_prefix(const uint8_t* data, size_t len) {    \
-        return wirelens::decode_at<View>(data, len, 0, false);                                                 \
+    static wirelens::Result<wirelens::Decoded<View>> decode_view_prefix(const uint8_t* data, size_t len,      \
+                                                                        size_t budget = SIZE_MAX) {           \
+        return wirelens::decode_at<View>(data, len, 0, false, budget);                                         \
     }
 
 /// The SDP message members of a generated struct `T` ("SDP2" header, type id, length).

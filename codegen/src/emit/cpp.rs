@@ -20,20 +20,22 @@
 //! - SDP: `AnyMessage`, a switch over the type id calling a visitor with the decoded
 //!   value (`wirelens::Dispatcher` supplies its public members).
 //!
-//! Everything about the wire comes from [`crate::layout`]: fields are read and written in
-//! its wire order; each of its fixed blocks (`TypeLayout::blocks`, nested fixed structs and
-//! the fixed fields of inlined nested variable structs included) is one bounds check and
-//! little-endian loads/stores (`std::memcpy`) at the leaves' offsets; `encoded_size` is
-//! the layout's minimum plus each variable field's extra bytes; count plausibility uses
-//! the element's minimum size. Primitive arrays are copied in bulk on little-endian hosts.
+//! Everything about the wire is rendered from [`crate::plan`] (read off the layout once):
+//! each step of a type's plan in order; each fixed block is one bounds check and
+//! little-endian loads/stores (`std::memcpy`) at its leaves' offsets; `measure` prints the
+//! plan's exact-size formula; count plausibility uses the plan's element minimum; bulk
+//! primitive arrays are copied in bulk on little-endian hosts. The declaration order of
+//! the structs is [`crate::graph`]'s dependency order. Nothing here computes a size, an
+//! order or an inlining decision (`codegen/tests/plan_sizes.rs` checks the sizes).
 
-use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use super::{field_ident, module_name, pascal_case, Code, EmitError, OutputFile, GENERATED_HEADER};
 use crate::dialect::Dialect;
-use crate::layout::{Layout, TypeLayout, Wire, MAX_INLINE_DEPTH};
+use crate::graph::Graph;
+use crate::layout::{Layout, LeafKind, TypeLayout, Wire};
 use crate::model::{Primitive, Schema, TypeId};
+use crate::plan::{Plan, Prefix, SizeTerm, Step, TypePlan, Value, ValueSize};
 
 /// C++ keywords and alternative tokens (C++20 included), plus names the standard
 /// library or common C headers define as macros or that generated code uses unqualified.
@@ -301,17 +303,26 @@ pub fn generate(schema: &Schema, layout: &Layout, source: &str) -> Result<Vec<Ou
     if schema.types.is_empty() {
         return Err(EmitError(format!("{source}: the schema declares no types")));
     }
+    // Declaration order of the C++ structs: each after every type its members contain.
+    let graph = Graph::new(schema);
+    if let Some(cycle) = graph.cycles.first() {
+        let first = cycle.path.first().and_then(|&id| schema.types.get(id));
+        return Err(EmitError(format!(
+            "{source}: type `{}` contains itself",
+            first.map_or("?", |t| t.name.as_str())
+        )));
+    }
     let names = type_names(schema, layout);
     let views = view_names(schema, layout, &names);
     let g = Gen {
         schema,
         layout,
+        plan: Plan::new(layout),
         names,
         views,
-        n: if schema.dialect == Dialect::Sdp { "32" } else { "16" },
-        prefix: layout.dialect.length_prefix(),
+        members: (0..schema.types.len()).map(|id| field_names(schema, id)).collect(),
     };
-    let order = g.dependency_order()?;
+    let order = graph.order;
     let ns = namespace(source);
     let mut c = Code::default();
     g.header(&mut c, source, &ns);
@@ -325,7 +336,7 @@ pub fn generate(schema: &Schema, layout: &Layout, source: &str) -> Result<Vec<Ou
     c.blank();
     c.line("// ------------------------------------------------------------------ definitions");
     for &id in &order {
-        g.definitions(&mut c, id)?;
+        g.definitions(&mut c, id);
     }
     if g.sdp() {
         g.dispatcher(&mut c);
@@ -346,21 +357,13 @@ fn guard(ns: &str) -> String {
 
 /// View type names (`None` when the type has no strings or arrays: its view is itself).
 fn view_names(schema: &Schema, layout: &Layout, names: &[String]) -> Vec<Option<String>> {
-    let probe = Gen {
-        schema,
-        layout,
-        names: names.to_vec(),
-        views: vec![],
-        n: "",
-        prefix: 0,
-    };
     let mut out: Vec<Option<String>> = Vec::with_capacity(names.len());
     for (id, def) in schema.types.iter().enumerate() {
         let Some(t) = layout.get(id) else {
             out.push(None);
             continue;
         };
-        if !(def.is_struct() || t.root) || !probe.borrows(&t.wire) {
+        if !(def.is_struct() || t.root) || !borrows(layout, &t.wire) {
             out.push(None);
             continue;
         }
@@ -412,42 +415,52 @@ struct Member {
     wire: Wire,
 }
 
-/// One item of a value's encoding in wire order (see [`Gen::plan`]).
-struct Flat {
-    /// Declaration indices from the struct down to the item (the layout's leaf path).
-    path: Vec<usize>,
-    /// Member access below the value: `.holder.x`.
-    place: String,
-    /// JSON names from the struct down, for error paths (empty at a root alias).
+/// Whether values of this wire contain strings or arrays (so their view borrows).
+fn borrows(layout: &Layout, w: &Wire) -> bool {
+    match w {
+        Wire::Prim(p) => *p == Primitive::Str,
+        Wire::Array(_) => true,
+        Wire::Optional(e) => borrows(layout, e),
+        Wire::Struct(id) => layout
+            .get(*id)
+            .is_some_and(|t| t.fields.iter().any(|f| borrows(layout, &f.wire))),
+    }
+}
+
+/// `32` (SDP) or `16` (ffire): the suffix of the runtime's prefix functions.
+fn bits(p: Prefix) -> &'static str {
+    match p {
+        Prefix::U16 => "16",
+        Prefix::U32 => "32",
+    }
+}
+
+/// `n += 4 * x.size();` without the `1 *`.
+fn scaled(scale: u64, what: &str) -> String {
+    if scale == 1 {
+        what.to_string()
+    } else {
+        format!("{scale} * {what}")
+    }
+}
+
+/// Where a plan path lands in the generated value: the member access below it
+/// (`.holder.x`) and the JSON names from the struct down (for error paths; empty for
+/// the `value` of a non-struct type).
+struct Place {
+    access: String,
     names: Vec<String>,
-    wire: Wire,
-    fixed: bool,
-}
-
-/// How a value is read and written, step by step.
-enum Step {
-    /// One of the layout's fixed blocks (index into `TypeLayout::blocks`) and the flat
-    /// item of each of its leaves: one bounds check, loads/stores at the leaves' offsets.
-    Block(usize, Vec<usize>),
-    /// A fixed-size item outside every block (the layout gives up on pathological nesting).
-    Single(usize),
-    /// A variable-size item.
-    Var(usize),
-}
-
-struct Plan {
-    flat: Vec<Flat>,
-    steps: Vec<Step>,
 }
 
 struct Gen<'s> {
     schema: &'s Schema,
     layout: &'s Layout,
+    /// The encoding plan every size, order, block and prefix is rendered from.
+    plan: Plan,
     names: Vec<String>,
     views: Vec<Option<String>>,
-    /// `32` (SDP) or `16` (ffire): the suffix of the runtime's prefix functions.
-    n: &'static str,
-    prefix: u64,
+    /// The C++ member names of each type's fields, by declaration index.
+    members: Vec<Vec<String>>,
 }
 
 impl Gen<'_> {
@@ -456,69 +469,7 @@ impl Gen<'_> {
     }
 
     fn is_value_type(&self, id: TypeId) -> bool {
-        self.schema.types[id].is_struct() || self.layout.get(id).is_some_and(|t| t.root)
-    }
-
-    /// Types in an order where each comes after every type its values contain.
-    fn dependency_order(&self) -> Result<Vec<TypeId>, EmitError> {
-        fn deps(w: &Wire, out: &mut Vec<TypeId>) {
-            match w {
-                Wire::Prim(_) => {}
-                Wire::Array(e) | Wire::Optional(e) => deps(e, out),
-                Wire::Struct(id) => out.push(*id),
-            }
-        }
-        let n = self.schema.types.len();
-        let mut state = vec![0u8; n]; // 0 new, 1 in progress, 2 done
-        let mut order = Vec::with_capacity(n);
-        for start in 0..n {
-            if state[start] != 0 {
-                continue;
-            }
-            // Iterative DFS: (type, its dependencies, next index).
-            let mut stack: Vec<(TypeId, Vec<TypeId>, usize)> = Vec::new();
-            state[start] = 1;
-            stack.push((start, self.type_deps(start, deps), 0));
-            while let Some((id, ds, i)) = stack.last_mut() {
-                if let Some(&d) = ds.get(*i) {
-                    *i += 1;
-                    match state.get(d).copied() {
-                        Some(0) => {
-                            state[d] = 1;
-                            let dd = self.type_deps(d, deps);
-                            stack.push((d, dd, 0));
-                        }
-                        Some(1) => {
-                            return Err(EmitError(format!(
-                                "type `{}` contains itself",
-                                self.schema.types[d].name
-                            )))
-                        }
-                        _ => {}
-                    }
-                } else {
-                    state[*id] = 2;
-                    order.push(*id);
-                    stack.pop();
-                }
-            }
-        }
-        Ok(order)
-    }
-
-    fn type_deps(&self, id: TypeId, deps: fn(&Wire, &mut Vec<TypeId>)) -> Vec<TypeId> {
-        let mut out = Vec::new();
-        if let Some(t) = self.layout.get(id) {
-            if self.schema.types[id].is_struct() {
-                for f in &t.fields {
-                    deps(&f.wire, &mut out);
-                }
-            } else {
-                deps(&t.wire, &mut out);
-            }
-        }
-        out.retain(|d| *d != id);
-        out
+        self.schema.types[id].is_struct() || self.plan.get(id).is_some_and(|p| p.root)
     }
 
     fn name(&self, id: TypeId) -> &str {
@@ -528,6 +479,44 @@ impl Gen<'_> {
     /// The type the view decoders of `id` return.
     fn view_name(&self, id: TypeId) -> &str {
         self.views.get(id).and_then(|v| v.as_deref()).unwrap_or(&self.names[id])
+    }
+
+    /// The member access and JSON names of a plan path inside type `owner`.
+    fn place(&self, owner: TypeId, path: &[usize]) -> Place {
+        if path.is_empty() {
+            return Place {
+                access: ".value".into(),
+                names: Vec::new(),
+            };
+        }
+        let mut access = String::new();
+        let mut names = Vec::with_capacity(path.len());
+        let mut ty = Some(owner);
+        for &i in path {
+            let Some(t) = ty else { break };
+            access.push('.');
+            access.push_str(
+                self.members
+                    .get(t)
+                    .and_then(|m| m.get(i))
+                    .map_or("unknown_", String::as_str),
+            );
+            names.push(
+                self.schema.types[t]
+                    .fields()
+                    .get(i)
+                    .map_or_else(String::new, |f| f.json_name.clone()),
+            );
+            ty = self
+                .layout
+                .get(t)
+                .and_then(|l| l.field_by_decl(i))
+                .and_then(|f| match f.wire {
+                    Wire::Struct(n) => Some(n),
+                    _ => None,
+                });
+        }
+        Place { access, names }
     }
 
     fn header(&self, c: &mut Code, source: &str, ns: &str) {
@@ -583,36 +572,6 @@ impl Gen<'_> {
         }
     }
 
-    fn min_size(&self, w: &Wire) -> u64 {
-        match w {
-            Wire::Prim(p) => p.fixed_size().unwrap_or(self.prefix),
-            Wire::Struct(id) => self.layout.get(*id).map_or(0, |t| t.size.min),
-            Wire::Array(_) => self.prefix,
-            Wire::Optional(_) => 1,
-        }
-    }
-
-    fn fixed_size(&self, w: &Wire) -> Option<u64> {
-        match w {
-            Wire::Prim(p) => p.fixed_size(),
-            Wire::Struct(id) => self.layout.get(*id).and_then(|t| t.size.fixed),
-            Wire::Array(_) | Wire::Optional(_) => None,
-        }
-    }
-
-    /// Whether values of this wire contain strings or arrays (so their view borrows).
-    fn borrows(&self, w: &Wire) -> bool {
-        match w {
-            Wire::Prim(p) => *p == Primitive::Str,
-            Wire::Array(_) => true,
-            Wire::Optional(e) => self.borrows(e),
-            Wire::Struct(id) => self
-                .layout
-                .get(*id)
-                .is_some_and(|t| t.fields.iter().any(|f| self.borrows(&f.wire))),
-        }
-    }
-
     fn prim_ty(p: Primitive) -> &'static str {
         match p {
             Primitive::U8 => "uint8_t",
@@ -640,7 +599,7 @@ impl Gen<'_> {
     }
 
     fn view_ty(&self, w: &Wire) -> String {
-        if !self.borrows(w) {
+        if !borrows(self.layout, w) {
             return self.owned_ty(w);
         }
         match w {
@@ -662,11 +621,10 @@ impl Gen<'_> {
                 wire: t.wire.clone(),
             }];
         }
-        let names = field_names(self.schema, id);
         t.fields
             .iter()
             .map(|f| Member {
-                access: names[f.decl_index].clone(),
+                access: self.members[id][f.decl_index].clone(),
                 wire: f.wire.clone(),
             })
             .collect()
@@ -678,19 +636,20 @@ impl Gen<'_> {
         if !def.is_struct() {
             return vec![("value".into(), vec![], t.wire.clone())];
         }
-        let names = field_names(self.schema, id);
         def.fields()
             .iter()
             .enumerate()
             .filter_map(|(i, f)| {
                 let fl = t.field_by_decl(i)?;
-                Some((names[i].clone(), f.docs.clone(), fl.wire.clone()))
+                Some((self.members[id][i].clone(), f.docs.clone(), fl.wire.clone()))
             })
             .collect()
     }
 
     // ------------------------------------------------------------------ types
 
+    /// The layout table, and the fixed blocks from the plan this code is rendered from (so
+    /// the comment cannot contradict the code).
     fn layout_doc(&self, c: &mut Code, id: TypeId, t: &TypeLayout) {
         let d = super::layout_doc(self.schema, self.layout, id, t);
         c.line(&format!("/// Wire layout ({}): {}.", d.order, d.size));
@@ -703,23 +662,41 @@ impl Gen<'_> {
         for row in &d.table {
             c.line(&format!("///   {}", comment_text(row)));
         }
-        if let Some(blocks) = &d.blocks {
+        let blocks: Vec<String> = self
+            .plan
+            .get(id)
+            .map(|p| {
+                p.steps
+                    .iter()
+                    .filter_map(|s| match s {
+                        Step::Block { block, .. } => Some(format!("{} B at {}", block.size, block.offset.expr())),
+                        _ => None,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        if !blocks.is_empty() {
             c.line("///");
-            c.line(&format!("/// {}.", comment_text(blocks)));
+            c.line(&format!(
+                "/// {}.",
+                comment_text(&format!("Fixed blocks: {}", blocks.join(", ")))
+            ));
         }
     }
 
     /// The view (when the type has one) and the owned struct, with member declarations and
     /// the runtime's API macros. The view comes first so the owned struct's API can name it.
     fn type_defs(&self, c: &mut Code, id: TypeId) {
-        let Some(t) = self.layout.get(id) else { return };
+        let (Some(t), Some(p)) = (self.layout.get(id), self.plan.get(id)) else {
+            return;
+        };
         if !self.is_value_type(id) {
             return;
         }
         let def = &self.schema.types[id];
         let name = self.name(id).to_string();
         let view = self.views.get(id).cloned().flatten();
-        let fixed = t.size.fixed.is_some() && def.is_struct();
+        let fixed = p.size.fixed.is_some() && p.is_struct;
         let members = self.declared(id, t);
         if let Some(view) = &view {
             c.blank();
@@ -753,21 +730,24 @@ impl Gen<'_> {
         c.blank();
         c.line("/// What the view decoders return (zero-copy where the type has strings or arrays).");
         c.line(&format!("using View = {};", view.as_deref().unwrap_or(&name)));
-        if let Some(n) = t.size.fixed {
+        if let Some(n) = p.size.fixed {
             c.line("/// The encoded size (every value has it).");
             c.line(&format!("static constexpr size_t SIZE = {n};"));
         }
-        if let Some(mid) = t.message_id {
+        if let Some(mid) = p.message_id {
             c.line("/// SDP message type id (1-based position in the schema).");
             c.line(&format!("static constexpr uint16_t MESSAGE_ID = {mid};"));
         }
         c.line("/// The longest string or array a length prefix allows.");
-        c.line(&format!("static constexpr size_t max_len = {};", self.max_len()));
+        c.line(&format!(
+            "static constexpr size_t max_len = {};",
+            self.plan.prefix.max()
+        ));
         c.blank();
         c.line("// encoded_size, encode, encode_into, to_bytes, decode(_prefix), decode_view(_prefix):");
         c.line("// see WIRELENS_VALUE_API in wirelens.hpp.");
         c.line(&format!("WIRELENS_VALUE_API({name})"));
-        if t.message_id.is_some() {
+        if p.message_id.is_some() {
             c.line("// encode_message, decode_message(_prefix), decode_message_view (\"SDP2\" header, type id,");
             c.line("// payload length; decoders check them all).");
             c.line(&format!("WIRELENS_MESSAGE_API({name})"));
@@ -779,7 +759,7 @@ impl Gen<'_> {
         c.blank();
         c.line("// The per-type building blocks: the exact size (lengths checked by `f`), write / read one");
         c.line("// value at the cursor.");
-        if let Some(n) = t.size.fixed {
+        if let Some(n) = p.size.fixed {
             c.line(&format!(
                 "static size_t measure(const {name}&, wirelens::Fits&) noexcept {{ return {n}; }}"
             ));
@@ -823,15 +803,6 @@ impl Gen<'_> {
         c.close("};");
     }
 
-    /// The longest string or array the dialect's length prefix allows.
-    fn max_len(&self) -> u64 {
-        if self.sdp() {
-            u64::from(u32::MAX)
-        } else {
-            u64::from(u16::MAX)
-        }
-    }
-
     /// Non-root ffire aliases: a `using` for the user's convenience (generated code uses
     /// the resolved types).
     fn alias(&self, c: &mut Code, id: TypeId) {
@@ -847,127 +818,36 @@ impl Gen<'_> {
 
     // ------------------------------------------------------------------ definitions
 
-    fn definitions(&self, c: &mut Code, id: TypeId) -> Result<(), EmitError> {
-        let Some(t) = self.layout.get(id) else { return Ok(()) };
+    fn definitions(&self, c: &mut Code, id: TypeId) {
+        let (Some(t), Some(p)) = (self.layout.get(id), self.plan.get(id)) else {
+            return;
+        };
         if !self.is_value_type(id) {
-            return Ok(());
+            return;
         }
-        let def = &self.schema.types[id];
         let name = self.name(id).to_string();
         let members = self.members(id, t);
-        let plan = self.plan(id, t)?;
         c.blank();
         c.line(&format!("// --- {name}"));
         c.blank();
-        self.measure(c, &name, t, &plan);
-        self.write_to(c, &name, t, &plan);
-        if t.size.fixed.is_some() && def.is_struct() {
-            self.block_fns(c, id, &name, t);
+        self.measure(c, &name, p);
+        self.write_to(c, &name, p);
+        if p.size.fixed.is_some() && p.is_struct {
+            self.block_fns(c, &name, p);
         }
-        self.read_from(c, &name, t, &plan, false);
+        self.read_from(c, &name, p, false);
         if let Some(Some(view)) = self.views.get(id) {
-            self.read_from(c, view, t, &plan, true);
+            self.read_from(c, view, p, true);
             self.to_owned(c, &name, view, &members);
-        }
-        Ok(())
-    }
-
-    // ------------------------------------------------------------------ plan
-
-    /// The items of a value's encoding in wire order, from the layout: struct fields, with
-    /// nested variable-size structs inlined the way [`crate::layout`] flattens them into
-    /// fixed blocks (down to [`MAX_INLINE_DEPTH`]); then grouped by the layout's blocks.
-    fn plan(&self, id: TypeId, t: &TypeLayout) -> Result<Plan, EmitError> {
-        let def = &self.schema.types[id];
-        let mut flat = Vec::new();
-        if def.is_struct() {
-            self.flatten(id, &[], "", &[], &mut flat);
-        } else {
-            flat.push(Flat {
-                path: vec![],
-                place: ".value".into(),
-                names: vec![],
-                wire: t.wire.clone(),
-                fixed: t.size.fixed.is_some(),
-            });
-        }
-        let mut leaf_of: HashMap<&[usize], (usize, usize)> = HashMap::new();
-        for (bi, b) in t.blocks.iter().enumerate() {
-            for (li, l) in b.leaves.iter().enumerate() {
-                leaf_of.insert(&l.path, (bi, li));
-            }
-        }
-        let mut steps = Vec::new();
-        let mut i = 0;
-        while i < flat.len() {
-            let f = &flat[i];
-            if !f.fixed {
-                steps.push(Step::Var(i));
-                i += 1;
-                continue;
-            }
-            match leaf_of.get(f.path.as_slice()) {
-                None => {
-                    steps.push(Step::Single(i));
-                    i += 1;
-                }
-                Some(&(bi, 0)) => {
-                    let leaves = &t.blocks[bi].leaves;
-                    let follows = leaves
-                        .iter()
-                        .enumerate()
-                        .all(|(j, l)| flat.get(i + j).is_some_and(|g| g.fixed && g.path == l.path));
-                    if !follows {
-                        return Err(EmitError(format!(
-                            "{}: fixed block {bi} of the layout does not follow the fields' wire order",
-                            def.name
-                        )));
-                    }
-                    steps.push(Step::Block(bi, (i..i + leaves.len()).collect()));
-                    i += leaves.len();
-                }
-                Some(_) => {
-                    return Err(EmitError(format!(
-                        "{}: a fixed block of the layout starts in the middle of a run",
-                        def.name
-                    )))
-                }
-            }
-        }
-        Ok(Plan { flat, steps })
-    }
-
-    fn flatten(&self, id: TypeId, prefix: &[usize], place: &str, names: &[String], out: &mut Vec<Flat>) {
-        let Some(t) = self.layout.get(id) else { return };
-        let members = field_names(self.schema, id);
-        let fields = self.schema.types[id].fields();
-        for f in &t.fields {
-            let mut path = prefix.to_vec();
-            path.push(f.decl_index);
-            let place = format!("{place}.{}", members[f.decl_index]);
-            let mut names = names.to_vec();
-            names.push(fields[f.decl_index].json_name.clone());
-            match (&f.wire, f.size.fixed) {
-                (Wire::Struct(nested), None) if path.len() <= MAX_INLINE_DEPTH => {
-                    self.flatten(*nested, &path, &place, &names, out)
-                }
-                (w, fixed) => out.push(Flat {
-                    path,
-                    place,
-                    names,
-                    wire: w.clone(),
-                    fixed: fixed.is_some(),
-                }),
-            }
         }
     }
 
     // ------------------------------------------------------------------ size
 
-    /// The layout's minimum size plus what each variable-size item adds beyond its minimum
-    /// (the `|name|` terms of the layout's offsets); every length goes through `f`.
-    fn measure(&self, c: &mut Code, name: &str, t: &TypeLayout, plan: &Plan) {
-        if t.size.fixed.is_some() {
+    /// The plan's exact-size formula: its constant plus one term per variable-size value;
+    /// every string and array length goes through `f`.
+    fn measure(&self, c: &mut Code, name: &str, p: &TypePlan) {
+        if p.size.fixed.is_some() {
             return;
         }
         c.open(&format!(
@@ -975,100 +855,89 @@ impl Gen<'_> {
             "inline size_t {name}::measure(const {name}& v, [[maybe_unused]] wirelens::Fits& f) noexcept {{"
         ));
         c.line(&format!(
-            "size_t n = {};  // the minimum, plus what each variable-size field adds",
-            t.size.min
+            "size_t n = {};  // the constant, plus one term per variable-size value",
+            p.exact_size.constant
         ));
         let mut k = 0;
-        for f in plan.flat.iter().filter(|f| !f.fixed) {
-            self.size_extra(c, &format!("v{}", f.place), &f.wire, &mut k);
+        for (path, term) in &p.exact_size.terms {
+            let place = self.place(p.id, path);
+            self.size_term(c, &format!("v{}", place.access), term, &mut k);
         }
         c.line("return n;");
         c.close("}");
         c.blank();
     }
 
-    /// Statements adding to `n` the bytes of the value at `place` beyond its minimum size.
-    fn size_extra(&self, c: &mut Code, place: &str, w: &Wire, k: &mut usize) {
-        match w {
-            Wire::Prim(_) => {
+    /// Statements adding one size term of the value at `place` to `n`.
+    fn size_term(&self, c: &mut Code, place: &str, term: &SizeTerm, k: &mut usize) {
+        match term {
+            SizeTerm::Len { scale } => {
                 c.line(&format!("f.len({place}.size());"));
-                c.line(&format!("n += {place}.size();"));
+                c.line(&format!("n += {};", scaled(*scale, &format!("{place}.size()"))));
             }
-            Wire::Array(e) => {
+            SizeTerm::Present { scale } => c.line(&format!("if ({place}) n += {scale};")),
+            SizeTerm::IfPresent(inner) => {
+                let x = format!("x{k}");
+                *k += 1;
+                c.open(&format!("if ({place}) {{"));
+                c.line(&format!("const auto& {x} = *{place};"));
+                self.value_size(c, &x, inner, k);
+                c.close("}");
+            }
+            SizeTerm::Each(each) => {
                 c.line(&format!("f.len({place}.size());"));
-                match self.fixed_size(e) {
-                    Some(1) => c.line(&format!("n += {place}.size();")),
-                    Some(s) => c.line(&format!("n += {s} * {place}.size();")),
-                    None => {
-                        let x = format!("x{k}");
-                        *k += 1;
-                        c.open(&format!("for (const auto& {x} : {place}) {{"));
-                        self.size_add(c, &x, e, k);
-                        c.close("}");
-                    }
+                if each.constant != 0 {
+                    c.line(&format!("n += {};", scaled(each.constant, &format!("{place}.size()"))));
                 }
-            }
-            Wire::Optional(e) => match self.fixed_size(e) {
-                Some(s) => c.line(&format!("if ({place}) n += {s};")),
-                None => {
-                    c.open(&format!("if ({place}) {{"));
+                if let Some(t) = &each.term {
                     let x = format!("x{k}");
                     *k += 1;
-                    c.line(&format!("const auto& {x} = *{place};"));
-                    self.size_add(c, &x, e, k);
+                    c.open(&format!("for (const auto& {x} : {place}) {{"));
+                    self.size_term(c, &x, t, k);
                     c.close("}");
                 }
-            },
-            Wire::Struct(id) => c.line(&format!(
-                "n += {}::measure({place}, f) - {};",
-                self.name(*id),
-                self.layout.get(*id).map_or(0, |t| t.size.min)
-            )),
+            }
+            SizeTerm::Call(id) => c.line(&format!("n += {}::measure({place}, f);", self.name(*id))),
         }
     }
 
-    /// Statements adding the whole encoded size of the value at `place` to `n`.
-    fn size_add(&self, c: &mut Code, place: &str, w: &Wire, k: &mut usize) {
-        if let Some(s) = self.fixed_size(w) {
-            c.line(&format!("n += {s};"));
-            return;
+    /// Statements adding a whole value's size (constant and term) to `n`.
+    fn value_size(&self, c: &mut Code, place: &str, s: &ValueSize, k: &mut usize) {
+        if s.constant != 0 {
+            c.line(&format!("n += {};", s.constant));
         }
-        match w {
-            Wire::Struct(id) => c.line(&format!("n += {}::measure({place}, f);", self.name(*id))),
-            Wire::Optional(_) => {
-                c.line("n += 1;");
-                self.size_extra(c, place, w, k);
-            }
-            _ => {
-                c.line(&format!("n += {};", self.min_size(w)));
-                self.size_extra(c, place, w, k);
-            }
+        if let Some(t) = &s.term {
+            self.size_term(c, place, t, k);
         }
     }
 
     // ------------------------------------------------------------------ encode
 
-    fn write_to(&self, c: &mut Code, name: &str, t: &TypeLayout, plan: &Plan) {
+    fn write_to(&self, c: &mut Code, name: &str, p: &TypePlan) {
         c.open(&format!(
             "inline bool {name}::write_to(wirelens::Writer& w, const {name}& v) {{"
         ));
         let mut k = 0;
         let mut bn = 0;
-        for step in &plan.steps {
+        for step in &p.steps {
             match step {
-                Step::Block(bi, items) => {
-                    let b = &t.blocks[*bi];
+                Step::Block { block, .. } => {
+                    if block.leaves.is_empty() {
+                        continue;
+                    }
                     let bv = format!("b{bn}");
                     bn += 1;
-                    c.line(&format!("uint8_t* {bv} = w.block({});", b.size));
-                    for (leaf, &fi) in b.leaves.iter().zip(items) {
-                        let f = &plan.flat[fi];
-                        self.store(c, &bv, leaf.at, &format!("v{}", f.place), &f.wire);
+                    c.line(&format!("uint8_t* {bv} = w.block({});", block.size));
+                    for leaf in &block.leaves {
+                        let place = self.place(p.id, &leaf.path);
+                        self.store(c, &bv, leaf.at, &format!("v{}", place.access), leaf.kind);
                     }
                 }
-                Step::Single(fi) | Step::Var(fi) => {
-                    let f = &plan.flat[*fi];
-                    self.write_value(c, &format!("v{}", f.place), &f.wire, &mut k);
+                // The inlined struct's fields are the steps that follow.
+                Step::Inline { .. } => {}
+                Step::Value { path, value } => {
+                    let place = self.place(p.id, path);
+                    self.write_value(c, &format!("v{}", place.access), value, &mut k);
                 }
             }
         }
@@ -1077,95 +946,119 @@ impl Gen<'_> {
         c.blank();
     }
 
-    fn store(&self, c: &mut Code, b: &str, at: u64, place: &str, w: &Wire) {
+    fn store(&self, c: &mut Code, b: &str, at: u64, place: &str, kind: LeafKind) {
         let off = if at == 0 { b.to_string() } else { format!("{b} + {at}") };
-        match w {
-            Wire::Prim(p) => c.line(&format!("wirelens::store_le<{}>({off}, {place});", Self::prim_ty(*p))),
-            Wire::Struct(id) => c.line(&format!("{}::write_block({off}, {place});", self.name(*id))),
-            _ => {}
+        match kind {
+            LeafKind::Prim(p) => c.line(&format!("wirelens::store_le<{}>({off}, {place});", Self::prim_ty(p))),
+            LeafKind::Struct(id) => c.line(&format!("{}::write_block({off}, {place});", self.name(id))),
         }
     }
 
-    fn write_value(&self, c: &mut Code, place: &str, w: &Wire, k: &mut usize) {
-        let n = self.n;
-        match w {
-            Wire::Prim(Primitive::Str) => c.line(&format!("if (!w.str{n}({place})) return false;")),
-            Wire::Prim(p) => c.line(&format!("w.prim<{}>({place});", Self::prim_ty(*p))),
-            Wire::Array(e) => match &**e {
-                Wire::Prim(p) if *p != Primitive::Str => c.line(&format!("if (!w.prims{n}({place})) return false;")),
-                e => {
-                    c.line(&format!("if (!w.len{n}({place}.size())) return false;"));
-                    let x = format!("x{k}");
-                    *k += 1;
-                    c.open(&format!("for (const auto& {x} : {place}) {{"));
-                    self.write_value(c, &x, e, k);
-                    c.close("}");
-                }
-            },
-            Wire::Optional(e) => {
+    fn write_value(&self, c: &mut Code, place: &str, value: &Value, k: &mut usize) {
+        match value {
+            Value::Str(pre) => c.line(&format!("if (!w.str{}({place})) return false;", bits(*pre))),
+            Value::Prim(p) => c.line(&format!("w.prim<{}>({place});", Self::prim_ty(*p))),
+            Value::BulkPrims(pre, _) => c.line(&format!("if (!w.prims{}({place})) return false;", bits(*pre))),
+            Value::Array { prefix, elem, .. } => {
+                c.line(&format!("if (!w.len{}({place}.size())) return false;", bits(*prefix)));
+                let x = format!("x{k}");
+                *k += 1;
+                c.open(&format!("for (const auto& {x} : {place}) {{"));
+                self.write_value(c, &x, elem, k);
+                c.close("}");
+            }
+            Value::Optional(inner) => {
                 c.open(&format!("if ({place}) {{"));
                 c.line("w.put_u8(1);");
-                match &**e {
-                    Wire::Prim(_) | Wire::Struct(_) => self.write_value(c, &format!("*{place}"), e, k),
-                    e => {
-                        let x = format!("x{k}");
-                        *k += 1;
-                        c.line(&format!("const auto& {x} = *{place};"));
-                        self.write_value(c, &x, e, k);
-                    }
+                if matches!(&**inner, Value::Array { .. } | Value::Optional(_)) {
+                    let x = format!("x{k}");
+                    *k += 1;
+                    c.line(&format!("const auto& {x} = *{place};"));
+                    self.write_value(c, &x, inner, k);
+                } else {
+                    self.write_value(c, &format!("*{place}"), inner, k);
                 }
                 c.close("} else {");
                 c.depth += 1;
                 c.line("w.put_u8(0);");
                 c.close("}");
             }
-            Wire::Struct(id) => c.line(&format!("if (!{}::write_to(w, {place})) return false;", self.name(*id))),
+            Value::Struct { id, .. } => {
+                c.line(&format!("if (!{}::write_to(w, {place})) return false;", self.name(*id)))
+            }
         }
     }
 
-    /// Fixed-size structs: store / load the whole value at the field offsets the layout gives.
-    fn block_fns(&self, c: &mut Code, id: TypeId, name: &str, t: &TypeLayout) {
-        let members = field_names(self.schema, id);
-        let fields = self.schema.types[id].fields();
+    /// Fixed-size structs: store / load the whole value inside a parent's block, at the
+    /// offsets of the plan's leaves.
+    fn block_fns(&self, c: &mut Code, name: &str, p: &TypePlan) {
+        // (offset inside the value, place, leaf kind), from the plan's steps in order.
+        let mut leaves = Vec::new();
+        let mut at = 0;
+        for step in &p.steps {
+            match step {
+                Step::Block { block, .. } => {
+                    for l in &block.leaves {
+                        leaves.push((at + l.at, self.place(p.id, &l.path), l.kind));
+                    }
+                    at += block.size;
+                }
+                Step::Inline { .. } => {}
+                // A fixed value the layout left outside every block.
+                Step::Value { path, value } => {
+                    let kind = match value {
+                        Value::Prim(p) => Some(LeafKind::Prim(*p)),
+                        Value::Struct { id, .. } => Some(LeafKind::Struct(*id)),
+                        _ => None,
+                    };
+                    if let Some(kind) = kind {
+                        leaves.push((at, self.place(p.id, path), kind));
+                    }
+                    at += value.fixed_size().unwrap_or(0);
+                }
+            }
+        }
+        let (b, v) = if leaves.is_empty() {
+            ("/*b*/", "/*v*/")
+        } else {
+            ("b", "v")
+        };
         c.open(&format!(
-            "inline void {name}::write_block(uint8_t* b, const {name}& v) {{"
+            "inline void {name}::write_block(uint8_t* {b}, const {name}& {v}) {{"
         ));
-        for f in &t.fields {
-            let at = f.offset.constant().unwrap_or(0);
-            self.store(c, "b", at, &format!("v.{}", members[f.decl_index]), &f.wire);
+        for (at, place, kind) in &leaves {
+            self.store(c, "b", *at, &format!("v{}", place.access), *kind);
         }
         c.close("}");
         c.blank();
-        let needs_rd = t
-            .fields
+        let needs_rd = leaves
             .iter()
-            .any(|f| matches!(f.wire, Wire::Prim(Primitive::Bool) | Wire::Struct(_)));
+            .any(|(_, _, k)| matches!(k, LeafKind::Prim(Primitive::Bool) | LeafKind::Struct(_)));
         let rd = if needs_rd { "rd" } else { "/*rd*/" };
         c.open(&format!(
-            "inline bool {name}::read_block(wirelens::Reader& {rd}, const uint8_t* b, {name}& v) {{"
+            "inline bool {name}::read_block(wirelens::Reader& {rd}, const uint8_t* {b}, {name}& {v}) {{"
         ));
-        for f in &t.fields {
-            let at = f.offset.constant().unwrap_or(0);
-            let names = [fields[f.decl_index].json_name.clone()];
-            self.load(c, "b", at, &format!("v.{}", members[f.decl_index]), &f.wire, &names);
+        for (at, place, kind) in &leaves {
+            // Inside a parent's block the error path is the parent's field: name only this level.
+            let names: Vec<String> = place.names.iter().take(1).cloned().collect();
+            self.load(c, "b", *at, &format!("v{}", place.access), *kind, &names);
         }
         c.line("return true;");
         c.close("}");
         c.blank();
     }
 
-    /// Loads a fixed-size value at `at` inside block `b`.
-    fn load(&self, c: &mut Code, b: &str, at: u64, place: &str, w: &Wire, names: &[String]) {
+    /// Loads a fixed-size leaf at `at` inside block `b`.
+    fn load(&self, c: &mut Code, b: &str, at: u64, place: &str, kind: LeafKind, names: &[String]) {
         let off = if at == 0 { b.to_string() } else { format!("{b} + {at}") };
         let err = Self::err(names, "");
-        match w {
-            Wire::Prim(Primitive::Bool) => c.line(&format!("if (!rd.block_bool({off}, {place})) {err}")),
-            Wire::Prim(p) => c.line(&format!("{place} = wirelens::load_le<{}>({off});", Self::prim_ty(*p))),
-            Wire::Struct(id) => c.line(&format!(
+        match kind {
+            LeafKind::Prim(Primitive::Bool) => c.line(&format!("if (!rd.block_bool({off}, {place})) {err}")),
+            LeafKind::Prim(p) => c.line(&format!("{place} = wirelens::load_le<{}>({off});", Self::prim_ty(p))),
+            LeafKind::Struct(id) => c.line(&format!(
                 "if (!{}::read_block(rd, {off}, {place})) {err}",
-                self.name(*id)
+                self.name(id)
             )),
-            _ => {}
         }
     }
 
@@ -1186,29 +1079,36 @@ impl Gen<'_> {
         s
     }
 
-    fn read_from(&self, c: &mut Code, name: &str, t: &TypeLayout, plan: &Plan, view: bool) {
+    fn read_from(&self, c: &mut Code, name: &str, p: &TypePlan, view: bool) {
         c.open(&format!(
             "inline bool {name}::read_from(wirelens::Reader& rd, {name}& v) {{"
         ));
         let mut k = 0;
         let mut bn = 0;
-        for step in &plan.steps {
+        for step in &p.steps {
             match step {
-                Step::Block(bi, items) => {
-                    let b = &t.blocks[*bi];
+                Step::Block { block, .. } => {
+                    if block.leaves.is_empty() {
+                        continue;
+                    }
                     let bv = format!("b{bn}");
                     bn += 1;
-                    c.line(&format!("const uint8_t* {bv} = rd.fixed({});", b.size));
-                    let first = items.first().map_or(&[][..], |&fi| &plan.flat[fi].names[..]);
-                    c.line(&format!("if ({bv} == nullptr) {}", Self::err(first, "")));
-                    for (leaf, &fi) in b.leaves.iter().zip(items) {
-                        let f = &plan.flat[fi];
-                        self.load(c, &bv, leaf.at, &format!("v{}", f.place), &f.wire, &f.names);
+                    c.line(&format!("const uint8_t* {bv} = rd.fixed({});", block.size));
+                    let first = block.leaves.first().map(|l| self.place(p.id, &l.path).names);
+                    c.line(&format!(
+                        "if ({bv} == nullptr) {}",
+                        Self::err(first.as_deref().unwrap_or(&[]), "")
+                    ));
+                    for leaf in &block.leaves {
+                        let place = self.place(p.id, &leaf.path);
+                        self.load(c, &bv, leaf.at, &format!("v{}", place.access), leaf.kind, &place.names);
                     }
                 }
-                Step::Single(fi) | Step::Var(fi) => {
-                    let f = &plan.flat[*fi];
-                    self.read_value(c, &format!("v{}", f.place), &f.wire, &f.names, "", &mut k, view);
+                // The inlined struct's fields are the steps that follow.
+                Step::Inline { .. } => {}
+                Step::Value { path, value } => {
+                    let place = self.place(p.id, path);
+                    self.read_value(c, &format!("v{}", place.access), value, &place.names, "", &mut k, view);
                 }
             }
         }
@@ -1222,48 +1122,45 @@ impl Gen<'_> {
         &self,
         c: &mut Code,
         place: &str,
-        w: &Wire,
+        value: &Value,
         names: &[String],
         chain: &str,
         k: &mut usize,
         view: bool,
     ) {
-        let n = self.n;
         let err = Self::err(names, chain);
-        match w {
-            Wire::Prim(Primitive::Str) => c.line(&format!("if (!rd.str{n}({place})) {err}")),
-            Wire::Prim(_) => c.line(&format!("if (!rd.prim({place})) {err}")),
-            Wire::Array(e) => match &**e {
-                Wire::Prim(p) if *p != Primitive::Str => c.line(&format!("if (!rd.prims{n}({place})) {err}")),
-                e => {
-                    let j = *k;
-                    *k += 1;
-                    let min = self.min_size(e).max(1);
-                    c.line(&format!("size_t n{j} = 0;"));
-                    c.line(&format!("if (!rd.count{n}({min}, n{j})) {err}"));
-                    c.line(&format!("{place}.resize(n{j});"));
-                    c.open(&format!("for (size_t i{j} = 0; i{j} < n{j}; ++i{j}) {{"));
-                    c.line(&format!("auto& x{j} = {place}[i{j}];"));
-                    let inner = format!(".index(i{j}){chain}");
-                    self.read_value(c, &format!("x{j}"), e, names, &inner, k, view);
-                    c.close("}");
-                }
-            },
-            Wire::Optional(e) => {
+        match value {
+            Value::Str(pre) => c.line(&format!("if (!rd.str{}({place})) {err}", bits(*pre))),
+            Value::Prim(_) => c.line(&format!("if (!rd.prim({place})) {err}")),
+            Value::BulkPrims(pre, _) => c.line(&format!("if (!rd.prims{}({place})) {err}", bits(*pre))),
+            Value::Array { prefix, elem, elem_min } => {
+                let j = *k;
+                *k += 1;
+                c.line(&format!("size_t n{j} = 0;"));
+                c.line(&format!("if (!rd.count{}({elem_min}, n{j})) {err}", bits(*prefix)));
+                // Element memory is charged against the caller's budget (Reader::set_budget).
+                c.line(&format!("if (!rd.elements({place}, n{j})) {err}"));
+                c.open(&format!("for (size_t i{j} = 0; i{j} < n{j}; ++i{j}) {{"));
+                c.line(&format!("auto& x{j} = {place}[i{j}];"));
+                let inner = format!(".index(i{j}){chain}");
+                self.read_value(c, &format!("x{j}"), elem, names, &inner, k, view);
+                c.close("}");
+            }
+            Value::Optional(inner) => {
                 let j = *k;
                 *k += 1;
                 c.line(&format!("bool p{j} = false;"));
                 c.line(&format!("if (!rd.presence(p{j})) {err}"));
                 c.open(&format!("if (p{j}) {{"));
                 c.line(&format!("auto& x{j} = {place}.emplace();"));
-                self.read_value(c, &format!("x{j}"), e, names, chain, k, view);
+                self.read_value(c, &format!("x{j}"), inner, names, chain, k, view);
                 // A value reused for decoding must not keep an optional the wire says is absent.
                 c.close("} else {");
                 c.depth += 1;
                 c.line(&format!("{place}.reset();"));
                 c.close("}");
             }
-            Wire::Struct(id) => {
+            Value::Struct { id, .. } => {
                 let ty = if view { self.view_name(*id) } else { self.name(*id) };
                 c.line(&format!("if (!{ty}::read_from(rd, {place})) {err}"));
             }
@@ -1291,7 +1188,7 @@ impl Gen<'_> {
 
     /// Statements converting the view value at `src` into the owned value at `dst`.
     fn conv(&self, c: &mut Code, dst: &str, src: &str, w: &Wire, k: &mut usize) {
-        if !self.borrows(w) {
+        if !borrows(self.layout, w) {
             c.line(&format!("{dst} = {src};"));
             return;
         }
@@ -1328,9 +1225,9 @@ impl Gen<'_> {
             .iter()
             .enumerate()
             .filter_map(|(id, def)| {
-                let t = self.layout.get(id)?;
+                let p = self.plan.get(id)?;
                 def.is_struct().then_some(())?;
-                Some((id, self.name(id).to_string(), t.message_id?))
+                Some((id, self.name(id).to_string(), p.message_id?))
             })
             .collect()
     }

@@ -1,0 +1,287 @@
+//! Every size the generated C++ prints is the plan's (issue #13): over the golden
+//! schemas and a few hundred pseudo-random ones, `SIZE` and `MESSAGE_ID`, the constant of
+//! each `measure`, every multiplier and constant it adds, the fixed blocks that
+//! `write_to` / `read_from` reserve and check (in the plan's order), every count
+//! minimum, and the "Fixed blocks" doc line of every struct equal what `codegen::plan`
+//! says for that type. An emitter that computed a size itself (and got it different)
+//! fails here.
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+use codegen::emit::cpp::{generate, type_name};
+use codegen::plan::{Plan, SizeTerm, Step, TypePlan, Value, ValueSize};
+use codegen::{analyze, Dialect, OrderChoice};
+
+/// A small deterministic generator (xorshift), enough to vary shapes.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// A schema of 2–8 structs; struct `i` may use structs `< i` (so nested variable structs
+/// chain deep enough to reach the layout's inlining limit).
+fn random_schema(rng: &mut Rng, dialect: Dialect) -> String {
+    let prims: &[&str] = match dialect {
+        Dialect::Sdp => &[
+            "u8", "u16", "u32", "u64", "i8", "i16", "i32", "i64", "f32", "f64", "bool", "str",
+        ],
+        Dialect::Ffi => &[
+            "int8", "int16", "int32", "int64", "float32", "float64", "bool", "string",
+        ],
+    };
+    let n = 2 + rng.below(7) as usize;
+    let mut out = String::new();
+    if dialect == Dialect::Ffi {
+        out.push_str("package p\n");
+    }
+    for i in 0..n {
+        match dialect {
+            Dialect::Sdp => out.push_str(&format!("struct S{i} {{\n")),
+            Dialect::Ffi => out.push_str(&format!("type S{i} struct {{\n")),
+        }
+        for f in 0..1 + rng.below(6) {
+            let base = if i > 0 && rng.below(2) == 0 {
+                format!("S{}", i - 1 - rng.below(i.min(2) as u64) as usize)
+            } else {
+                prims[rng.below(prims.len() as u64) as usize].to_string()
+            };
+            let ty = match (dialect, rng.below(7)) {
+                (_, 0) => format!("[]{base}"),
+                (_, 1) => format!("[][]{base}"),
+                (Dialect::Sdp, 2) => format!("Option<{base}>"),
+                (Dialect::Sdp, 3) => format!("[]Option<{base}>"),
+                (Dialect::Ffi, 2) => format!("*{base}"),
+                (Dialect::Ffi, 3) => format!("[]*{base}"),
+                _ => base,
+            };
+            match dialect {
+                Dialect::Sdp => out.push_str(&format!("    f{f}: {ty},\n")),
+                Dialect::Ffi => out.push_str(&format!("\tF{f} {ty}\n")),
+            }
+        }
+        out.push_str("}\n");
+    }
+    out
+}
+
+fn number_after(line: &str, marker: &str) -> Option<u64> {
+    let rest = &line[line.find(marker)? + marker.len()..];
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
+}
+
+/// The plan's non-empty blocks, in order.
+fn block_sizes(p: &TypePlan) -> Vec<u64> {
+    p.steps
+        .iter()
+        .filter_map(|s| match s {
+            Step::Block { block, .. } if !block.leaves.is_empty() => Some(block.size),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Every number the size formula may add (constants and multipliers, at any depth).
+fn formula_numbers(p: &TypePlan) -> HashSet<u64> {
+    fn term(t: &SizeTerm, out: &mut HashSet<u64>) {
+        match t {
+            SizeTerm::Len { scale } | SizeTerm::Present { scale } => {
+                out.insert(*scale);
+            }
+            SizeTerm::IfPresent(s) | SizeTerm::Each(s) => size(s, out),
+            SizeTerm::Call(_) => {}
+        }
+    }
+    fn size(s: &ValueSize, out: &mut HashSet<u64>) {
+        out.insert(s.constant);
+        if let Some(t) = &s.term {
+            term(t, out);
+        }
+    }
+    let mut out = HashSet::new();
+    for (_, t) in &p.exact_size.terms {
+        term(t, &mut out);
+    }
+    out
+}
+
+/// Every element minimum of the plan's arrays.
+fn elem_mins(p: &TypePlan) -> HashSet<u64> {
+    fn value(v: &Value, out: &mut HashSet<u64>) {
+        match v {
+            Value::Array { elem, elem_min, .. } => {
+                out.insert(*elem_min);
+                value(elem, out);
+            }
+            Value::Optional(e) => value(e, out),
+            _ => {}
+        }
+    }
+    let mut out = HashSet::new();
+    for s in &p.steps {
+        if let Step::Value { value: v, .. } = s {
+            value(v, &mut out);
+        }
+    }
+    out
+}
+
+/// Checks one schema's generated C++ against its plan; returns the number of sizes checked.
+fn check(dialect: Dialect, text: &str) -> usize {
+    let a = analyze(dialect, text, None, OrderChoice::default());
+    if a.schema
+        .types
+        .iter()
+        .enumerate()
+        .any(|(id, _)| a.layout.get(id).is_none())
+    {
+        return 0; // a random schema with an error: nothing to generate
+    }
+    let plan = Plan::new(&a.layout);
+    let files = generate(&a.schema, &a.layout, "t.x").unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let code = &files[0].contents;
+    let by_name: HashMap<String, usize> = (0..a.schema.types.len())
+        .map(|id| (type_name(&a.schema, &a.layout, id), id))
+        .collect();
+    // `NameView` / `NameView_` → the type's plan.
+    let owner = |name: &str| -> Option<&TypePlan> {
+        let id = by_name.get(name).copied().or_else(|| {
+            let base = name.trim_end_matches('_');
+            base.strip_suffix("View").and_then(|b| by_name.get(b).copied())
+        })?;
+        plan.get(id)
+    };
+    let ident = |s: &str| -> String { s.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect() };
+    let mut checked = 0;
+    let mut doc_blocks: Option<String> = None;
+    let mut current: Option<&TypePlan> = None;
+    // Blocks seen so far in the current write_to / read_from, checked against the plan's at its end.
+    let mut blocks: Option<Vec<u64>> = None;
+    let mut in_measure = false;
+    for line in code.lines() {
+        let l = line.trim();
+        if let Some(rest) = l.strip_prefix("/// Fixed blocks: ") {
+            doc_blocks = Some(rest.trim_end_matches('.').to_string());
+        }
+        if let Some(rest) = line.strip_prefix("struct ").filter(|r| r.ends_with(" {")) {
+            let name = ident(rest);
+            if let Some(p) = by_name.get(&name).and_then(|id| plan.get(*id)) {
+                let expected: Vec<String> = p
+                    .steps
+                    .iter()
+                    .filter_map(|s| match s {
+                        Step::Block { block, .. } => Some(format!("{} B at {}", block.size, block.offset.expr())),
+                        _ => None,
+                    })
+                    .collect();
+                let expected = (!expected.is_empty()).then(|| expected.join(", "));
+                assert_eq!(doc_blocks, expected, "doc of {name}\n{text}");
+                checked += 1;
+                current = Some(p);
+            } else {
+                current = None; // a view: its members have no sizes
+            }
+            doc_blocks = None;
+        }
+        if let Some(rest) = line.strip_prefix("inline ") {
+            // `inline bool Name::write_to(` etc.: the definitions of one type.
+            let after_ty = rest.split_once(' ').map_or("", |(_, r)| r);
+            current = owner(&ident(after_ty));
+            let func = after_ty.split_once("::").map_or("", |(_, f)| f);
+            in_measure = func.starts_with("measure(");
+            blocks = (func.starts_with("write_to(") || func.starts_with("read_from(")).then(Vec::new);
+        }
+        if line == "}" {
+            if let (Some(seen), Some(p)) = (blocks.take(), current) {
+                assert_eq!(seen, block_sizes(p), "blocks of a write_to/read_from\n{text}\n{code}");
+                checked += 1;
+            }
+        }
+        let Some(p) = current else { continue };
+        if let Some(n) = number_after(l, "static constexpr size_t SIZE = ") {
+            assert_eq!(Some(n), p.size.fixed, "SIZE\n{text}");
+            checked += 1;
+        }
+        if let Some(n) = number_after(l, "wirelens::Fits&) noexcept { return ") {
+            assert_eq!(Some(n), p.size.fixed, "fixed measure\n{text}");
+            checked += 1;
+        }
+        if let Some(n) = number_after(l, "static constexpr uint16_t MESSAGE_ID = ") {
+            assert_eq!(Some(n as u16), p.message_id, "MESSAGE_ID\n{text}");
+            checked += 1;
+        }
+        if in_measure {
+            if let Some(n) = number_after(l, "size_t n = ") {
+                assert_eq!(n, p.exact_size.constant, "measure constant\n{text}");
+                checked += 1;
+            } else if let Some(n) = number_after(l, "n += ") {
+                assert!(
+                    formula_numbers(p).contains(&n),
+                    "`{l}`: not in the plan's formula\n{text}"
+                );
+                checked += 1;
+            }
+        }
+        for marker in ["w.block(", "rd.fixed("] {
+            if let Some(n) = number_after(l, marker) {
+                if let Some(seen) = blocks.as_mut() {
+                    seen.push(n);
+                }
+            }
+        }
+        for marker in ["rd.count32(", "rd.count16("] {
+            if let Some(n) = number_after(l, marker) {
+                assert!(
+                    elem_mins(p).contains(&n),
+                    "`{l}`: no element minimum {n} in the plan\n{text}"
+                );
+                checked += 1;
+            }
+        }
+    }
+    checked
+}
+
+#[test]
+fn generated_cpp_prints_only_the_plans_sizes() {
+    let mut checked = 0;
+    let vectors = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/vectors");
+    for dir in ["sdp", "ffi"] {
+        let mut files: Vec<_> = std::fs::read_dir(vectors.join(dir).join("schemas"))
+            .expect("schemas")
+            .map(|e| e.expect("entry").path())
+            .collect();
+        files.sort();
+        for path in files {
+            let Some(dialect) = Dialect::from_path(&path) else {
+                continue;
+            };
+            let text = std::fs::read_to_string(&path).expect("read schema");
+            checked += check(dialect, &text);
+        }
+    }
+    let golden = checked;
+    assert!(golden > 100, "golden sizes checked: {golden}");
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    let mut schemas = 0;
+    for _ in 0..150 {
+        for dialect in [Dialect::Sdp, Dialect::Ffi] {
+            let n = check(dialect, &random_schema(&mut rng, dialect));
+            schemas += usize::from(n > 0);
+            checked += n;
+        }
+    }
+    assert!(schemas > 250, "random schemas generated: {schemas}");
+    assert!(checked > golden + 3000, "sizes checked: {checked}");
+}
