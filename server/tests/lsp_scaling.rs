@@ -49,108 +49,109 @@ fn cpu_time(c: &Client) -> Duration {
     Duration::from_nanos(ns)
 }
 
-struct Costs {
-    /// Least server CPU time of five, per request kind.
-    times: Vec<(&'static str, Duration)>,
-    hwm_kb: u64,
+/// One server with one open struct of `fields` fields.
+struct Server {
+    c: Client,
+    fields: usize,
+    version: i64,
 }
 
-fn measure(fields: usize) -> Costs {
-    let mut c = Client::start();
-    c.request(
-        "initialize",
-        json!({"processId": null, "rootUri": null, "capabilities": {},
-               "initializationOptions": {"diagnostics": {"delayMs": 0}}}),
-    );
-    c.notify("initialized", json!({}));
-    let uri = "file:///tmp/wirelens-scaling/big.sdp";
-    let text = schema(fields);
-    let lines = fields as u32 + 3;
-    let doc = json!({"uri": uri});
-    let mut times = Vec::new();
-    let mut best = |name: &'static str, mut f: Box<dyn FnMut(&mut Client) + '_>, c: &mut Client| {
-        let mut fastest = Duration::MAX;
-        for _ in 0..5 {
-            let t = cpu_time(c);
-            f(c);
-            fastest = fastest.min(cpu_time(c).saturating_sub(t));
+const URI: &str = "file:///tmp/wirelens-scaling/big.sdp";
+
+impl Server {
+    fn start(fields: usize) -> Server {
+        let mut c = Client::start();
+        c.request(
+            "initialize",
+            json!({"processId": null, "rootUri": null, "capabilities": {},
+                   "initializationOptions": {"diagnostics": {"delayMs": 0}}}),
+        );
+        c.notify("initialized", json!({}));
+        c.open(URI, "sdp", &schema(fields));
+        c.diagnostics(URI);
+        Server { c, fields, version: 1 }
+    }
+
+    /// Sends one request of `kind` and waits for its answer.
+    fn run(&mut self, kind: &str) {
+        let doc = json!({"uri": URI});
+        let (c, fields) = (&mut self.c, self.fields);
+        match kind {
+            "edit → diagnostics" => {
+                self.version += 1;
+                let version = self.version;
+                c.notify(
+                    "textDocument/didChange",
+                    json!({"textDocument": {"uri": URI, "version": version},
+                           "contentChanges": [{"range": {"start": pos(1, 4), "end": pos(1, 6)}, "text": "g0"}]}),
+                );
+                while c.diagnostics(URI)["version"] != version {}
+            }
+            "semantic tokens" => {
+                let t = c.request("textDocument/semanticTokens/full", json!({"textDocument": doc}));
+                assert!(t["data"].as_array().unwrap().len() >= fields * 5);
+            }
+            "document symbols" => {
+                let s = c.request("textDocument/documentSymbol", json!({"textDocument": doc}));
+                assert_eq!(s[0]["children"].as_array().unwrap().len(), fields);
+            }
+            "inlay hints" => {
+                let end = pos(fields as u32 + 3, 0);
+                let h = c.request(
+                    "textDocument/inlayHint",
+                    json!({"textDocument": doc, "range": {"start": pos(0, 0), "end": end}}),
+                );
+                assert_eq!(h.as_array().unwrap().len(), fields);
+            }
+            "formatting" => {
+                let e = c.request(
+                    "textDocument/formatting",
+                    json!({"textDocument": doc, "options": {"tabSize": 4, "insertSpaces": true}}),
+                );
+                assert!(e.is_array());
+            }
+            other => unreachable!("{other}"),
         }
-        times.push((name, fastest));
-    };
-    let mut version = 1;
-    c.open(uri, "sdp", &text);
-    c.diagnostics(uri);
-    best(
-        "edit → diagnostics",
-        Box::new(|c: &mut Client| {
-            version += 1;
-            c.notify(
-                "textDocument/didChange",
-                json!({"textDocument": {"uri": uri, "version": version},
-                       "contentChanges": [{"range": {"start": pos(1, 4), "end": pos(1, 6)}, "text": "g0"}]}),
-            );
-            while c.diagnostics(uri)["version"] != version {}
-        }),
-        &mut c,
-    );
-    best(
-        "semantic tokens",
-        Box::new(|c: &mut Client| {
-            let t = c.request("textDocument/semanticTokens/full", json!({"textDocument": doc}));
-            assert!(t["data"].as_array().unwrap().len() >= fields * 5);
-        }),
-        &mut c,
-    );
-    best(
-        "document symbols",
-        Box::new(|c: &mut Client| {
-            let s = c.request("textDocument/documentSymbol", json!({"textDocument": doc}));
-            assert_eq!(s[0]["children"].as_array().unwrap().len(), fields);
-        }),
-        &mut c,
-    );
-    best(
-        "inlay hints",
-        Box::new(|c: &mut Client| {
-            let h = c.request(
-                "textDocument/inlayHint",
-                json!({"textDocument": doc, "range": {"start": pos(0, 0), "end": pos(lines, 0)}}),
-            );
-            assert_eq!(h.as_array().unwrap().len(), fields);
-        }),
-        &mut c,
-    );
-    best(
-        "formatting",
-        Box::new(|c: &mut Client| {
-            let e = c.request(
-                "textDocument/formatting",
-                json!({"textDocument": doc, "options": {"tabSize": 4, "insertSpaces": true}}),
-            );
-            assert!(e.is_array());
-        }),
-        &mut c,
-    );
-    Costs {
-        times,
-        hwm_kb: vm_hwm(&c),
+    }
+
+    /// The server's CPU time for one request of `kind`.
+    fn cost(&mut self, kind: &str) -> Duration {
+        let before = cpu_time(&self.c);
+        self.run(kind);
+        cpu_time(&self.c).saturating_sub(before)
     }
 }
+
+const KINDS: [&str; 5] = [
+    "edit → diagnostics",
+    "semantic tokens",
+    "document symbols",
+    "inlay hints",
+    "formatting",
+];
 
 #[test]
 fn diagnostics_tokens_symbols_hints_and_formatting_grow_linearly() {
-    let small = measure(N);
-    let large = measure(4 * N);
+    let mut small = Server::start(N);
+    let mut large = Server::start(4 * N);
     let mut report = Vec::new();
     let mut worst = Vec::new();
-    for ((name, a), (_, b)) in small.times.iter().zip(&large.times) {
+    for kind in KINDS {
+        // The least of seven, small and large measured alternately, so that a busy
+        // moment of the machine weighs on both sizes alike.
+        let (mut a, mut b) = (Duration::MAX, Duration::MAX);
+        for _ in 0..7 {
+            a = a.min(small.cost(kind));
+            b = b.min(large.cost(kind));
+        }
         // Below a few milliseconds the ratio measures noise, not growth.
         let ratio = b.as_secs_f64() / a.as_secs_f64().max(0.005);
-        report.push(format!("{name}: {a:?} → {b:?} ({ratio:.1}×)"));
-        worst.push((ratio, *name));
+        report.push(format!("{kind}: {a:?} → {b:?} ({ratio:.1}×)"));
+        worst.push((ratio, kind));
     }
-    let mem = large.hwm_kb as f64 / small.hwm_kb as f64;
-    report.push(format!("VmHWM: {} kB → {} kB ({mem:.1}×)", small.hwm_kb, large.hwm_kb));
+    let (hwm_small, hwm_large) = (vm_hwm(&small.c), vm_hwm(&large.c));
+    let mem = hwm_large as f64 / hwm_small as f64;
+    report.push(format!("VmHWM: {hwm_small} kB → {hwm_large} kB ({mem:.1}×)"));
     eprintln!("N = {N} vs 4N:\n{}", report.join("\n"));
     for (ratio, name) in worst {
         assert!(ratio <= 5.0, "{name} grew {ratio:.1}× for 4× the fields: {report:?}");
