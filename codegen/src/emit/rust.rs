@@ -149,6 +149,7 @@ pub fn generate_with(schema: &Schema, layout: &Layout, source: &str, opts: &Rust
         type_names: (0..schema.types.len())
             .map(|id| type_name(schema, layout, id))
             .collect(),
+        struct_borrows: struct_borrows(layout),
     };
     let mut c = Code::default();
     g.header(&mut c, source);
@@ -195,6 +196,36 @@ fn put_prims_helper(c: &mut Code) {
     c.close("}");
 }
 
+/// [`Gen::borrows`] for one wire, given which structs borrow.
+fn wire_borrows(w: &Wire, structs: &[bool]) -> bool {
+    match w {
+        Wire::Prim(p) => *p == Primitive::Str,
+        Wire::Array(e) => matches!(&**e, Wire::Prim(_)) || wire_borrows(e, structs),
+        Wire::Optional(e) => wire_borrows(e, structs),
+        Wire::Struct(id) => structs.get(*id).copied().unwrap_or(false),
+    }
+}
+
+/// Which structs' views borrow from the input, per type id: a fixpoint over the fields
+/// (no recursion through nested structs, which re-walked shared structs once per path:
+/// exponential on schemas where structs reuse earlier ones).
+fn struct_borrows(layout: &Layout) -> Vec<bool> {
+    let mut b = vec![false; layout.types.len()];
+    loop {
+        let mut changed = false;
+        for (id, t) in layout.types.iter().enumerate() {
+            let Some(t) = t else { continue };
+            if !b[id] && t.fields.iter().any(|f| wire_borrows(&f.wire, &b)) {
+                b[id] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            return b;
+        }
+    }
+}
+
 /// One member of a value type: a struct field, or the single `0` of a tuple root.
 struct Member {
     /// `self.{access}` (`name`, `r#type`, `0`).
@@ -209,6 +240,8 @@ struct Gen<'s> {
     opts: RustOptions,
     /// The Rust names of every schema type.
     type_names: std::collections::HashSet<String>,
+    /// Per type id: its view borrows from the input.
+    struct_borrows: Vec<bool>,
 }
 
 impl Gen<'_> {
@@ -276,15 +309,7 @@ impl Gen<'_> {
     /// Whether the view of this wire borrows from the input: it holds a string or a
     /// primitive array somewhere (an array of non-borrowing values is an owned `Vec`).
     fn borrows(&self, w: &Wire) -> bool {
-        match w {
-            Wire::Prim(p) => *p == Primitive::Str,
-            Wire::Array(e) => matches!(&**e, Wire::Prim(_)) || self.borrows(e),
-            Wire::Optional(e) => self.borrows(e),
-            Wire::Struct(id) => self
-                .layout
-                .get(*id)
-                .is_some_and(|t| t.fields.iter().any(|f| self.borrows(&f.wire))),
-        }
+        wire_borrows(w, &self.struct_borrows)
     }
 
     fn prim_ty(p: Primitive) -> &'static str {
