@@ -15,6 +15,7 @@
 
 use std::hint::black_box;
 use std::time::Duration;
+use wirelens_runtime::Message as _;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use wirelens_bench_codec::{dataset_file, decode_all, fast, mirror, plain, read_case};

@@ -79,7 +79,7 @@ macro_rules! decode_all {
         let mut out = Vec::new();
         let mut at = 0;
         while at < bytes.len() {
-            let (v, n) = <$ty>::decode_prefix(&bytes[at..]).expect("valid vector");
+            let (v, n) = <$ty as ::wirelens_runtime::Message>::decode_prefix(&bytes[at..]).expect("valid vector");
             out.push(v);
             at += n;
         }
