@@ -199,6 +199,14 @@ fn codecs(c: &mut Criterion) {
     );
     dataset!(
         c,
+        "sdp-arrays-first",
+        fast::arrays::ArraysOfPrimitives,
+        plain::arrays::ArraysOfPrimitives,
+        mirror::arrays::Records,
+        mirror::arrays::from_records
+    );
+    dataset!(
+        c,
         "ffi-complex",
         fast::complex::PluginListMessage,
         plain::complex::PluginListMessage,

@@ -91,6 +91,8 @@ macro_rules! decode_all {
 pub const DATASETS: &[(&str, &str)] = &[
     ("sdp-audiounit", "sdp/cases/audiounit_full.bin"),
     ("sdp-arrays", "sdp/cases/arrays_primitives_all.bin"),
+    // One 141-byte record: per-call overhead (issue 14).
+    ("sdp-arrays-first", "sdp/cases/arrays_primitives_first.bin"),
     ("ffi-complex", "ffi/cases/complex.canon.bin"),
     ("ffi-array-int", "ffi/cases/array_int.canon.bin"),
     ("ffi-array-struct", "ffi/cases/array_struct.canon.bin"),

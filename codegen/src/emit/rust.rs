@@ -166,31 +166,7 @@ pub fn generate_with(schema: &Schema, layout: &Layout, source: &str, opts: &Rust
     if schema.dialect == Dialect::Sdp {
         g.dispatcher(&mut c);
     }
-    if c.out.contains("put_prims_le(w,") {
-        put_prims_helper(&mut c);
-    }
     Ok(c.out)
-}
-
-/// The bulk primitive-array encoder, emitted into modules that use it. Converting into a
-/// stack buffer and appending it whole took ffire `array_int` (5,000 × i32) encoding from
-/// 8.6× to 1.8× the time of copying its bytes (`bench/run`), against one `Sink::put`
-/// per element.
-fn put_prims_helper(c: &mut Code) {
-    c.blank();
-    c.line("/// Appends primitive values little-endian through a 1 KiB stack buffer: the conversion loop");
-    c.line("/// vectorizes and the sink sees one append per KiB instead of one per element.");
-    c.line("#[inline]");
-    c.open("fn put_prims_le<S: rt::Sink, T: rt::Prim>(w: &mut S, vs: &[T]) {");
-    c.line("let mut buf = [0u8; 1024];");
-    c.open("for chunk in vs.chunks(1024 / T::SIZE) {");
-    c.line("let n = chunk.len() * T::SIZE;");
-    c.open("for (d, x) in buf[..n].chunks_exact_mut(T::SIZE).zip(chunk) {");
-    c.line("d.copy_from_slice(rt::Prim::to_le(*x).as_ref());");
-    c.close("}");
-    c.line("w.put(&buf[..n]);");
-    c.close("}");
-    c.close("}");
 }
 
 /// On every generated item: a crate may use only part of a schema (`clippy -D warnings`
@@ -737,7 +713,7 @@ impl Gen<'_> {
             Value::Prim(_) => c.line(&format!("w.put_prim({by_val});")),
             Value::BulkPrims(pre, _) if self.opts.bulk_arrays => {
                 c.line(&format!("w.len{}({place}.len())?;", bits(pre)));
-                c.line(&format!("put_prims_le(w, {place}.as_slice());"));
+                c.line(&format!("w.put_prims({place}.as_slice());"));
             }
             Value::BulkPrims(pre, p) => {
                 c.line(&format!("w.len{}({place}.len())?;", bits(pre)));
@@ -1158,11 +1134,11 @@ mod tests {
         let fast = generate(&a.schema, &a.layout, "test").expect("generates");
         let plain = generate_with(&a.schema, &a.layout, "test", &RustOptions::PLAIN).expect("generates");
         assert!(
-            fast.contains("rd.fixed::<5>()") && fast.contains("put_prims_le(w, "),
+            fast.contains("rd.fixed::<5>()") && fast.contains("w.put_prims(self.vs.as_slice());"),
             "{fast}"
         );
         assert!(
-            !plain.contains("rd.fixed::<") && !plain.contains("put_prims_le("),
+            !plain.contains("rd.fixed::<") && !plain.contains("put_prims("),
             "{plain}"
         );
         assert!(plain.contains("let f_x = rd.u32()"), "{plain}");

@@ -333,3 +333,33 @@ fn sdp_messages_and_dispatch_are_default_methods() {
     short[6] = 6;
     assert!(Pair::decode_message(&short).is_err() && Any::decode(&short).is_err());
 }
+
+#[test]
+fn primitive_arrays_encode_little_endian_into_both_sinks() {
+    let vs = [1u32, 0x0102_0304, u32::MAX];
+    let want = [1, 0, 0, 0, 4, 3, 2, 1, 0xff, 0xff, 0xff, 0xff];
+    let mut out = vec![9u8];
+    out.put_prims(&vs);
+    assert_eq!(&out[1..], &want);
+    let mut buf = [0u8; 12];
+    let mut s = SliceSink::new(&mut buf);
+    s.put_prims(&vs);
+    assert_eq!(s.finish(), Ok(12));
+    assert_eq!(buf, want);
+    let mut short = [0u8; 11];
+    let mut s = SliceSink::new(&mut short);
+    s.put_prims(&vs);
+    assert!(s.finish().is_err());
+    let mut bools = Vec::new();
+    bools.put_prims(&[true, false, true]);
+    assert_eq!(bools, [1, 0, 1]);
+    let mut floats = Vec::new();
+    floats.put_prims(&[-0.0f64, 1.5]);
+    assert_eq!(&floats[..8], &(-0.0f64).to_le_bytes());
+}
+
+#[test]
+fn decode_results_fit_in_two_words() {
+    assert_eq!(core::mem::size_of::<DecodeError>(), core::mem::size_of::<usize>());
+    assert!(core::mem::size_of::<Result<&str, DecodeError>>() <= 2 * core::mem::size_of::<usize>());
+}
