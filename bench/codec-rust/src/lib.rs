@@ -33,8 +33,8 @@ pub mod fast {
 }
 
 /// The same schemas with `RustOptions::PLAIN`: every field read and written on its own
-/// (a bounds check each), nested structs through calls, arrays element by element, no
-/// presizing.
+/// (a bounds check each), nested structs through calls, arrays element by element (the
+/// runtime's `Message::encode` presizes for both, since the trait carries it).
 pub mod plain {
     #![allow(missing_docs)]
     pub mod audiounit {
