@@ -20,7 +20,7 @@ import json
 import os
 import sys
 
-DATASETS = ["sdp-audiounit", "sdp-arrays", "ffi-complex", "ffi-array-int", "ffi-array-struct", "ffi-array-string"]
+DATASETS = ["sdp-audiounit", "sdp-arrays", "sdp-arrays-first", "ffi-complex", "ffi-array-int", "ffi-array-struct", "ffi-array-string"]
 FUNCS = ["memcpy", "memcpy-fresh", "rust-encode", "rust-encode-fresh", "rust-encode-slice", "rust-decode",
          "rust-decode-view", "plain-encode", "plain-encode-fresh", "plain-decode", "plain-decode-view",
          "bincode-encode", "bincode-encode-fresh", "bincode-decode", "prost-encode", "prost-encode-fresh",

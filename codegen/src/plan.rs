@@ -17,9 +17,13 @@
 //! `Step::Value` (or a one-leaf block) with the empty path.
 //!
 //! Speed decisions made here, once, and shown by [`Plan::dump`]:
-//! - what is one block (the layout's fixed blocks: consecutive fixed-size leaves, nested
-//!   fixed structs included, variable nested structs inlined to
-//!   [`crate::layout::MAX_INLINE_DEPTH`]);
+//! - what is one block: consecutive fixed-size fields of the struct itself, nested fixed
+//!   structs included as leaves, each block starting at its first field's layout offset;
+//! - variable-size nested structs are *called* (`Value::Struct`), not inlined: inlining
+//!   copies the nested struct's code into every parent (generated Rust for the 5,000-struct
+//!   benchmark schema grew from 51.9 MB to 79.8 MB with inlining to depth 4) for a gain the
+//!   project's own benchmark measured at 1.02× (issue #13). [`PlanOptions::inline_nested`]
+//!   brings the layout's inlining walk back (its [`Step::Inline`] steps) for comparisons;
 //! - which arrays are copied in bulk ([`Value::BulkPrims`]: arrays of fixed primitives);
 //! - the exact size as a constant plus one term per variable-size value
 //!   ([`SizeFormula`]), so encoders can reserve exactly.
@@ -27,7 +31,7 @@
 use std::fmt::Write as _;
 
 use crate::dialect::Dialect;
-use crate::layout::{FixedBlock, Layout, SizeInfo, TypeLayout, WalkItem, Wire};
+use crate::layout::{FixedBlock, Layout, Leaf, LeafKind, SizeInfo, TypeLayout, WalkItem, Wire};
 use crate::model::{Primitive, Schema, TypeId};
 
 /// The width of a length / count prefix.
@@ -186,7 +190,9 @@ impl Value {
 /// One step of a struct's encoding, in wire order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Step {
-    /// `layout.blocks[index]`: fixed bytes, written and read as one unit.
+    /// Fixed bytes, written and read as one unit. `index` numbers the plan's blocks in
+    /// wire order (with [`PlanOptions::inline_nested`] it is the index in
+    /// `TypeLayout::blocks`, whose blocks the plan then takes as they are).
     Block { index: usize, block: FixedBlock },
     /// The nested variable-size struct `id` at `path` is inlined: its fields are the
     /// following steps whose paths start with `path`.
@@ -230,14 +236,29 @@ pub struct Plan {
     pub types: Vec<Option<TypePlan>>,
 }
 
+/// Choices the plan can make differently; [`Plan::new`] uses the default (every field
+/// `false`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PlanOptions {
+    /// Inline nested variable-size structs into their parent's steps and blocks, as the
+    /// layout's walk does (to [`crate::layout::MAX_INLINE_DEPTH`]), instead of calling
+    /// their own code. Off by default: it multiplies generated code for no measured gain.
+    pub inline_nested: bool,
+}
+
 impl Plan {
     /// Reads the plan of every type off `layout`.
     pub fn new(layout: &Layout) -> Plan {
+        Plan::with_options(layout, PlanOptions::default())
+    }
+
+    /// [`Plan::new`] with a choice of [`PlanOptions`].
+    pub fn with_options(layout: &Layout, opts: PlanOptions) -> Plan {
         let prefix = Prefix::of(layout.dialect);
         let types = layout
             .types
             .iter()
-            .map(|t| t.as_ref().map(|t| type_plan(layout, prefix, t)))
+            .map(|t| t.as_ref().map(|t| type_plan(layout, prefix, t, opts)))
             .collect();
         Plan {
             dialect: layout.dialect,
@@ -294,8 +315,8 @@ impl TypePlan {
                     );
                     for l in &block.leaves {
                         let what = match l.kind {
-                            crate::layout::LeafKind::Prim(p) => format!("{p:?}").to_lowercase(),
-                            crate::layout::LeafKind::Struct(id) => format!("struct {} (inlined)", name(id)),
+                            LeafKind::Prim(p) => format!("{p:?}").to_lowercase(),
+                            LeafKind::Struct(id) => format!("struct {} (block leaf)", name(id)),
                         };
                         let _ = writeln!(out, "    +{} {}: {what}", l.at, path_name(schema, self.id, &l.path));
                     }
@@ -424,10 +445,55 @@ fn value_of(layout: &Layout, prefix: Prefix, wire: &Wire) -> Value {
     }
 }
 
-fn type_plan(layout: &Layout, prefix: Prefix, t: &TypeLayout) -> TypePlan {
+/// A struct's steps when nested variable-size structs are called: its own fields in
+/// wire order, consecutive fixed-size ones (primitives and fixed structs) grouped into
+/// blocks that start at the layout's offset of their first field.
+fn called_steps(layout: &Layout, prefix: Prefix, t: &TypeLayout) -> Vec<Step> {
+    let mut steps = Vec::new();
+    let mut blocks = 0;
+    for f in &t.fields {
+        let kind = match (&f.wire, f.size.fixed) {
+            (Wire::Prim(p), Some(_)) => Some(LeafKind::Prim(*p)),
+            (Wire::Struct(id), Some(_)) => Some(LeafKind::Struct(*id)),
+            _ => None,
+        };
+        let (Some(kind), Some(n)) = (kind, f.size.fixed) else {
+            steps.push(Step::Value {
+                path: vec![f.decl_index],
+                value: value_of(layout, prefix, &f.wire),
+            });
+            continue;
+        };
+        if !matches!(steps.last(), Some(Step::Block { .. })) {
+            steps.push(Step::Block {
+                index: blocks,
+                block: FixedBlock {
+                    offset: f.offset.clone(),
+                    size: 0,
+                    leaves: Vec::new(),
+                },
+            });
+            blocks += 1;
+        }
+        if let Some(Step::Block { block, .. }) = steps.last_mut() {
+            block.leaves.push(Leaf {
+                path: vec![f.decl_index],
+                kind,
+                size: n,
+                at: block.size,
+            });
+            block.size += n;
+        }
+    }
+    steps
+}
+
+fn type_plan(layout: &Layout, prefix: Prefix, t: &TypeLayout, opts: PlanOptions) -> TypePlan {
     let is_struct = matches!(t.wire, Wire::Struct(s) if s == t.id);
     let mut steps = Vec::new();
-    if is_struct {
+    if is_struct && !opts.inline_nested {
+        steps = called_steps(layout, prefix, t);
+    } else if is_struct {
         for item in &t.walk {
             steps.push(match item {
                 WalkItem::Block(i) => Step::Block {
@@ -521,11 +587,33 @@ mod tests {
     }
 
     #[test]
-    fn variable_nested_structs_are_inlined_and_deep_ones_called() {
+    fn variable_nested_structs_are_called_and_fixed_ones_are_block_leaves() {
         let (a, p) = plan(
             Dialect::Sdp,
-            "struct In { x: u32, s: str, y: u32 }\nstruct Out { a: u32, i: In, b: u16, v: []In, o: Option<In> }",
+            "struct In { x: u32, s: str, y: u32 }\nstruct Fx { a: u8, b: u16 }\nstruct Out { a: u32, f: Fx, i: In, b: u16, v: []In, o: Option<In> }",
         );
+        let dump = p.dump(&a.schema);
+        assert_eq!(
+            dump.split("Out (").nth(1).map(|s| format!("Out ({s}")),
+            Some(
+                "Out (min 26 B, message id 3)\n  block #0: 7 B at 0, one bounds check\n    +0 a: u32\n    +4 f: struct Fx (block leaf)\n  i: call struct In\n  block #1: 2 B at 19 + |i|, one bounds check\n    +0 b: u16\n  v: array, u32 count, each (min 12 B): call struct In\n  o: presence byte, then call struct In\n  size = 14 + size<In>(i) + Σ x in v: (size<In>(x)) + (size<In>(x), if o present)\n"
+                    .to_string()
+            ),
+            "{dump}"
+        );
+        let t = p.get(2).expect("plan");
+        assert!(!t.steps.iter().any(|s| matches!(s, Step::Inline { .. })));
+    }
+
+    #[test]
+    fn inlining_is_an_option_that_follows_the_layout_walk() {
+        let a = analyze(
+            Dialect::Sdp,
+            "struct In { x: u32, s: str, y: u32 }\nstruct Out { a: u32, i: In, b: u16, v: []In, o: Option<In> }",
+            None,
+            OrderChoice::default(),
+        );
+        let p = Plan::with_options(&a.layout, PlanOptions { inline_nested: true });
         let dump = p.dump(&a.schema);
         assert_eq!(
             dump.split("Out (").nth(1).map(|s| format!("Out ({s}")),
@@ -538,10 +626,11 @@ mod tests {
         // Inlined order: the Inline marker precedes its fields.
         let t = p.get(1).expect("plan");
         assert!(matches!(&t.steps[1], Step::Inline { path, id: 0 } if path == &vec![1]));
+        assert_eq!(t.exact_size.constant, a.layout.get(1).expect("layout").size.min);
     }
 
     #[test]
-    fn the_formula_constant_is_the_layout_minimum() {
+    fn the_formula_constant_plus_called_minimums_is_the_layout_minimum() {
         let (a, p) = plan(
             Dialect::Sdp,
             "struct A { s: str, n: Option<u8>, k: [][]u8, f: Fx }\nstruct Fx { a: u8, b: u64 }\nstruct B { a: A, x: u8 }",
@@ -549,7 +638,16 @@ mod tests {
         for (id, t) in p.types.iter().enumerate() {
             let t = t.as_ref().expect("plan");
             let l = a.layout.get(id).expect("layout");
-            assert_eq!(t.exact_size.constant, l.size.min, "{}", t.dump(&a.schema));
+            let called: u64 = t
+                .exact_size
+                .terms
+                .iter()
+                .map(|(_, term)| match term {
+                    SizeTerm::Call(c) => a.layout.get(*c).map_or(0, |c| c.size.min),
+                    _ => 0,
+                })
+                .sum();
+            assert_eq!(t.exact_size.constant + called, l.size.min, "{}", t.dump(&a.schema));
             assert_eq!(t.exact_size.terms.is_empty(), l.size.fixed.is_some());
         }
     }

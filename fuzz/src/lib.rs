@@ -132,6 +132,8 @@ macro_rules! message_mode {
 
 /// The generated modules, `TARGETS` and `SEEDS` (see `build.rs`).
 pub mod rust_targets {
+    #[allow(unused_imports)] // the generated types' API: trait methods
+    use wirelens_runtime::{Dispatch as _, Message as _, SdpMessage as _};
     use super::Target;
     include!(concat!(env!("OUT_DIR"), "/rust_targets.rs"));
 }

@@ -15,6 +15,7 @@
 
 use std::hint::black_box;
 use std::time::Duration;
+use wirelens_runtime::Message as _;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use wirelens_bench_codec::{dataset_file, decode_all, fast, mirror, plain, read_case};
@@ -191,6 +192,14 @@ fn codecs(c: &mut Criterion) {
     dataset!(
         c,
         "sdp-arrays",
+        fast::arrays::ArraysOfPrimitives,
+        plain::arrays::ArraysOfPrimitives,
+        mirror::arrays::Records,
+        mirror::arrays::from_records
+    );
+    dataset!(
+        c,
+        "sdp-arrays-first",
         fast::arrays::ArraysOfPrimitives,
         plain::arrays::ArraysOfPrimitives,
         mirror::arrays::Records,

@@ -4,6 +4,7 @@
 //! of a codec that silently does less work would flatter it.)
 
 use wirelens_bench_codec::{dataset_file, decode_all, fast, mirror, plain, read_case};
+use wirelens_runtime::Message as _;
 
 macro_rules! check {
     ($name:literal, $fast:ty, $plain:ty, $mirror:ty, $from:path) => {{

@@ -2,14 +2,16 @@
 //! `wirelens-runtime` crate (`runtime/rust`).
 //!
 //! Per value type `T` (every struct; for ffire also array and named-primitive roots,
-//! which become tuple structs) the module has:
+//! which become tuple structs) the module has only what must be per type:
 //! - `T` (owned: `String`, `Vec<_>`, `Option<_>`) and, when `T` contains strings or
 //!   arrays, `TView<'a>` (zero-copy: `&'a str`, `LeSlice<'a, _>` for primitive arrays);
-//! - `encoded_size`, `encode` (appends to a reusable `Vec<u8>`), `encode_into` (caller
-//!   buffer), `to_bytes`, `decode` (rejects trailing bytes), `decode_prefix`,
-//!   `decode_view`, `decode_view_prefix`;
-//! - SDP: `MESSAGE_ID`, `encode_message`, `decode_message(_prefix)`, and one
-//!   `AnyMessage` enum dispatching over every struct.
+//! - `impl rt::Message for T` (`encoded_size`, `write_to`), `impl rt::Decode for T` and
+//!   for `TView` (`read_from`); SDP: `impl rt::SdpMessage` (`MESSAGE_ID`) and one
+//!   `AnyMessage` enum with `impl rt::Dispatch`.
+//!
+//! `encode`, `encode_into`, `to_bytes`, `decode`, `decode_prefix`, `decode_view`, the
+//! message methods and the dispatcher's `decode` are the traits' default methods in
+//! `wirelens-runtime`, written once (as `prost::Message` does it).
 //!
 //! Fields are read and written in the order [`crate::layout`] gives; consecutive
 //! fixed-size fields (nested fixed structs included) are one fixed block: one bounds
@@ -94,9 +96,6 @@ pub struct RustOptions {
     /// Primitive arrays are appended with `put_prims` and decoded with one bounds check
     /// and one conversion pass. Off: one `put_prim` / checked read per element.
     pub bulk_arrays: bool,
-    /// `encode` reserves, and `to_bytes` allocates, the exact encoded size up front. Off:
-    /// the buffer grows as bytes are appended.
-    pub presize: bool,
 }
 
 impl RustOptions {
@@ -104,7 +103,6 @@ impl RustOptions {
     pub const PLAIN: RustOptions = RustOptions {
         fixed_blocks: false,
         bulk_arrays: false,
-        presize: false,
     };
 }
 
@@ -113,7 +111,6 @@ impl Default for RustOptions {
         RustOptions {
             fixed_blocks: true,
             bulk_arrays: true,
-            presize: true,
         }
     }
 }
@@ -149,6 +146,7 @@ pub fn generate_with(schema: &Schema, layout: &Layout, source: &str, opts: &Rust
         type_names: (0..schema.types.len())
             .map(|id| type_name(schema, layout, id))
             .collect(),
+        struct_borrows: struct_borrows(layout),
     };
     let mut c = Code::default();
     g.header(&mut c, source);
@@ -168,31 +166,48 @@ pub fn generate_with(schema: &Schema, layout: &Layout, source: &str, opts: &Rust
     if schema.dialect == Dialect::Sdp {
         g.dispatcher(&mut c);
     }
-    if c.out.contains("put_prims_le(w,") {
-        put_prims_helper(&mut c);
-    }
     Ok(c.out)
 }
 
-/// The bulk primitive-array encoder, emitted into modules that use it. Converting into a
-/// stack buffer and appending it whole took ffire `array_int` (5,000 × i32) encoding from
-/// 8.6× to 1.8× the time of copying its bytes (`bench/run`), against one `Sink::put`
-/// per element.
-fn put_prims_helper(c: &mut Code) {
-    c.blank();
-    c.line("/// Appends primitive values little-endian through a 1 KiB stack buffer: the conversion loop");
-    c.line("/// vectorizes and the sink sees one append per KiB instead of one per element.");
-    c.line("#[inline]");
-    c.open("fn put_prims_le<S: rt::Sink, T: rt::Prim>(w: &mut S, vs: &[T]) {");
-    c.line("let mut buf = [0u8; 1024];");
-    c.open("for chunk in vs.chunks(1024 / T::SIZE) {");
-    c.line("let n = chunk.len() * T::SIZE;");
-    c.open("for (d, x) in buf[..n].chunks_exact_mut(T::SIZE).zip(chunk) {");
-    c.line("d.copy_from_slice(rt::Prim::to_le(*x).as_ref());");
-    c.close("}");
-    c.line("w.put(&buf[..n]);");
-    c.close("}");
-    c.close("}");
+/// On every generated item: a crate may use only part of a schema (`clippy -D warnings`
+/// in a binary crate must still pass).
+const DEAD_CODE: &str = "#[allow(dead_code)] // a crate may use only part of a schema";
+
+/// Drops blank lines before a closing brace.
+fn trim_blank(c: &mut Code) {
+    while c.out.ends_with("\n\n") {
+        c.out.pop();
+    }
+}
+
+/// [`Gen::borrows`] for one wire, given which structs borrow.
+fn wire_borrows(w: &Wire, structs: &[bool]) -> bool {
+    match w {
+        Wire::Prim(p) => *p == Primitive::Str,
+        Wire::Array(e) => matches!(&**e, Wire::Prim(_)) || wire_borrows(e, structs),
+        Wire::Optional(e) => wire_borrows(e, structs),
+        Wire::Struct(id) => structs.get(*id).copied().unwrap_or(false),
+    }
+}
+
+/// Which structs' views borrow from the input, per type id: a fixpoint over the fields
+/// (no recursion through nested structs, which re-walked shared structs once per path:
+/// exponential on schemas where structs reuse earlier ones).
+fn struct_borrows(layout: &Layout) -> Vec<bool> {
+    let mut b = vec![false; layout.types.len()];
+    loop {
+        let mut changed = false;
+        for (id, t) in layout.types.iter().enumerate() {
+            let Some(t) = t else { continue };
+            if !b[id] && t.fields.iter().any(|f| wire_borrows(&f.wire, &b)) {
+                b[id] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            return b;
+        }
+    }
 }
 
 /// One member of a value type: a struct field, or the single `0` of a tuple root.
@@ -209,6 +224,8 @@ struct Gen<'s> {
     opts: RustOptions,
     /// The Rust names of every schema type.
     type_names: std::collections::HashSet<String>,
+    /// Per type id: its view borrows from the input.
+    struct_borrows: Vec<bool>,
 }
 
 impl Gen<'_> {
@@ -227,12 +244,14 @@ impl Gen<'_> {
         ));
         c.line(&format!("// Encoders and decoders for `{source}` ({order})."));
         c.line("//");
-        c.line("// Every type has `encoded_size`, `encode` (appends to a reusable `Vec<u8>`), `encode_into`");
-        c.line("// (a caller buffer), `decode` (rejects trailing bytes), `decode_prefix` (back-to-back records)");
-        c.line("// and `decode_view` (zero-copy: strings and primitive arrays borrow the input).");
+        c.line("// Every type implements `wirelens_runtime::Message` (`encoded_size`, `encode` appending to a");
+        c.line("// reusable `Vec<u8>`, `encode_into` a caller buffer, `to_bytes`, `decode` rejecting trailing");
+        c.line("// bytes, `decode_prefix` for back-to-back records, `decode_view`: zero-copy, strings and");
+        c.line("// primitive arrays borrow the input); bring the trait into scope to call them.");
         if self.sdp() {
-            c.line("// Every struct is also a message (`encode_message`, `decode_message`); `AnyMessage`");
-            c.line("// decodes any of them by type id. `Box<T>` has no effect on the wire and is generated as `T`.");
+            c.line("// Every struct is also an `SdpMessage` (`encode_message`, `decode_message`); `AnyMessage`");
+            c.line("// (`Dispatch`) decodes any of them by type id. `Box<T>` has no effect on the wire and is");
+            c.line("// generated as `T`.");
         } else {
             c.line(&format!(
                 "// Strings and arrays are limited to {} bytes / elements: encoders refuse longer ones.",
@@ -243,6 +262,13 @@ impl Gen<'_> {
         c.line("use wirelens_runtime as rt;");
         c.line("#[allow(unused_imports)] // `Vec`/`String` for `no_std` crates; the std prelude has them too");
         c.line("use rt::prelude::*;");
+        let traits = if self.sdp() {
+            "Decode as _, Message as _, SdpMessage as _"
+        } else {
+            "Decode as _, Message as _"
+        };
+        c.line("#[allow(unused_imports)] // the traits whose methods this module calls");
+        c.line(&format!("use rt::{{{traits}}};"));
     }
 
     fn docs(&self, c: &mut Code, docs: &[String]) {
@@ -276,15 +302,7 @@ impl Gen<'_> {
     /// Whether the view of this wire borrows from the input: it holds a string or a
     /// primitive array somewhere (an array of non-borrowing values is an owned `Vec`).
     fn borrows(&self, w: &Wire) -> bool {
-        match w {
-            Wire::Prim(p) => *p == Primitive::Str,
-            Wire::Array(e) => matches!(&**e, Wire::Prim(_)) || self.borrows(e),
-            Wire::Optional(e) => self.borrows(e),
-            Wire::Struct(id) => self
-                .layout
-                .get(*id)
-                .is_some_and(|t| t.fields.iter().any(|f| self.borrows(&f.wire))),
-        }
+        wire_borrows(w, &self.struct_borrows)
     }
 
     fn prim_ty(p: Primitive) -> &'static str {
@@ -414,6 +432,7 @@ impl Gen<'_> {
         }
         self.layout_doc(c, id, t);
         c.line("#[derive(Debug, Clone, PartialEq, Default)]");
+        c.line(DEAD_CODE);
         if def.is_struct() {
             c.open(&format!("pub struct {name} {{"));
             let names = self.field_names(id);
@@ -433,6 +452,7 @@ impl Gen<'_> {
                 "/// Zero-copy view of [`{name}`]: strings and primitive arrays borrow the input."
             ));
             c.line("#[derive(Debug, Clone, PartialEq)]");
+            c.line(DEAD_CODE);
             if def.is_struct() {
                 c.open(&format!("pub struct {view}<'a> {{"));
                 let names = self.field_names(id);
@@ -446,45 +466,63 @@ impl Gen<'_> {
                 c.line(&format!("pub struct {view}<'a>(pub {});", self.view_ty(&t.wire)));
             }
         }
-        c.blank();
-        c.open(&format!("impl {name} {{"));
-        if let Some(n) = t.size.fixed {
-            c.line("/// The encoded size (every value has it).");
-            c.line(&format!("pub const SIZE: usize = {n};"));
-            c.blank();
-        }
-        if let Some(mid) = t.message_id {
-            c.line("/// SDP message type id (1-based position in the schema).");
-            c.line(&format!("pub const MESSAGE_ID: u16 = {mid};"));
-            c.blank();
-        }
-        self.api(c, t, borrows);
         let Some(p) = self.plan_of(id) else {
-            c.close("}");
             return;
         };
-        self.encoded_size(c, p);
-        self.write_to(c, p);
-        if t.size.fixed.is_some() && def.is_struct() {
-            self.block_fns(c, p);
-        }
-        self.read_from(c, p, false);
-        if !borrows {
+        let fixed_struct = t.size.fixed.is_some() && def.is_struct();
+        if t.size.fixed.is_some() || fixed_struct || !borrows {
             c.blank();
-            c.line("/// Views of types without strings or arrays are the owned values.");
-            c.open("pub fn to_owned_value(&self) -> Self {");
-            c.line("self.clone()");
+            c.line(DEAD_CODE);
+            c.open(&format!("impl {name} {{"));
+            if let Some(n) = t.size.fixed {
+                c.line("/// The encoded size (every value has it).");
+                c.line(&format!("pub const SIZE: usize = {n};"));
+                c.blank();
+            }
+            if fixed_struct {
+                self.block_fns(c, p);
+            }
+            if !borrows {
+                c.line("/// Views of types without strings or arrays are the owned values.");
+                c.open("pub fn to_owned_value(&self) -> Self {");
+                c.line("self.clone()");
+                c.close("}");
+            }
+            trim_blank(c);
             c.close("}");
         }
+        let view = if borrows {
+            format!("{}<'a>", self.view_name(id))
+        } else {
+            "Self".into()
+        };
+        c.blank();
+        c.open(&format!("impl rt::Message for {name} {{"));
+        c.line(&format!("type View<'a> = {view};"));
+        c.blank();
+        self.encoded_size(c, p);
+        self.write_to(c, p);
+        trim_blank(c);
         c.close("}");
+        c.blank();
+        c.open(&format!("impl<'a> rt::Decode<'a> for {name} {{"));
+        self.read_from(c, p, false);
+        c.close("}");
+        if let Some(mid) = t.message_id {
+            c.blank();
+            c.open(&format!("impl rt::SdpMessage for {name} {{"));
+            c.line(&format!("const MESSAGE_ID: u16 = {mid};"));
+            c.close("}");
+        }
         if borrows {
             let view = self.view_name(id);
             c.blank();
-            c.open(&format!("impl<'a> {view}<'a> {{"));
-            if let Some(p) = self.plan_of(id) {
-                self.read_from(c, p, true);
-            }
+            c.open(&format!("impl<'a> rt::Decode<'a> for {view}<'a> {{"));
+            self.read_from(c, p, true);
+            c.close("}");
             c.blank();
+            c.line(DEAD_CODE);
+            c.open(&format!("impl {view}<'_> {{"));
             c.line("/// Copies the view into an owned value.");
             c.open(&format!("pub fn to_owned_value(&self) -> {name} {{"));
             if def.is_struct() {
@@ -499,138 +537,6 @@ impl Gen<'_> {
             }
             c.close("}");
             c.close("}");
-        }
-    }
-
-    /// The public entry points, in terms of `write_to` / `read_from`.
-    fn api(&self, c: &mut Code, t: &TypeLayout, borrows: bool) {
-        let view = if borrows {
-            format!("{}<'_>", self.view_name(t.id))
-        } else {
-            "Self".into()
-        };
-        let view_path = if borrows { self.view_name(t.id) } else { "Self".into() };
-        c.line("/// Appends the encoding to `out` (reuse one buffer: no allocation once it is large enough).");
-        c.line("/// On error `out` is left as it was.");
-        c.open("pub fn encode(&self, out: &mut Vec<u8>) -> Result<(), rt::EncodeError> {");
-        c.line("let start = out.len();");
-        if self.opts.presize {
-            c.line("out.reserve(self.encoded_size());");
-        }
-        c.line("let result = self.write_to(out);");
-        c.open("if result.is_err() {");
-        c.line("out.truncate(start);");
-        c.close("}");
-        c.line("result");
-        c.close("}");
-        c.blank();
-        c.line("/// Encodes into the start of `buf`; returns the bytes written. Refuses a buffer smaller");
-        c.line("/// than [`Self::encoded_size`].");
-        c.open("pub fn encode_into(&self, buf: &mut [u8]) -> Result<usize, rt::EncodeError> {");
-        c.line("let needed = self.encoded_size();");
-        c.open("if buf.len() < needed {");
-        c.line("return Err(rt::EncodeError::buffer_too_small(needed, buf.len()));");
-        c.close("}");
-        c.line("let mut sink = rt::SliceSink::new(buf);");
-        c.line("self.write_to(&mut sink)?;");
-        c.line("sink.finish()");
-        c.close("}");
-        c.blank();
-        c.line("/// The encoding in a new, exactly sized `Vec`.");
-        c.open("pub fn to_bytes(&self) -> Result<Vec<u8>, rt::EncodeError> {");
-        if self.opts.presize {
-            c.line("let mut out = Vec::with_capacity(self.encoded_size());");
-        } else {
-            c.line("let mut out = Vec::new();");
-        }
-        c.line("self.write_to(&mut out)?;");
-        c.line("Ok(out)");
-        c.close("}");
-        c.blank();
-        c.line("/// Decodes exactly one value; trailing bytes are an error.");
-        c.open("pub fn decode(bytes: &[u8]) -> Result<Self, rt::DecodeError> {");
-        c.line("let mut rd = rt::Reader::new(bytes);");
-        c.line("let value = Self::read_from(&mut rd)?;");
-        c.line("rd.finish()?;");
-        c.line("Ok(value)");
-        c.close("}");
-        c.blank();
-        c.line("/// Decodes one value from the start of `bytes`; returns it and the bytes used.");
-        c.open("pub fn decode_prefix(bytes: &[u8]) -> Result<(Self, usize), rt::DecodeError> {");
-        c.line("let mut rd = rt::Reader::new(bytes);");
-        c.line("let value = Self::read_from(&mut rd)?;");
-        c.line("Ok((value, rd.position()))");
-        c.close("}");
-        c.blank();
-        c.line("/// Zero-copy decode of exactly one value; trailing bytes are an error.");
-        c.open_fn(
-            "pub fn decode_view",
-            &["bytes: &[u8]"],
-            &format!("Result<{view}, rt::DecodeError>"),
-        );
-        c.line("let mut rd = rt::Reader::new(bytes);");
-        c.line(&format!("let value = {view_path}::read_from(&mut rd)?;"));
-        c.line("rd.finish()?;");
-        c.line("Ok(value)");
-        c.close("}");
-        c.blank();
-        c.line("/// Zero-copy decode of one value from the start of `bytes`, and the bytes used.");
-        c.open_fn(
-            "pub fn decode_view_prefix",
-            &["bytes: &[u8]"],
-            &format!("Result<({view}, usize), rt::DecodeError>"),
-        );
-        c.line("let mut rd = rt::Reader::new(bytes);");
-        c.line(&format!("let value = {view_path}::read_from(&mut rd)?;"));
-        c.line("Ok((value, rd.position()))");
-        c.close("}");
-        c.blank();
-        if t.message_id.is_some() {
-            c.line("/// Appends an SDP message: the 10-byte header (`SDP2`, type id, payload length), then");
-            c.line("/// the encoding. On error `out` is left as it was.");
-            c.open("pub fn encode_message(&self, out: &mut Vec<u8>) -> Result<(), rt::EncodeError> {");
-            c.line("let start = out.len();");
-            c.line("let size = self.encoded_size();");
-            if self.opts.presize {
-                c.line("out.reserve(rt::sdp::HEADER_LEN + size);");
-            }
-            c.line("let mut result = rt::sdp::write_header(out, Self::MESSAGE_ID, size);");
-            c.open("if result.is_ok() {");
-            c.line("result = self.write_to(out);");
-            c.close("}");
-            c.open("if result.is_err() {");
-            c.line("out.truncate(start);");
-            c.close("}");
-            c.line("result");
-            c.close("}");
-            c.blank();
-            c.line("/// Decodes exactly one SDP message of this type (header checked; no trailing bytes).");
-            c.open("pub fn decode_message(bytes: &[u8]) -> Result<Self, rt::DecodeError> {");
-            c.line("let (value, used) = Self::decode_message_prefix(bytes)?;");
-            c.line("rt::Reader::at(bytes, used).finish()?;");
-            c.line("Ok(value)");
-            c.close("}");
-            c.blank();
-            c.line("/// Decodes one SDP message of this type from the start of `bytes`, and the bytes used.");
-            c.open("pub fn decode_message_prefix(bytes: &[u8]) -> Result<(Self, usize), rt::DecodeError> {");
-            c.line("let (header, mut rd) = rt::sdp::open(bytes, Some(Self::MESSAGE_ID))?;");
-            c.line("let value = Self::read_from(&mut rd)?;");
-            c.line("Ok((value, rt::sdp::close(&header, &rd)?))");
-            c.close("}");
-            c.blank();
-            c.line("/// Zero-copy decode of exactly one SDP message of this type.");
-            c.open_fn(
-                "pub fn decode_message_view",
-                &["bytes: &[u8]"],
-                &format!("Result<{view}, rt::DecodeError>"),
-            );
-            c.line("let (header, mut rd) = rt::sdp::open(bytes, Some(Self::MESSAGE_ID))?;");
-            c.line(&format!("let value = {view_path}::read_from(&mut rd)?;"));
-            c.line("let used = rt::sdp::close(&header, &rd)?;");
-            c.line("rt::Reader::at(bytes, used).finish()?;");
-            c.line("Ok(value)");
-            c.close("}");
-            c.blank();
         }
     }
 
@@ -695,7 +601,6 @@ impl Gen<'_> {
     // ------------------------------------------------------------------ size
 
     fn encoded_size(&self, c: &mut Code, p: &TypePlan) {
-        c.line("/// The exact encoded size in bytes.");
         let f = &p.exact_size;
         let mut parts = Vec::new();
         if f.constant > 0 || f.terms.is_empty() {
@@ -704,7 +609,7 @@ impl Gen<'_> {
         for (path, term) in &f.terms {
             parts.push(self.term(&format!("self.{}", self.access(p.id, path)), term, 0));
         }
-        c.open("pub fn encoded_size(&self) -> usize {");
+        c.open("fn encoded_size(&self) -> usize {");
         let one_line = parts.join(" + ");
         if one_line.len() + 4 * c.depth <= 100 {
             c.line(&one_line);
@@ -752,8 +657,7 @@ impl Gen<'_> {
     // ------------------------------------------------------------------ encode
 
     fn write_to(&self, c: &mut Code, p: &TypePlan) {
-        c.line("/// Writes the encoding to any sink (the building block of the `encode*` methods).");
-        c.open("pub fn write_to<S: rt::Sink>(&self, w: &mut S) -> Result<(), rt::EncodeError> {");
+        c.open("fn write_to<S: rt::Sink>(&self, w: &mut S) -> Result<(), rt::EncodeError> {");
         let mut block = 0;
         for step in &p.steps {
             match step {
@@ -809,7 +713,7 @@ impl Gen<'_> {
             Value::Prim(_) => c.line(&format!("w.put_prim({by_val});")),
             Value::BulkPrims(pre, _) if self.opts.bulk_arrays => {
                 c.line(&format!("w.len{}({place}.len())?;", bits(pre)));
-                c.line(&format!("put_prims_le(w, {place}.as_slice());"));
+                c.line(&format!("w.put_prims({place}.as_slice());"));
             }
             Value::BulkPrims(pre, p) => {
                 c.line(&format!("w.len{}({place}.len())?;", bits(pre)));
@@ -916,13 +820,7 @@ impl Gen<'_> {
     }
 
     fn read_from(&self, c: &mut Code, p: &TypePlan, view: bool) {
-        let sig = if view {
-            "rd: &mut rt::Reader<'a>"
-        } else {
-            "rd: &mut rt::Reader<'_>"
-        };
-        c.line("/// Reads one value at the reader's position (the building block of the `decode*` methods).");
-        c.open(&format!("pub fn read_from({sig}) -> Result<Self, rt::DecodeError> {{"));
+        c.open("fn read_from(rd: &mut rt::Reader<'a>) -> Result<Self, rt::DecodeError> {");
         let mut block = 0;
         for step in &p.steps {
             match step {
@@ -1138,52 +1036,42 @@ impl Gen<'_> {
             return;
         }
         c.blank();
-        c.line("/// Any message of this schema, by SDP type id.");
+        c.line("/// Any message of this schema, by SDP type id (`rt::Dispatch`: `decode`, `decode_prefix`,");
+        c.line("/// `encode`, `message_id`).");
         c.line("#[derive(Debug, Clone, PartialEq)]");
         c.line("#[allow(clippy::large_enum_variant)] // values are built once and matched, not stored in bulk");
+        c.line(DEAD_CODE);
         c.open("pub enum AnyMessage {");
         for (_, name, id) in &structs {
             c.line(&format!("/// Type id {id}."));
-            c.line(&format!("{}({name}),", name));
+            c.line(&format!("{name}({name}),"));
         }
         c.close("}");
         c.blank();
-        c.open("impl AnyMessage {");
-        c.line("/// The SDP type id of this message.");
-        c.open("pub fn message_id(&self) -> u16 {");
+        c.open("impl rt::Dispatch for AnyMessage {");
+        c.open("fn message_id(&self) -> u16 {");
         c.open("match self {");
-        for (_, name, _) in &structs {
-            c.line(&format!("Self::{}(_) => {name}::MESSAGE_ID,", name));
-        }
-        c.close("}");
-        c.close("}");
-        c.blank();
-        c.line("/// Appends the message (header and payload) to `out`.");
-        c.open("pub fn encode(&self, out: &mut Vec<u8>) -> Result<(), rt::EncodeError> {");
-        c.open("match self {");
-        for (_, name, _) in &structs {
-            c.line(&format!("Self::{}(m) => m.encode_message(out),", name));
-        }
-        c.close("}");
-        c.close("}");
-        c.blank();
-        c.line("/// Decodes exactly one message of any type of this schema; trailing bytes are an error.");
-        c.open("pub fn decode(bytes: &[u8]) -> Result<Self, rt::DecodeError> {");
-        c.line("let (value, used) = Self::decode_prefix(bytes)?;");
-        c.line("rt::Reader::at(bytes, used).finish()?;");
-        c.line("Ok(value)");
-        c.close("}");
-        c.blank();
-        c.line("/// Decodes one message from the start of `bytes`; returns it and the bytes used.");
-        c.open("pub fn decode_prefix(bytes: &[u8]) -> Result<(Self, usize), rt::DecodeError> {");
-        c.line("let (header, mut rd) = rt::sdp::open(bytes, None)?;");
-        c.open("let value = match header.type_id {");
         for (_, name, id) in &structs {
-            c.line(&format!("{id} => Self::{}({name}::read_from(&mut rd)?),", name));
+            c.line(&format!("Self::{name}(_) => {id},"));
         }
-        c.line("other => return Err(rt::sdp::unknown_type_id(other)),");
-        c.close("};");
-        c.line("Ok((value, rt::sdp::close(&header, &rd)?))");
+        c.close("}");
+        c.close("}");
+        c.blank();
+        c.open("fn encode(&self, out: &mut Vec<u8>) -> Result<(), rt::EncodeError> {");
+        c.open("match self {");
+        for (_, name, _) in &structs {
+            c.line(&format!("Self::{name}(m) => m.encode_message(out),"));
+        }
+        c.close("}");
+        c.close("}");
+        c.blank();
+        c.open("fn read_payload(type_id: u16, rd: &mut rt::Reader<'_>) -> Result<Self, rt::DecodeError> {");
+        c.open("match type_id {");
+        for (_, name, id) in &structs {
+            c.line(&format!("{id} => {name}::read_from(rd).map(Self::{name}),"));
+        }
+        c.line("other => Err(rt::sdp::unknown_type_id(other)),");
+        c.close("}");
         c.close("}");
         c.close("}");
     }
@@ -1246,26 +1134,28 @@ mod tests {
         let fast = generate(&a.schema, &a.layout, "test").expect("generates");
         let plain = generate_with(&a.schema, &a.layout, "test", &RustOptions::PLAIN).expect("generates");
         assert!(
-            fast.contains("rd.fixed::<5>()") && fast.contains("put_prims_le(w, "),
+            fast.contains("rd.fixed::<5>()") && fast.contains("w.put_prims(self.vs.as_slice());"),
             "{fast}"
         );
-        assert!(fast.contains("out.reserve(self.encoded_size());"), "{fast}");
         assert!(
-            !plain.contains("rd.fixed::<") && !plain.contains("put_prims_le("),
+            !plain.contains("rd.fixed::<") && !plain.contains("put_prims("),
             "{plain}"
         );
         assert!(plain.contains("let f_x = rd.u32()"), "{plain}");
         assert!(plain.contains("let f_ok = rd.bool()"), "{plain}");
         assert!(plain.contains("w.put_prim(*x0);"), "{plain}");
-        assert!(!plain.contains("out.reserve(self.encoded_size());"), "{plain}");
     }
 
     #[test]
     fn sdp_structs_are_messages_with_a_dispatcher() {
         let code = gen(Dialect::Sdp, "struct AnyMessage { x: u8 }\nstruct B { s: str }").expect("generates");
         assert!(code.contains("pub struct AnyMessageType {"), "{code}");
-        assert!(code.contains("pub const MESSAGE_ID: u16 = 2;"), "{code}");
+        assert!(
+            code.contains("impl rt::SdpMessage for B {\n    const MESSAGE_ID: u16 = 2;"),
+            "{code}"
+        );
         assert!(code.contains("pub enum AnyMessage {"), "{code}");
-        assert!(code.contains("2 => Self::B(B::read_from(&mut rd)?),"), "{code}");
+        assert!(code.contains("impl rt::Dispatch for AnyMessage {"), "{code}");
+        assert!(code.contains("2 => B::read_from(rd).map(Self::B),"), "{code}");
     }
 }

@@ -1,3 +1,4 @@
+use alloc::boxed::Box;
 use alloc::vec::Vec;
 use core::fmt;
 
@@ -59,9 +60,15 @@ pub enum DecodeErrorKind {
 }
 
 /// A decoding failure: byte offset in the input, the reason, and the value path
-/// (`plugins[3].name`).
+/// (`plugins[3].name`). Boxed, so a `Result<T, DecodeError>` is at most one word larger
+/// than `T` and comes back in registers; the fields are read through `Deref`
+/// (`e.offset`, `e.kind`, `e.rev_path`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DecodeError {
+pub struct DecodeError(Box<DecodeErrorInfo>);
+
+/// What a [`DecodeError`] holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecodeErrorInfo {
     /// Byte offset in the input where decoding failed.
     pub offset: usize,
     /// Why.
@@ -71,30 +78,42 @@ pub struct DecodeError {
     pub rev_path: Vec<PathSeg>,
 }
 
+impl core::ops::Deref for DecodeError {
+    type Target = DecodeErrorInfo;
+
+    #[inline]
+    fn deref(&self) -> &DecodeErrorInfo {
+        &self.0
+    }
+}
+
 impl DecodeError {
     /// An error at `offset`.
     #[cold]
+    #[inline(never)]
     pub fn new(offset: usize, kind: DecodeErrorKind) -> DecodeError {
-        DecodeError {
+        DecodeError(Box::new(DecodeErrorInfo {
             offset,
             kind,
             rev_path: Vec::new(),
-        }
+        }))
     }
 
     /// Adds an enclosing struct field to the path.
     #[cold]
+    #[inline(never)]
     #[must_use]
     pub fn field(mut self, name: &'static str) -> DecodeError {
-        self.rev_path.push(PathSeg::Field(name));
+        self.0.rev_path.push(PathSeg::Field(name));
         self
     }
 
     /// Adds an enclosing array index to the path.
     #[cold]
+    #[inline(never)]
     #[must_use]
     pub fn index(mut self, i: usize) -> DecodeError {
-        self.rev_path.push(PathSeg::Index(i));
+        self.0.rev_path.push(PathSeg::Index(i));
         self
     }
 

@@ -29,6 +29,56 @@ pub trait Prim: Copy + Sized + 'static {
     fn valid(_b: &[u8]) -> bool {
         true
     }
+
+    /// The encoding of `vs` as one byte slice, where the host's representation is the wire's
+    /// (little-endian hosts): the array is copied once, with no conversion.
+    #[inline(always)]
+    fn as_le_bytes(_vs: &[Self]) -> Option<&[u8]> {
+        None
+    }
+
+    /// Appends the encoding of `vs` to `out`.
+    #[inline]
+    fn extend_le(vs: &[Self], out: &mut Vec<u8>) {
+        match Self::as_le_bytes(vs) {
+            Some(b) => out.extend_from_slice(b),
+            None => {
+                let start = out.len();
+                out.resize(start + vs.len() * Self::SIZE, 0);
+                Self::write_le(vs, &mut out[start..]);
+            }
+        }
+    }
+
+    /// Writes the encoding of `vs` into `dst`, which holds exactly `vs.len() × SIZE` bytes.
+    #[inline]
+    fn write_le(vs: &[Self], dst: &mut [u8]) {
+        match Self::as_le_bytes(vs) {
+            Some(b) => dst.copy_from_slice(b),
+            None => {
+                for (d, v) in dst.chunks_exact_mut(Self::SIZE).zip(vs) {
+                    d.copy_from_slice(v.to_le().as_ref());
+                }
+            }
+        }
+    }
+}
+
+/// `zerocopy` views a slice of plain numbers (or `bool`s, whose bytes are 0 or 1) as its
+/// bytes without `unsafe` here; on little-endian hosts those bytes are the wire encoding.
+#[cfg(target_endian = "little")]
+macro_rules! host_is_wire {
+    () => {
+        #[inline(always)]
+        fn as_le_bytes(vs: &[Self]) -> Option<&[u8]> {
+            Some(zerocopy::IntoBytes::as_bytes(vs))
+        }
+    };
+}
+
+#[cfg(not(target_endian = "little"))]
+macro_rules! host_is_wire {
+    () => {};
 }
 
 #[inline(always)]
@@ -51,6 +101,7 @@ macro_rules! prim {
             fn to_le(self) -> [u8; $n] {
                 self.to_le_bytes()
             }
+            host_is_wire!();
         }
 
         #[doc = concat!("Reads a `", stringify!($t), "` at `at` inside a checked block.")]
@@ -95,6 +146,7 @@ impl Prim for bool {
     fn valid(b: &[u8]) -> bool {
         b[0] <= 1
     }
+    host_is_wire!();
 }
 
 /// Reads a strict `bool` (00/01) at `at` inside a checked block; `block_start` is the
@@ -125,6 +177,7 @@ pub struct LeSlice<'a, T: Prim> {
 impl<'a, T: Prim> LeSlice<'a, T> {
     /// A view of `bytes`, whose length must be a multiple of `T::SIZE` and whose
     /// elements must be valid; `None` otherwise.
+    #[inline]
     pub fn new(bytes: &'a [u8]) -> Option<LeSlice<'a, T>> {
         if !bytes.len().is_multiple_of(T::SIZE) || !bytes.chunks_exact(T::SIZE).all(T::valid) {
             return None;
@@ -152,6 +205,7 @@ impl<'a, T: Prim> LeSlice<'a, T> {
     }
 
     /// The elements, in order.
+    #[inline]
     pub fn iter(&self) -> impl ExactSizeIterator<Item = T> + 'a {
         self.bytes.chunks_exact(T::SIZE).map(T::from_le)
     }
@@ -163,6 +217,7 @@ impl<'a, T: Prim> LeSlice<'a, T> {
     }
 
     /// Copies the elements into a `Vec` (one exact-size allocation).
+    #[inline]
     pub fn to_vec(&self) -> Vec<T> {
         let mut v = Vec::with_capacity(self.len());
         v.extend(self.iter());

@@ -22,11 +22,13 @@ macro_rules! read_prim {
 
 impl<'a> Reader<'a> {
     /// A reader at the start of `bytes`.
+    #[inline]
     pub fn new(bytes: &'a [u8]) -> Reader<'a> {
         Reader { bytes, at: 0 }
     }
 
     /// A reader over `bytes` starting at `at` (clamped to the end).
+    #[inline]
     pub fn at(bytes: &'a [u8], at: usize) -> Reader<'a> {
         Reader {
             bytes,
@@ -47,6 +49,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Errors unless every byte was used.
+    #[inline]
     pub fn finish(&self) -> Result<(), DecodeError> {
         match self.remaining() {
             0 => Ok(()),
@@ -55,6 +58,7 @@ impl<'a> Reader<'a> {
     }
 
     #[cold]
+    #[inline(never)]
     fn end(&self, needed: usize) -> DecodeError {
         DecodeError::new(
             self.at,
@@ -113,19 +117,22 @@ impl<'a> Reader<'a> {
         }
     }
 
+    #[inline]
     fn plausible(&mut self, start: usize, count: u64, min_each: usize) -> Result<usize, DecodeError> {
         let left = self.remaining();
         let each = min_each.max(1) as u64;
         match count.checked_mul(each) {
             Some(total) if total <= left as u64 => Ok(count as usize),
-            _ => {
-                self.at = start;
-                Err(DecodeError::new(
-                    start,
-                    DecodeErrorKind::ImplausibleCount { count, min_each, left },
-                ))
-            }
+            _ => Err(self.implausible(start, count, min_each)),
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn implausible(&mut self, start: usize, count: u64, min_each: usize) -> DecodeError {
+        let left = self.remaining();
+        self.at = start;
+        DecodeError::new(start, DecodeErrorKind::ImplausibleCount { count, min_each, left })
     }
 
     /// An SDP count/length prefix (u32), plausible for elements of at least
@@ -146,9 +153,16 @@ impl<'a> Reader<'a> {
         self.plausible(start, n.into(), min_each)
     }
 
+    /// `n` bytes of UTF-8. `str::from_utf8` already checks ASCII runs a word at a time;
+    /// a separate ASCII pass could only skip validation through `unsafe`, which this crate
+    /// forbids.
+    #[inline]
     fn utf8(&mut self, start: usize, n: usize) -> Result<&'a str, DecodeError> {
         let b = self.take(n)?;
-        str::from_utf8(b).map_err(|e| DecodeError::new(start + e.valid_up_to(), DecodeErrorKind::InvalidUtf8))
+        match str::from_utf8(b) {
+            Ok(s) => Ok(s),
+            Err(e) => Err(bad_utf8(start + e.valid_up_to())),
+        }
     }
 
     /// An SDP string: u32 byte length + UTF-8.
@@ -167,18 +181,14 @@ impl<'a> Reader<'a> {
         self.utf8(start, n)
     }
 
+    #[inline]
     fn prims<T: Prim>(&mut self, n: usize) -> Result<LeSlice<'a, T>, DecodeError> {
         let start = self.at;
         let b = self.take(n * T::SIZE)?;
-        LeSlice::new(b).ok_or_else(|| {
-            let bad = b.chunks_exact(T::SIZE).position(|c| !T::valid(c)).unwrap_or(0);
-            let at = start + bad * T::SIZE;
-            DecodeError::new(
-                at,
-                DecodeErrorKind::InvalidBool(b.get(bad * T::SIZE).copied().unwrap_or(0)),
-            )
-            .index(bad)
-        })
+        match LeSlice::new(b) {
+            Some(s) => Ok(s),
+            None => Err(bad_prims::<T>(start, b)),
+        }
     }
 
     /// An SDP array of primitives (u32 count), as a zero-copy view.
@@ -194,4 +204,22 @@ impl<'a> Reader<'a> {
         let n = self.count16(T::SIZE)?;
         self.prims(n)
     }
+}
+
+#[cold]
+#[inline(never)]
+fn bad_utf8(at: usize) -> DecodeError {
+    DecodeError::new(at, DecodeErrorKind::InvalidUtf8)
+}
+
+/// The first invalid element of a primitive array (only `bool` has invalid encodings).
+#[cold]
+#[inline(never)]
+fn bad_prims<T: Prim>(start: usize, b: &[u8]) -> DecodeError {
+    let bad = b.chunks_exact(T::SIZE).position(|c| !T::valid(c)).unwrap_or(0);
+    DecodeError::new(
+        start + bad * T::SIZE,
+        DecodeErrorKind::InvalidBool(b.get(bad * T::SIZE).copied().unwrap_or(0)),
+    )
+    .index(bad)
 }

@@ -24,11 +24,17 @@ pub trait Sink {
         self.put(v.to_le().as_ref());
     }
 
-    /// Appends primitives, little-endian, without a prefix.
+    /// Appends primitives, little-endian, without a prefix: one copy of the array where
+    /// the host is little-endian ([`Prim::as_le_bytes`]).
     #[inline]
     fn put_prims<T: Prim>(&mut self, vs: &[T]) {
-        for v in vs {
-            self.put(v.to_le().as_ref());
+        match T::as_le_bytes(vs) {
+            Some(b) => self.put(b),
+            None => {
+                for v in vs {
+                    self.put(v.to_le().as_ref());
+                }
+            }
         }
     }
 
@@ -101,10 +107,7 @@ impl Sink for Vec<u8> {
 
     #[inline]
     fn put_prims<T: Prim>(&mut self, vs: &[T]) {
-        self.reserve(vs.len() * T::SIZE);
-        for v in vs {
-            self.extend_from_slice(v.to_le().as_ref());
-        }
+        T::extend_le(vs, self);
     }
 }
 
@@ -144,6 +147,16 @@ impl<'a> SliceSink<'a> {
 }
 
 impl Sink for SliceSink<'_> {
+    #[inline]
+    fn put_prims<T: Prim>(&mut self, vs: &[T]) {
+        let end = self.at.saturating_add(vs.len().saturating_mul(T::SIZE));
+        match self.buf.get_mut(self.at..end) {
+            Some(dst) => T::write_le(vs, dst),
+            None => self.overflow = true,
+        }
+        self.at = end;
+    }
+
     #[inline]
     fn put(&mut self, bytes: &[u8]) {
         let end = self.at.saturating_add(bytes.len());

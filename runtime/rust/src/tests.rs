@@ -161,3 +161,205 @@ fn error_paths_read_outermost_first() {
         "plugins[3].name: string is not valid UTF-8 (at byte offset 4)"
     );
 }
+
+/// A type implemented by hand the way the generator does it: only the per-type methods.
+#[derive(Debug, Clone, PartialEq)]
+struct Pair {
+    a: u16,
+    s: alloc::string::String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+struct PairView<'a> {
+    a: u16,
+    s: &'a str,
+}
+
+impl Message for Pair {
+    type View<'a> = PairView<'a>;
+
+    fn encoded_size(&self) -> usize {
+        6 + self.s.len()
+    }
+
+    fn write_to<S: Sink>(&self, w: &mut S) -> Result<(), EncodeError> {
+        w.put_prim(self.a);
+        w.str32(&self.s)
+    }
+}
+
+impl<'a> Decode<'a> for Pair {
+    fn read_from(rd: &mut Reader<'a>) -> Result<Self, DecodeError> {
+        Ok(Pair {
+            a: rd.u16()?,
+            s: rd.str32()?.into(),
+        })
+    }
+}
+
+impl<'a> Decode<'a> for PairView<'a> {
+    fn read_from(rd: &mut Reader<'a>) -> Result<Self, DecodeError> {
+        Ok(PairView {
+            a: rd.u16()?,
+            s: rd.str32()?,
+        })
+    }
+}
+
+impl SdpMessage for Pair {
+    const MESSAGE_ID: u16 = 3;
+}
+
+#[derive(Debug, PartialEq)]
+enum Any {
+    Pair(Pair),
+}
+
+impl Dispatch for Any {
+    fn message_id(&self) -> u16 {
+        match self {
+            Any::Pair(_) => 3,
+        }
+    }
+
+    fn encode(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+        match self {
+            Any::Pair(m) => m.encode_message(out),
+        }
+    }
+
+    fn read_payload(type_id: u16, rd: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        match type_id {
+            3 => Pair::read_from(rd).map(Any::Pair),
+            other => Err(sdp::unknown_type_id(other)),
+        }
+    }
+}
+
+/// Generic code over any generated type: what the trait is for.
+fn send<M: Message>(m: &M, wire: &mut Vec<u8>) -> Result<usize, EncodeError> {
+    let before = wire.len();
+    m.encode(wire)?;
+    Ok(wire.len() - before)
+}
+
+#[test]
+fn message_defaults_encode_and_decode_through_the_per_type_methods() {
+    let p = Pair {
+        a: 0x0102,
+        s: "hé".into(),
+    };
+    let mut wire = vec![9];
+    assert_eq!(send(&p, &mut wire), Ok(9));
+    assert_eq!(wire, [9, 2, 1, 3, 0, 0, 0, b'h', 0xc3, 0xa9]);
+    assert_eq!(p.to_bytes().unwrap(), &wire[1..]);
+    let mut buf = [0u8; 9];
+    assert_eq!(p.encode_into(&mut buf), Ok(9));
+    assert!(matches!(
+        p.encode_into(&mut buf[..8]).unwrap_err().kind,
+        EncodeErrorKind::BufferTooSmall {
+            needed: 9,
+            available: 8
+        }
+    ));
+    assert_eq!(Pair::decode(&wire[1..]), Ok(p.clone()));
+    assert_eq!(Pair::decode_view(&wire[1..]).unwrap(), PairView { a: 0x0102, s: "hé" });
+    let mut longer = wire[1..].to_vec();
+    longer.push(0);
+    assert_eq!(
+        Pair::decode(&longer).unwrap_err().kind,
+        DecodeErrorKind::TrailingBytes(1)
+    );
+    assert!(Pair::decode_view(&longer).is_err());
+    assert_eq!(Pair::decode_prefix(&longer), Ok((p.clone(), 9)));
+    assert_eq!(Pair::decode_view_prefix(&longer).unwrap().1, 9);
+    // A failed encode leaves the buffer as it was.
+    let too_long = Pair {
+        a: 0,
+        s: "x".repeat(70_000),
+    };
+    struct Ffi(Pair);
+    impl Message for Ffi {
+        type View<'a> = Ffi;
+        fn encoded_size(&self) -> usize {
+            4 + self.0.s.len()
+        }
+        fn write_to<S: Sink>(&self, w: &mut S) -> Result<(), EncodeError> {
+            w.put_prim(self.0.a);
+            w.str16(&self.0.s)
+        }
+    }
+    impl<'a> Decode<'a> for Ffi {
+        fn read_from(rd: &mut Reader<'a>) -> Result<Self, DecodeError> {
+            Ok(Ffi(Pair {
+                a: rd.u16()?,
+                s: rd.str16()?.into(),
+            }))
+        }
+    }
+    let mut out = vec![1, 2];
+    assert!(Ffi(too_long).encode(&mut out).is_err());
+    assert_eq!(out, [1, 2]);
+}
+
+#[test]
+fn sdp_messages_and_dispatch_are_default_methods() {
+    let p = Pair { a: 7, s: "x".into() };
+    let mut msg = Vec::new();
+    p.encode_message(&mut msg).unwrap();
+    assert_eq!(&msg[..10], &[b'S', b'D', b'P', b'2', 3, 0, 7, 0, 0, 0]);
+    assert_eq!(Pair::decode_message(&msg), Ok(p.clone()));
+    assert_eq!(Pair::decode_message_view(&msg).unwrap().s, "x");
+    assert_eq!(Any::decode(&msg), Ok(Any::Pair(p.clone())));
+    let mut again = Vec::new();
+    Any::Pair(p.clone()).encode(&mut again).unwrap();
+    assert_eq!((again == msg, Any::Pair(p).message_id()), (true, 3));
+    let mut longer = msg.clone();
+    longer.push(0);
+    assert!(Pair::decode_message(&longer).is_err() && Any::decode(&longer).is_err());
+    assert_eq!(Any::decode_prefix(&longer).map(|(_, n)| n), Ok(msg.len()));
+    let mut other = msg.clone();
+    other[4] = 4;
+    assert_eq!(
+        Any::decode(&other).unwrap_err().kind,
+        DecodeErrorKind::WrongTypeId { found: 4, expected: 0 }
+    );
+    assert_eq!(
+        Pair::decode_message(&other).unwrap_err().kind,
+        DecodeErrorKind::WrongTypeId { found: 4, expected: 3 }
+    );
+    // The header's length must match the payload the type reads.
+    let mut short = msg.clone();
+    short[6] = 6;
+    assert!(Pair::decode_message(&short).is_err() && Any::decode(&short).is_err());
+}
+
+#[test]
+fn primitive_arrays_encode_little_endian_into_both_sinks() {
+    let vs = [1u32, 0x0102_0304, u32::MAX];
+    let want = [1, 0, 0, 0, 4, 3, 2, 1, 0xff, 0xff, 0xff, 0xff];
+    let mut out = vec![9u8];
+    out.put_prims(&vs);
+    assert_eq!(&out[1..], &want);
+    let mut buf = [0u8; 12];
+    let mut s = SliceSink::new(&mut buf);
+    s.put_prims(&vs);
+    assert_eq!(s.finish(), Ok(12));
+    assert_eq!(buf, want);
+    let mut short = [0u8; 11];
+    let mut s = SliceSink::new(&mut short);
+    s.put_prims(&vs);
+    assert!(s.finish().is_err());
+    let mut bools = Vec::new();
+    bools.put_prims(&[true, false, true]);
+    assert_eq!(bools, [1, 0, 1]);
+    let mut floats = Vec::new();
+    floats.put_prims(&[-0.0f64, 1.5]);
+    assert_eq!(&floats[..8], &(-0.0f64).to_le_bytes());
+}
+
+#[test]
+fn decode_results_fit_in_two_words() {
+    assert_eq!(core::mem::size_of::<DecodeError>(), core::mem::size_of::<usize>());
+    assert!(core::mem::size_of::<Result<&str, DecodeError>>() <= 2 * core::mem::size_of::<usize>());
+}

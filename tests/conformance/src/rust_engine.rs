@@ -207,7 +207,7 @@ fn to_json(schema: &Schema, layout: &Layout, wire: &Wire, x: &str, d: usize) -> 
 
 fn driver(schema: &Schema, layout: &Layout) -> String {
     let mut s = String::from(
-        "#![allow(warnings)]\n// The generated module must compile warning-free (dead code aside: the driver uses part of it).\n#[deny(warnings)]\n#[allow(dead_code)]\nmod generated;\nmod json;\nuse generated::*;\nuse std::io::{Read, Write};\n\n",
+        "#![allow(warnings)]\n// The generated module must compile warning-free, also where the driver uses only part of it.\n#[deny(warnings)]\nmod generated;\nmod json;\nuse generated::*;\nuse std::io::{Read, Write};\nuse wirelens_runtime::{Message, SdpMessage};\n\n",
     );
     let mut dispatch = String::new();
     for (id, def) in schema.types.iter().enumerate() {

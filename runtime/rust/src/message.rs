@@ -1,0 +1,207 @@
+//! The shared API of generated types, in the way `prost::Message` does it: generated
+//! code implements the few per-type methods ([`Decode::read_from`],
+//! [`Message::encoded_size`], [`Message::write_to`], [`SdpMessage::MESSAGE_ID`],
+//! [`Dispatch`]'s per-variant matches) and every entry point built on them is a default
+//! method here, written once. Bring the traits into scope to call them:
+//! `use wirelens_runtime::{Message, SdpMessage};`.
+
+use alloc::vec::Vec;
+
+use crate::sdp::{self, HEADER_LEN};
+use crate::{DecodeError, EncodeError, Reader, SliceSink};
+
+/// A value read from the input: an owned generated type (for every `'a`) or the
+/// zero-copy view of one (borrowing `'a`).
+pub trait Decode<'a>: Sized {
+    /// Reads one value at the reader's position (the building block of every decode).
+    fn read_from(rd: &mut Reader<'a>) -> Result<Self, DecodeError>;
+}
+
+/// A generated value type: a struct, or an ffire root.
+pub trait Message: Sized + for<'a> Decode<'a> {
+    /// The zero-copy view (`FooView<'a>`), or `Self` when the type holds no strings or
+    /// arrays.
+    type View<'a>: Decode<'a>
+    where
+        Self: 'a;
+
+    /// The exact encoded size in bytes.
+    fn encoded_size(&self) -> usize;
+
+    /// Writes the encoding to any sink (the building block of every encode).
+    fn write_to<S: crate::Sink>(&self, w: &mut S) -> Result<(), EncodeError>;
+
+    /// Appends the encoding to `out` (reuse one buffer: no allocation once it is large
+    /// enough). On error `out` is left as it was.
+    #[inline]
+    fn encode(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+        let start = out.len();
+        out.reserve(self.encoded_size());
+        let result = self.write_to(out);
+        if result.is_err() {
+            out.truncate(start);
+        }
+        result
+    }
+
+    /// Encodes into the start of `buf`; returns the bytes written. Refuses a buffer
+    /// smaller than [`Message::encoded_size`].
+    #[inline]
+    fn encode_into(&self, buf: &mut [u8]) -> Result<usize, EncodeError> {
+        let needed = self.encoded_size();
+        if buf.len() < needed {
+            return Err(EncodeError::buffer_too_small(needed, buf.len()));
+        }
+        let mut sink = SliceSink::new(buf);
+        self.write_to(&mut sink)?;
+        sink.finish()
+    }
+
+    /// The encoding in a new, exactly sized `Vec`.
+    #[inline]
+    fn to_bytes(&self) -> Result<Vec<u8>, EncodeError> {
+        let mut out = Vec::with_capacity(self.encoded_size());
+        self.write_to(&mut out)?;
+        Ok(out)
+    }
+
+    /// Decodes exactly one value; trailing bytes are an error.
+    #[inline]
+    fn decode(bytes: &[u8]) -> Result<Self, DecodeError> {
+        read_all(bytes)
+    }
+
+    /// Decodes one value from the start of `bytes`; returns it and the bytes used.
+    #[inline]
+    fn decode_prefix(bytes: &[u8]) -> Result<(Self, usize), DecodeError> {
+        read_prefix(bytes)
+    }
+
+    /// Zero-copy decode of exactly one value; trailing bytes are an error.
+    #[inline]
+    fn decode_view<'a>(bytes: &'a [u8]) -> Result<Self::View<'a>, DecodeError>
+    where
+        Self: 'a,
+    {
+        read_all(bytes)
+    }
+
+    /// Zero-copy decode of one value from the start of `bytes`, and the bytes used.
+    #[inline]
+    fn decode_view_prefix<'a>(bytes: &'a [u8]) -> Result<(Self::View<'a>, usize), DecodeError>
+    where
+        Self: 'a,
+    {
+        read_prefix(bytes)
+    }
+}
+
+/// An SDP struct: also a message with the 10-byte header (`SDP2`, type id, payload
+/// length).
+pub trait SdpMessage: Message {
+    /// The SDP message type id (1-based position in the schema).
+    const MESSAGE_ID: u16;
+
+    /// Appends an SDP message: the header, then the encoding. On error `out` is left as
+    /// it was.
+    #[inline]
+    fn encode_message(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+        let start = out.len();
+        let size = self.encoded_size();
+        out.reserve(HEADER_LEN + size);
+        let mut result = sdp::write_header(out, Self::MESSAGE_ID, size);
+        if result.is_ok() {
+            result = self.write_to(out);
+        }
+        if result.is_err() {
+            out.truncate(start);
+        }
+        result
+    }
+
+    /// Decodes exactly one SDP message of this type (header checked; no trailing bytes).
+    #[inline]
+    fn decode_message(bytes: &[u8]) -> Result<Self, DecodeError> {
+        let (value, used) = Self::decode_message_prefix(bytes)?;
+        Reader::at(bytes, used).finish()?;
+        Ok(value)
+    }
+
+    /// Decodes one SDP message of this type from the start of `bytes`, and the bytes
+    /// used.
+    #[inline]
+    fn decode_message_prefix(bytes: &[u8]) -> Result<(Self, usize), DecodeError> {
+        read_message(bytes, Some(Self::MESSAGE_ID), |rd| Self::read_from(rd))
+    }
+
+    /// Zero-copy decode of exactly one SDP message of this type.
+    #[inline]
+    fn decode_message_view<'a>(bytes: &'a [u8]) -> Result<Self::View<'a>, DecodeError>
+    where
+        Self: 'a,
+    {
+        let (value, used) = read_message(bytes, Some(Self::MESSAGE_ID), |rd| {
+            <Self::View<'a> as Decode<'a>>::read_from(rd)
+        })?;
+        Reader::at(bytes, used).finish()?;
+        Ok(value)
+    }
+}
+
+/// The `AnyMessage` enum of an SDP schema: any of its structs, chosen by the type id.
+pub trait Dispatch: Sized {
+    /// The SDP type id of this message.
+    fn message_id(&self) -> u16;
+
+    /// Appends the message (header and payload) to `out`.
+    fn encode(&self, out: &mut Vec<u8>) -> Result<(), EncodeError>;
+
+    /// Reads the payload of the struct with `type_id` (an unknown id is an error).
+    fn read_payload(type_id: u16, rd: &mut Reader<'_>) -> Result<Self, DecodeError>;
+
+    /// Decodes exactly one message of any type of the schema; trailing bytes are an
+    /// error.
+    #[inline]
+    fn decode(bytes: &[u8]) -> Result<Self, DecodeError> {
+        let (value, used) = Self::decode_prefix(bytes)?;
+        Reader::at(bytes, used).finish()?;
+        Ok(value)
+    }
+
+    /// Decodes one message from the start of `bytes`; returns it and the bytes used.
+    #[inline]
+    fn decode_prefix(bytes: &[u8]) -> Result<(Self, usize), DecodeError> {
+        let (header, mut rd) = sdp::open(bytes, None)?;
+        let value = Self::read_payload(header.type_id, &mut rd)?;
+        Ok((value, sdp::close(&header, &rd)?))
+    }
+}
+
+#[inline]
+fn read_all<'a, T: Decode<'a>>(bytes: &'a [u8]) -> Result<T, DecodeError> {
+    let mut rd = Reader::new(bytes);
+    let value = T::read_from(&mut rd)?;
+    rd.finish()?;
+    Ok(value)
+}
+
+#[inline]
+fn read_prefix<'a, T: Decode<'a>>(bytes: &'a [u8]) -> Result<(T, usize), DecodeError> {
+    let mut rd = Reader::new(bytes);
+    let value = T::read_from(&mut rd)?;
+    Ok((value, rd.position()))
+}
+
+/// Opens a message (header checked, `expected` type id if given), reads the payload with
+/// `read`, and checks that it used exactly the announced bytes; returns the value and
+/// the bytes the whole message used.
+#[inline]
+fn read_message<'a, T>(
+    bytes: &'a [u8],
+    expected: Option<u16>,
+    read: impl FnOnce(&mut Reader<'a>) -> Result<T, DecodeError>,
+) -> Result<(T, usize), DecodeError> {
+    let (header, mut rd) = sdp::open(bytes, expected)?;
+    let value = read(&mut rd)?;
+    Ok((value, sdp::close(&header, &rd)?))
+}
