@@ -199,6 +199,29 @@ fn sdp_struct_inserted_at_the_top_renumbers_every_later_message() {
 }
 
 #[test]
+fn many_renumbered_messages_are_one_warning_with_a_bounded_list() {
+    let repo = Repo::new("renumber-many");
+    let old: String = (0..30).map(|i| format!("struct S{i} {{\n    x: u8,\n}}\n\n")).collect();
+    repo.commit("many.sdp", &old);
+    let mut c = start(&repo.0, json!({}));
+    let uri = repo.uri("many.sdp");
+    c.open(&uri, "sdp", &format!("struct Tag {{\n    id: u8,\n}}\n\n{old}"));
+    let diags = settled_diagnostics(&mut c, &uri);
+    assert_eq!(diags.len(), 1, "{diags:#?}");
+    let d = &diags[0];
+    assert_eq!(d["code"], "message-id-changed");
+    assert_eq!(
+        d["message"],
+        "wire break against HEAD: 30 messages renumbered (the first: `S0`: type id 1 → 2): SDP ids are positions in the file, and readers expect the old ids"
+    );
+    assert_eq!(d["range"]["start"], pos(4, 7), "at the first renumbered struct's name");
+    let related = d["relatedInformation"].as_array().unwrap();
+    assert_eq!(related.len(), 20);
+    assert_eq!(related[19]["message"], "`S19`: type id 20 → 21");
+    assert_eq!(related[19]["location"]["range"]["start"], pos(4 + 19 * 4, 7));
+}
+
+#[test]
 fn comment_and_formatting_edits_are_compatible_and_untracked_files_show_nothing() {
     let repo = Repo::new("compatible");
     repo.commit("shapes.sdp", SDP);

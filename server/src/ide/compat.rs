@@ -73,8 +73,16 @@ fn messages_word(d: Dialect, n: usize) -> &'static str {
     }
 }
 
-/// One warning per break located in the current text. A removed field is reported on
-/// its struct's name; a removed type at the start of the file.
+/// Up to this many renumbered SDP messages get a warning each; more become one warning
+/// (inserting a struct at the top of a 5,000-struct file renumbers every later message:
+/// 5,000 warnings would bury everything else in the Problems panel).
+const RENUMBERED_ONE_BY_ONE: usize = 3;
+/// The related-information entries of that one warning (the message gives the count).
+const RENUMBERED_LISTED: usize = 20;
+
+/// One warning per break located in the current text, except that many renumbered
+/// messages are one warning. A removed field is reported on its struct's name; a removed
+/// type at the start of the file.
 pub fn warnings(snap: &Arc<Snapshot>, base: &Baseline) -> Vec<WireWarning> {
     let Some(report) = report(snap, base) else {
         return Vec::new();
@@ -90,9 +98,16 @@ pub fn warnings(snap: &Arc<Snapshot>, base: &Baseline) -> Vec<WireWarning> {
         .map(|t| (t.name.as_str(), &t.name_range))
         .collect();
     let name_range = |name: &str| names.get(name).map(|r| (*r).clone());
-    report
+    let renumbered: Vec<&codegen::compat::Break> = report
         .breaks
         .iter()
+        .filter(|b| b.kind == BreakKind::MessageIdChanged)
+        .collect();
+    let collapse = renumbered.len() > RENUMBERED_ONE_BY_ONE;
+    let mut out: Vec<WireWarning> = report
+        .breaks
+        .iter()
+        .filter(|b| !(collapse && b.kind == BreakKind::MessageIdChanged))
         .map(|b| {
             let range = b.new_range.clone().or_else(|| name_range(&b.type_name)).unwrap_or(0..0);
             let related = b
@@ -115,7 +130,51 @@ pub fn warnings(snap: &Arc<Snapshot>, base: &Baseline) -> Vec<WireWarning> {
                 related,
             }
         })
-        .collect()
+        .collect();
+    if collapse {
+        out.push(renumbered_warning(&report, &renumbered, &name_range, &base.label));
+    }
+    out
+}
+
+/// The one warning for many renumbered messages: at the first of them, listing the first
+/// [`RENUMBERED_LISTED`] with their old and new ids.
+fn renumbered_warning(
+    report: &codegen::compat::Report,
+    renumbered: &[&codegen::compat::Break],
+    name_range: &dyn Fn(&str) -> Option<Range<usize>>,
+    label: &str,
+) -> WireWarning {
+    let ids: HashMap<&str, (Option<u16>, Option<u16>)> = report
+        .types
+        .iter()
+        .map(|t| (t.name.as_str(), (t.message_id.old, t.message_id.new)))
+        .collect();
+    let change = |name: &str| match ids.get(name) {
+        Some((Some(a), Some(b))) => format!("`{name}`: type id {a} → {b}"),
+        _ => format!("`{name}`: type id changed"),
+    };
+    let first = renumbered[0];
+    let range = first
+        .new_range
+        .clone()
+        .or_else(|| name_range(&first.type_name))
+        .unwrap_or(0..0);
+    let related = renumbered
+        .iter()
+        .take(RENUMBERED_LISTED)
+        .filter_map(|b| Some((name_range(&b.type_name)?, change(&b.type_name))))
+        .collect();
+    WireWarning {
+        range,
+        code: BreakKind::MessageIdChanged.code(),
+        message: format!(
+            "wire break against {label}: {} messages renumbered (the first: {}): SDP ids are positions in the file, and readers expect the old ids",
+            renumbered.len(),
+            change(&first.type_name)
+        ),
+        related,
+    }
 }
 
 /// The compatibility lens of each type of the current text, in declaration order:
