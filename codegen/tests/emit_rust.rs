@@ -42,7 +42,7 @@ struct Holder {
     tail: i8,
 }
 
-/// A variable-size struct: inlined into its parents' fixed blocks by the plan.
+/// A variable-size struct: its parents' code calls its own (the plan does not inline it).
 struct Label {
     text: str,
     size: u16,
@@ -433,6 +433,35 @@ fn special_checks() -> Result<(), String> {
     }
     if IntListMessage(vec![0; 65_536]).encode_into(&mut vec![0u8; 1 << 20]).is_ok() {
         return Err("encode_into wrote a 65,536-element ffire array".into());
+    }
+
+    // Issue 17: a legal message of 1,000,000 absent optionals (1 byte each on the wire)
+    // asks for `size_of::<Option<Inner>>()` per byte; a memory budget refuses it before
+    // allocating, owned and view, and decodes it when the budget allows.
+    {
+        use emitted::sdp_extra::Holder;
+        let big = Holder { maybe: vec![None; 1_000_000], ..Default::default() };
+        let bytes = big.to_bytes().map_err(|e| e.to_string())?;
+        let e = Holder::decode_with_budget(&bytes, 1 << 20).err().ok_or("over the budget accepted")?;
+        if !matches!(e.kind, K::OverBudget { left: 1_048_576, .. }) || e.path() != "maybe" {
+            return Err(format!("owned decode over the budget: {e:?} {}", e.path()));
+        }
+        let e = Holder::decode_view_with_budget(&bytes, 1 << 20).err().ok_or("view over the budget accepted")?;
+        if !matches!(e.kind, K::OverBudget { .. }) || e.path() != "maybe" {
+            return Err(format!("view decode over the budget: {e:?}"));
+        }
+        if Holder::decode_with_budget(&bytes, 64 << 20).map_err(|e| e.to_string())? != big {
+            return Err("decode within the budget".into());
+        }
+        let view = Holder::decode_view_with_budget(&bytes, 64 << 20).map_err(|e| e.to_string())?;
+        if view.maybe.len() != 1_000_000 {
+            return Err("view decode within the budget".into());
+        }
+        // Strings are charged too: 3 bytes of budget cannot hold "abcd".
+        let item = Item { id: 1, name: "abcd".into() }.to_bytes().map_err(|e| e.to_string())?;
+        if !matches!(Item::decode_with_budget(&item, 3).map_err(|e| e.kind), Err(K::OverBudget { needed: 4, left: 3 })) {
+            return Err("a string over the budget".into());
+        }
     }
 
     // A count the input cannot justify.

@@ -922,7 +922,7 @@ impl Gen<'_> {
         let bits = |p: &Prefix| if *p == Prefix::U32 { "32" } else { "16" };
         Some(match v {
             Value::Str(pre) if view => format!("rd.str{}(){me}?", bits(pre)),
-            Value::Str(pre) => format!("String::from(rd.str{}(){me}?)", bits(pre)),
+            Value::Str(pre) => format!("rd.string{}(){me}?", bits(pre)),
             Value::Prim(p) => format!("rd.{}(){me}?", Self::prim_ty(*p)),
             Value::BulkPrims(pre, p) if view || self.opts.bulk_arrays => {
                 let t = Self::prim_ty(*p);
@@ -930,7 +930,7 @@ impl Gen<'_> {
                 if view {
                     format!("rd.prims{n}::<{t}>(){me}?")
                 } else {
-                    format!("rd.prims{n}::<{t}>(){me}?.to_vec()")
+                    format!("rd.prims{n}_vec::<{t}>(){me}?")
                 }
             }
             Value::Struct { id, .. } => {
@@ -953,7 +953,7 @@ impl Gen<'_> {
         let bits = |p: &Prefix| if *p == Prefix::U32 { "32" } else { "16" };
         let array = |c: &mut Code, pre: &Prefix, elem: &Value, min: u64| {
             c.line(&format!("let n{d} = rd.count{}({min}){me}?;", bits(pre)));
-            c.line(&format!("let mut {var} = Vec::with_capacity(n{d});"));
+            c.line(&format!("let mut {var} = rd.vec(n{d}){me}?;"));
             c.open(&format!("for i{d} in 0..n{d} {{"));
             let inner_ctx = format!(".index(i{d}){ctx}");
             match self.simple_read(elem, &inner_ctx, view) {

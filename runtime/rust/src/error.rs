@@ -50,6 +50,14 @@ pub enum DecodeErrorKind {
         /// The id expected (0 for a dispatcher: no struct has it).
         expected: u16,
     },
+    /// Decoding would allocate more than the memory budget the caller set
+    /// ([`crate::Message::decode_with_budget`]).
+    OverBudget {
+        /// Bytes the allocation needs.
+        needed: usize,
+        /// Bytes of the budget left.
+        left: usize,
+    },
     /// SDP message: the payload length in the header disagrees with the payload.
     LengthMismatch {
         /// Length announced by the header.
@@ -161,6 +169,10 @@ impl fmt::Display for DecodeError {
             DecodeErrorKind::WrongTypeId { found, expected } => {
                 write!(f, "message type id {found}; expected {expected}")?
             }
+            DecodeErrorKind::OverBudget { needed, left } => write!(
+                f,
+                "decoding needs {needed} more bytes of memory; {left} left of the budget"
+            )?,
             DecodeErrorKind::LengthMismatch { announced, actual } => write!(
                 f,
                 "message header announces {announced} payload bytes but found {actual}"

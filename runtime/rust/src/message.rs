@@ -77,6 +77,30 @@ pub trait Message: Sized + for<'a> Decode<'a> {
         read_prefix(bytes)
     }
 
+    /// [`Message::decode`] allocating at most `budget` bytes for arrays and strings in
+    /// all, else [`crate::DecodeErrorKind::OverBudget`]: for input from untrusted peers
+    /// (SECURITY.md). `size_of` of the value itself is not counted.
+    #[inline]
+    fn decode_with_budget(bytes: &[u8], budget: usize) -> Result<Self, DecodeError> {
+        let mut rd = Reader::new(bytes).with_budget(budget);
+        let value = Self::read_from(&mut rd)?;
+        rd.finish()?;
+        Ok(value)
+    }
+
+    /// [`Message::decode_view`] with a memory budget (the arrays of nested views are
+    /// what it allocates).
+    #[inline]
+    fn decode_view_with_budget<'a>(bytes: &'a [u8], budget: usize) -> Result<Self::View<'a>, DecodeError>
+    where
+        Self: 'a,
+    {
+        let mut rd = Reader::new(bytes).with_budget(budget);
+        let value = <Self::View<'a> as Decode<'a>>::read_from(&mut rd)?;
+        rd.finish()?;
+        Ok(value)
+    }
+
     /// Zero-copy decode of exactly one value; trailing bytes are an error.
     #[inline]
     fn decode_view<'a>(bytes: &'a [u8]) -> Result<Self::View<'a>, DecodeError>

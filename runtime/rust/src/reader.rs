@@ -8,6 +8,9 @@ use crate::{DecodeError, DecodeErrorKind};
 pub struct Reader<'a> {
     bytes: &'a [u8],
     at: usize,
+    /// Bytes owned decoding may still allocate ([`Reader::with_budget`]; unlimited by
+    /// default). Charged before each `Vec` or `String` is allocated.
+    budget: usize,
 }
 
 macro_rules! read_prim {
@@ -24,7 +27,85 @@ impl<'a> Reader<'a> {
     /// A reader at the start of `bytes`.
     #[inline]
     pub fn new(bytes: &'a [u8]) -> Reader<'a> {
-        Reader { bytes, at: 0 }
+        Reader {
+            bytes,
+            at: 0,
+            budget: usize::MAX,
+        }
+    }
+
+    /// Limits what decoding through this reader may allocate to `bytes` in all (array
+    /// storage and owned strings): for hosts that read from untrusted peers, where a
+    /// legal input can still ask for far more memory than its own size (a long array of
+    /// absent optional structs takes one input byte per element).
+    #[inline]
+    #[must_use]
+    pub fn with_budget(mut self, bytes: usize) -> Reader<'a> {
+        self.budget = bytes;
+        self
+    }
+
+    /// Takes `bytes` from the memory budget, or fails without taking anything.
+    #[inline]
+    pub fn charge(&mut self, bytes: usize) -> Result<(), DecodeError> {
+        match self.budget.checked_sub(bytes) {
+            Some(left) => {
+                self.budget = left;
+                Ok(())
+            }
+            None => Err(self.over_budget(bytes)),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn over_budget(&self, needed: usize) -> DecodeError {
+        DecodeError::new(
+            self.at,
+            DecodeErrorKind::OverBudget {
+                needed,
+                left: self.budget,
+            },
+        )
+    }
+
+    /// An empty `Vec` with room for `n` elements, charged to the budget.
+    #[inline]
+    pub fn vec<T>(&mut self, n: usize) -> Result<alloc::vec::Vec<T>, DecodeError> {
+        self.charge(n.saturating_mul(core::mem::size_of::<T>()))?;
+        Ok(alloc::vec::Vec::with_capacity(n))
+    }
+
+    /// An SDP string (u32 length + UTF-8) copied into a `String`, charged to the budget.
+    #[inline]
+    pub fn string32(&mut self) -> Result<alloc::string::String, DecodeError> {
+        let s = self.str32()?;
+        self.charge(s.len())?;
+        Ok(alloc::string::String::from(s))
+    }
+
+    /// An ffire string (u16 length + UTF-8) copied into a `String`, charged to the budget.
+    #[inline]
+    pub fn string16(&mut self) -> Result<alloc::string::String, DecodeError> {
+        let s = self.str16()?;
+        self.charge(s.len())?;
+        Ok(alloc::string::String::from(s))
+    }
+
+    /// An SDP array of primitives (u32 count) copied into a `Vec`, charged to the budget.
+    #[inline]
+    pub fn prims32_vec<T: Prim>(&mut self) -> Result<alloc::vec::Vec<T>, DecodeError> {
+        let s = self.prims32::<T>()?;
+        self.charge(s.len().saturating_mul(core::mem::size_of::<T>()))?;
+        Ok(s.to_vec())
+    }
+
+    /// An ffire array of primitives (u16 count) copied into a `Vec`, charged to the budget.
+    #[inline]
+    pub fn prims16_vec<T: Prim>(&mut self) -> Result<alloc::vec::Vec<T>, DecodeError> {
+        let s = self.prims16::<T>()?;
+        self.charge(s.len().saturating_mul(core::mem::size_of::<T>()))?;
+        Ok(s.to_vec())
     }
 
     /// A reader over `bytes` starting at `at` (clamped to the end).
@@ -33,6 +114,7 @@ impl<'a> Reader<'a> {
         Reader {
             bytes,
             at: at.min(bytes.len()),
+            budget: usize::MAX,
         }
     }
 
