@@ -6,7 +6,6 @@
 //! that computed a size itself (and got it different) fails here.
 
 use std::collections::HashMap;
-use std::path::Path;
 
 use codegen::emit::c::{generate, Names};
 use codegen::plan::{Plan, Step, TypePlan};
@@ -132,12 +131,7 @@ fn check(dialect: Dialect, text: &str) -> usize {
 #[test]
 fn generated_c_prints_only_the_plans_sizes() {
     let mut checked = 0;
-    let vectors = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/vectors");
-    for entry in walk(&vectors) {
-        let Some(dialect) = Dialect::from_path(&entry) else {
-            continue;
-        };
-        let text = std::fs::read_to_string(&entry).expect("read schema");
+    for (dialect, text) in golden_schemas() {
         checked += check(dialect, &text);
     }
     let golden = checked;

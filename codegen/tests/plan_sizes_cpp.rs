@@ -7,7 +7,6 @@
 //! fails here.
 
 use std::collections::HashMap;
-use std::path::Path;
 
 use codegen::emit::cpp::{generate, type_name};
 use codegen::plan::{Plan, Step, TypePlan};
@@ -135,20 +134,8 @@ fn check(dialect: Dialect, text: &str) -> usize {
 #[test]
 fn generated_cpp_prints_only_the_plans_sizes() {
     let mut checked = 0;
-    let vectors = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/vectors");
-    for dir in ["sdp", "ffi"] {
-        let mut files: Vec<_> = std::fs::read_dir(vectors.join(dir).join("schemas"))
-            .expect("schemas")
-            .map(|e| e.expect("entry").path())
-            .collect();
-        files.sort();
-        for path in files {
-            let Some(dialect) = Dialect::from_path(&path) else {
-                continue;
-            };
-            let text = std::fs::read_to_string(&path).expect("read schema");
-            checked += check(dialect, &text);
-        }
+    for (dialect, text) in golden_schemas() {
+        checked += check(dialect, &text);
     }
     let golden = checked;
     assert!(golden > 100, "golden sizes checked: {golden}");

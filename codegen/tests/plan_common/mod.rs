@@ -206,3 +206,17 @@ pub fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
     out.sort();
     out
 }
+
+/// Every schema among the golden vectors, with its dialect.
+pub fn golden_schemas() -> Vec<(Dialect, String)> {
+    let vectors = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/vectors");
+    walk(&vectors)
+        .into_iter()
+        .filter_map(|p| {
+            Some((
+                Dialect::from_path(&p)?,
+                std::fs::read_to_string(&p).expect("read schema"),
+            ))
+        })
+        .collect()
+}
