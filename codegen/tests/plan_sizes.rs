@@ -5,98 +5,13 @@
 //! that computed a size itself (and got it different) fails here.
 
 use std::collections::HashMap;
-use std::path::Path;
 
 use codegen::emit::rust::{generate, type_name};
 use codegen::plan::{Plan, Step, TypePlan};
 use codegen::{analyze, Dialect, OrderChoice};
 
-/// A small deterministic generator (xorshift), enough to vary shapes.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
-/// An SDP schema of 2–7 structs; struct `i` may use structs `< i`.
-fn random_sdp(rng: &mut Rng) -> String {
-    const PRIMS: [&str; 12] = [
-        "u8", "u16", "u32", "u64", "i8", "i16", "i32", "i64", "f32", "f64", "bool", "str",
-    ];
-    let n = 2 + rng.below(6) as usize;
-    let mut out = String::new();
-    for i in 0..n {
-        out.push_str(&format!("struct S{i} {{\n"));
-        for f in 0..1 + rng.below(6) {
-            let base = if i > 0 && rng.below(3) == 0 {
-                format!("S{}", rng.below(i as u64))
-            } else {
-                PRIMS[rng.below(PRIMS.len() as u64) as usize].to_string()
-            };
-            let ty = match rng.below(6) {
-                0 => format!("[]{base}"),
-                1 => format!("Option<{base}>"),
-                2 => format!("[]Option<{base}>"),
-                _ => base,
-            };
-            out.push_str(&format!("    f{f}: {ty},\n"));
-        }
-        out.push_str("}\n");
-    }
-    out
-}
-
-/// The same in ffire (canonical order sorts fields by size class).
-fn random_ffi(rng: &mut Rng) -> String {
-    const PRIMS: [&str; 8] = [
-        "int8", "int16", "int32", "int64", "float32", "float64", "bool", "string",
-    ];
-    let n = 2 + rng.below(6) as usize;
-    let mut out = String::from("package p\n");
-    for i in 0..n {
-        out.push_str(&format!("type S{i} struct {{\n"));
-        for f in 0..1 + rng.below(6) {
-            let base = if i > 0 && rng.below(3) == 0 {
-                format!("S{}", rng.below(i as u64))
-            } else {
-                PRIMS[rng.below(PRIMS.len() as u64) as usize].to_string()
-            };
-            let ty = match rng.below(5) {
-                0 => format!("[]{base}"),
-                1 => format!("*{base}"),
-                _ => base,
-            };
-            out.push_str(&format!("\tF{f} {ty}\n"));
-        }
-        out.push_str("}\n");
-    }
-    out
-}
-
-fn number_after(line: &str, marker: &str) -> Option<u64> {
-    let rest = &line[line.find(marker)? + marker.len()..];
-    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
-    digits.parse().ok()
-}
-
-fn block_sizes(p: &TypePlan) -> Vec<u64> {
-    p.steps
-        .iter()
-        .filter_map(|s| match s {
-            Step::Block { block, .. } => Some(block.size),
-            _ => None,
-        })
-        .collect()
-}
+mod plan_common;
+use plan_common::*;
 
 /// Checks one schema's generated Rust against its plan; returns the number of sizes checked.
 fn check(dialect: Dialect, text: &str) -> usize {
@@ -185,12 +100,7 @@ fn check(dialect: Dialect, text: &str) -> usize {
 #[test]
 fn generated_rust_prints_only_the_plans_sizes() {
     let mut checked = 0;
-    let vectors = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/vectors");
-    for entry in walk(&vectors) {
-        let Some(dialect) = Dialect::from_path(&entry) else {
-            continue;
-        };
-        let text = std::fs::read_to_string(&entry).expect("read schema");
+    for (dialect, text) in golden_schemas() {
         checked += check(dialect, &text);
     }
     let golden = checked;
@@ -201,22 +111,4 @@ fn generated_rust_prints_only_the_plans_sizes() {
         checked += check(Dialect::Ffi, &random_ffi(&mut rng));
     }
     assert!(checked > golden + 1000, "sizes checked: {checked}");
-}
-
-fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    let mut todo = vec![dir.to_path_buf()];
-    while let Some(d) = todo.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else { continue };
-        for e in rd.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                todo.push(p);
-            } else {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
 }

@@ -6,136 +6,14 @@
 //! says for that type. An emitter that computed a size itself (and got it different)
 //! fails here.
 
-use std::collections::{HashMap, HashSet};
-use std::path::Path;
+use std::collections::HashMap;
 
 use codegen::emit::cpp::{generate, type_name};
-use codegen::plan::{Plan, SizeTerm, Step, TypePlan, Value, ValueSize};
+use codegen::plan::{Plan, Step, TypePlan};
 use codegen::{analyze, Dialect, OrderChoice};
 
-/// A small deterministic generator (xorshift), enough to vary shapes.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
-/// A schema of 2–8 structs; struct `i` may use structs `< i` (so nested variable structs
-/// chain deep enough to reach the layout's inlining limit).
-fn random_schema(rng: &mut Rng, dialect: Dialect) -> String {
-    let prims: &[&str] = match dialect {
-        Dialect::Sdp => &[
-            "u8", "u16", "u32", "u64", "i8", "i16", "i32", "i64", "f32", "f64", "bool", "str",
-        ],
-        Dialect::Ffi => &[
-            "int8", "int16", "int32", "int64", "float32", "float64", "bool", "string",
-        ],
-    };
-    let n = 2 + rng.below(7) as usize;
-    let mut out = String::new();
-    if dialect == Dialect::Ffi {
-        out.push_str("package p\n");
-    }
-    for i in 0..n {
-        match dialect {
-            Dialect::Sdp => out.push_str(&format!("struct S{i} {{\n")),
-            Dialect::Ffi => out.push_str(&format!("type S{i} struct {{\n")),
-        }
-        for f in 0..1 + rng.below(6) {
-            let base = if i > 0 && rng.below(2) == 0 {
-                format!("S{}", i - 1 - rng.below(i.min(2) as u64) as usize)
-            } else {
-                prims[rng.below(prims.len() as u64) as usize].to_string()
-            };
-            let ty = match (dialect, rng.below(7)) {
-                (_, 0) => format!("[]{base}"),
-                (_, 1) => format!("[][]{base}"),
-                (Dialect::Sdp, 2) => format!("Option<{base}>"),
-                (Dialect::Sdp, 3) => format!("[]Option<{base}>"),
-                (Dialect::Ffi, 2) => format!("*{base}"),
-                (Dialect::Ffi, 3) => format!("[]*{base}"),
-                _ => base,
-            };
-            match dialect {
-                Dialect::Sdp => out.push_str(&format!("    f{f}: {ty},\n")),
-                Dialect::Ffi => out.push_str(&format!("\tF{f} {ty}\n")),
-            }
-        }
-        out.push_str("}\n");
-    }
-    out
-}
-
-fn number_after(line: &str, marker: &str) -> Option<u64> {
-    let rest = &line[line.find(marker)? + marker.len()..];
-    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
-    digits.parse().ok()
-}
-
-/// The plan's non-empty blocks, in order.
-fn block_sizes(p: &TypePlan) -> Vec<u64> {
-    p.steps
-        .iter()
-        .filter_map(|s| match s {
-            Step::Block { block, .. } if !block.leaves.is_empty() => Some(block.size),
-            _ => None,
-        })
-        .collect()
-}
-
-/// Every number the size formula may add (constants and multipliers, at any depth).
-fn formula_numbers(p: &TypePlan) -> HashSet<u64> {
-    fn term(t: &SizeTerm, out: &mut HashSet<u64>) {
-        match t {
-            SizeTerm::Len { scale } | SizeTerm::Present { scale } => {
-                out.insert(*scale);
-            }
-            SizeTerm::IfPresent(s) | SizeTerm::Each(s) => size(s, out),
-            SizeTerm::Call(_) => {}
-        }
-    }
-    fn size(s: &ValueSize, out: &mut HashSet<u64>) {
-        out.insert(s.constant);
-        if let Some(t) = &s.term {
-            term(t, out);
-        }
-    }
-    let mut out = HashSet::new();
-    for (_, t) in &p.exact_size.terms {
-        term(t, &mut out);
-    }
-    out
-}
-
-/// Every element minimum of the plan's arrays.
-fn elem_mins(p: &TypePlan) -> HashSet<u64> {
-    fn value(v: &Value, out: &mut HashSet<u64>) {
-        match v {
-            Value::Array { elem, elem_min, .. } => {
-                out.insert(*elem_min);
-                value(elem, out);
-            }
-            Value::Optional(e) => value(e, out),
-            _ => {}
-        }
-    }
-    let mut out = HashSet::new();
-    for s in &p.steps {
-        if let Step::Value { value: v, .. } = s {
-            value(v, &mut out);
-        }
-    }
-    out
-}
+mod plan_common;
+use plan_common::*;
 
 /// Checks one schema's generated C++ against its plan; returns the number of sizes checked.
 fn check(dialect: Dialect, text: &str) -> usize {
@@ -256,20 +134,8 @@ fn check(dialect: Dialect, text: &str) -> usize {
 #[test]
 fn generated_cpp_prints_only_the_plans_sizes() {
     let mut checked = 0;
-    let vectors = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/vectors");
-    for dir in ["sdp", "ffi"] {
-        let mut files: Vec<_> = std::fs::read_dir(vectors.join(dir).join("schemas"))
-            .expect("schemas")
-            .map(|e| e.expect("entry").path())
-            .collect();
-        files.sort();
-        for path in files {
-            let Some(dialect) = Dialect::from_path(&path) else {
-                continue;
-            };
-            let text = std::fs::read_to_string(&path).expect("read schema");
-            checked += check(dialect, &text);
-        }
+    for (dialect, text) in golden_schemas() {
+        checked += check(dialect, &text);
     }
     let golden = checked;
     assert!(golden > 100, "golden sizes checked: {golden}");
