@@ -288,6 +288,20 @@ impl Plan {
 }
 
 impl TypePlan {
+    /// `Fixed blocks: 12 B at 0, 3 B at 16 + |name|` (`None` without blocks): the line
+    /// every generated language puts in a type's layout comment, so they say the same.
+    pub fn fixed_blocks_line(&self) -> Option<String> {
+        let list: Vec<String> = self
+            .steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Block { block, .. } => Some(format!("{} B at {}", block.size, block.offset.expr())),
+                _ => None,
+            })
+            .collect();
+        (!list.is_empty()).then(|| format!("Fixed blocks: {}", list.join(", ")))
+    }
+
     /// This type's plan as text: one line per step, then the size formula.
     pub fn dump(&self, schema: &Schema) -> String {
         let name = |id: TypeId| schema.types.get(id).map_or("?", |t| t.name.as_str());

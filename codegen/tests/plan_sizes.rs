@@ -7,24 +7,17 @@
 use std::collections::HashMap;
 
 use codegen::emit::rust::{generate, type_name};
-use codegen::plan::{Plan, Step, TypePlan};
-use codegen::{analyze, Dialect, OrderChoice};
+use codegen::plan::TypePlan;
+use codegen::Dialect;
 
 mod plan_common;
 use plan_common::*;
 
 /// Checks one schema's generated Rust against its plan; returns the number of sizes checked.
 fn check(dialect: Dialect, text: &str) -> usize {
-    let a = analyze(dialect, text, None, OrderChoice::default());
-    if a.schema
-        .types
-        .iter()
-        .enumerate()
-        .any(|(id, _)| a.layout.get(id).is_none())
-    {
-        return 0; // a random schema with an error (e.g. a name clash): nothing to generate
-    }
-    let plan = Plan::new(&a.layout);
+    let Some((a, plan)) = analyzed(dialect, text) else {
+        return 0;
+    };
     let code = generate(&a.schema, &a.layout, "t").unwrap_or_else(|e| panic!("{e}\n{text}"));
     let by_name: HashMap<String, usize> = (0..a.schema.types.len())
         .map(|id| (type_name(&a.schema, &a.layout, id), id))
@@ -44,16 +37,7 @@ fn check(dialect: Dialect, text: &str) -> usize {
         if let Some(rest) = l.strip_prefix("pub struct ") {
             let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
             if let Some(p) = by_name.get(&name).and_then(|id| plan.get(*id)) {
-                let expected: Vec<String> = p
-                    .steps
-                    .iter()
-                    .filter_map(|s| match s {
-                        Step::Block { block, .. } => Some(format!("{} B at {}", block.size, block.offset.expr())),
-                        _ => None,
-                    })
-                    .collect();
-                let expected = (!expected.is_empty()).then(|| expected.join(", "));
-                assert_eq!(doc_blocks, expected, "doc of {name}\n{text}");
+                assert_eq!(doc_blocks, expected_doc_blocks(p), "doc of {name}\n{text}");
                 checked += 1;
             }
             doc_blocks = None;

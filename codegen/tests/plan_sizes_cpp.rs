@@ -9,24 +9,17 @@
 use std::collections::HashMap;
 
 use codegen::emit::cpp::{generate, type_name};
-use codegen::plan::{Plan, Step, TypePlan};
-use codegen::{analyze, Dialect, OrderChoice};
+use codegen::plan::TypePlan;
+use codegen::Dialect;
 
 mod plan_common;
 use plan_common::*;
 
 /// Checks one schema's generated C++ against its plan; returns the number of sizes checked.
 fn check(dialect: Dialect, text: &str) -> usize {
-    let a = analyze(dialect, text, None, OrderChoice::default());
-    if a.schema
-        .types
-        .iter()
-        .enumerate()
-        .any(|(id, _)| a.layout.get(id).is_none())
-    {
-        return 0; // a random schema with an error: nothing to generate
-    }
-    let plan = Plan::new(&a.layout);
+    let Some((a, plan)) = analyzed(dialect, text) else {
+        return 0;
+    };
     let files = generate(&a.schema, &a.layout, "t.x").unwrap_or_else(|e| panic!("{e}\n{text}"));
     let code = &files[0].contents;
     let by_name: HashMap<String, usize> = (0..a.schema.types.len())
@@ -55,16 +48,7 @@ fn check(dialect: Dialect, text: &str) -> usize {
         if let Some(rest) = line.strip_prefix("struct ").filter(|r| r.ends_with(" {")) {
             let name = ident(rest);
             if let Some(p) = by_name.get(&name).and_then(|id| plan.get(*id)) {
-                let expected: Vec<String> = p
-                    .steps
-                    .iter()
-                    .filter_map(|s| match s {
-                        Step::Block { block, .. } => Some(format!("{} B at {}", block.size, block.offset.expr())),
-                        _ => None,
-                    })
-                    .collect();
-                let expected = (!expected.is_empty()).then(|| expected.join(", "));
-                assert_eq!(doc_blocks, expected, "doc of {name}\n{text}");
+                assert_eq!(doc_blocks, expected_doc_blocks(p), "doc of {name}\n{text}");
                 checked += 1;
                 current = Some(p);
             } else {

@@ -861,22 +861,9 @@ impl Gen<'_> {
             c.line(&comment(&format!("//   {row}")));
         }
         // From the plan this code is rendered from, so the comment cannot contradict it.
-        let blocks: Vec<String> = self
-            .plan
-            .get(id)
-            .map(|p| {
-                p.steps
-                    .iter()
-                    .filter_map(|s| match s {
-                        Step::Block { block, .. } => Some(format!("{} B at {}", block.size, block.offset.expr())),
-                        _ => None,
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        if !blocks.is_empty() {
+        if let Some(line) = self.plan.get(id).and_then(TypePlan::fixed_blocks_line) {
             c.line("//");
-            c.line(&comment(&format!("// Fixed blocks: {}.", blocks.join(", "))));
+            c.line(&comment(&format!("// {line}.")));
         }
     }
 

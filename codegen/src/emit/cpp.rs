@@ -662,25 +662,9 @@ impl Gen<'_> {
         for row in &d.table {
             c.line(&format!("///   {}", comment_text(row)));
         }
-        let blocks: Vec<String> = self
-            .plan
-            .get(id)
-            .map(|p| {
-                p.steps
-                    .iter()
-                    .filter_map(|s| match s {
-                        Step::Block { block, .. } => Some(format!("{} B at {}", block.size, block.offset.expr())),
-                        _ => None,
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        if !blocks.is_empty() {
+        if let Some(line) = self.plan.get(id).and_then(TypePlan::fixed_blocks_line) {
             c.line("///");
-            c.line(&format!(
-                "/// {}.",
-                comment_text(&format!("Fixed blocks: {}", blocks.join(", ")))
-            ));
+            c.line(&format!("/// {}.", comment_text(&line)));
         }
     }
 

@@ -400,23 +400,10 @@ impl Gen<'_> {
         }
         c.line("/// ```");
         // From the plan this code is rendered from, so the comment cannot contradict it.
-        let blocks: Vec<String> = self
-            .plan_of(id)
-            .map(|p| {
-                p.steps
-                    .iter()
-                    .filter_map(|s| match s {
-                        Step::Block { block, .. } if self.opts.fixed_blocks => {
-                            Some(format!("{} B at {}", block.size, block.offset.expr()))
-                        }
-                        _ => None,
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        if !blocks.is_empty() {
+        let blocks = self.plan_of(id).and_then(TypePlan::fixed_blocks_line);
+        if let Some(line) = blocks.filter(|_| self.opts.fixed_blocks) {
             c.line("///");
-            c.line(&format!("/// Fixed blocks: {}.", blocks.join(", ")));
+            c.line(&format!("/// {line}."));
         }
     }
 

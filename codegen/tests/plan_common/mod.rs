@@ -6,8 +6,8 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use codegen::plan::{SizeTerm, Step, TypePlan, Value, ValueSize};
-use codegen::Dialect;
+use codegen::plan::{Plan, SizeTerm, Step, TypePlan, Value, ValueSize};
+use codegen::{analyze, Analysis, Dialect, OrderChoice};
 
 /// A small deterministic generator (xorshift), enough to vary shapes.
 pub struct Rng(pub u64);
@@ -219,4 +219,30 @@ pub fn golden_schemas() -> Vec<(Dialect, String)> {
             ))
         })
         .collect()
+}
+
+/// `text` analysed, with its plan; `None` when a type has no layout (a random schema with
+/// an error, e.g. a name clash): nothing to generate.
+pub fn analyzed(dialect: Dialect, text: &str) -> Option<(Analysis, Plan)> {
+    let a = analyze(dialect, text, None, OrderChoice::default());
+    if (0..a.schema.types.len()).any(|id| a.layout.get(id).is_none()) {
+        return None;
+    }
+    let plan = Plan::new(&a.layout);
+    Some((a, plan))
+}
+
+/// What a type's "Fixed blocks: …" comment must list: the plan's blocks in order
+/// (written out here rather than by `TypePlan::fixed_blocks_line`, so the tests check
+/// the emitters against the plan's steps, not against the function they call).
+pub fn expected_doc_blocks(p: &TypePlan) -> Option<String> {
+    let list: Vec<String> = p
+        .steps
+        .iter()
+        .filter_map(|s| match s {
+            Step::Block { block, .. } => Some(format!("{} B at {}", block.size, block.offset.expr())),
+            _ => None,
+        })
+        .collect();
+    (!list.is_empty()).then(|| list.join(", "))
 }
