@@ -10,15 +10,18 @@ use std::process::Command;
 use common::{pos, Client};
 use serde_json::{json, Value};
 
-struct Repo(PathBuf);
+/// A git repository in a temporary folder: the canonical path, and the folder itself,
+/// held only so that it is removed when the test ends.
+struct Repo(PathBuf, #[allow(dead_code)] tempfile::TempDir);
 
 impl Repo {
     fn new(name: &str) -> Repo {
-        let dir = std::env::temp_dir().join(format!("wirelens-compat-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let dir = std::fs::canonicalize(&dir).unwrap();
-        let repo = Repo(dir);
+        let tmp = tempfile::Builder::new()
+            .prefix(&format!("wirelens-compat-{name}-"))
+            .tempdir()
+            .unwrap();
+        let dir = std::fs::canonicalize(tmp.path()).unwrap();
+        let repo = Repo(dir, tmp);
         repo.git(&["init", "-q"]);
         repo
     }
@@ -45,12 +48,6 @@ impl Repo {
 
     fn uri(&self, file: &str) -> String {
         format!("file://{}", self.0.join(file).display())
-    }
-}
-
-impl Drop for Repo {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 
