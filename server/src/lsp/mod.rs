@@ -18,28 +18,35 @@ use tower_lsp_server::{LspService, Server};
 /// (BENCHMARKS.md, "Server memory"). `MIMALLOC_ALLOW_THP=0` would do the same but is
 /// read only at process start, so the process opts out of THP itself (prctl; applies
 /// to every later page fault) and purges freed pages at once. The option numbers are
-/// `mi_option_t` of the vendored mimalloc 2.3 (`libmimalloc-sys` 0.1.49,
-/// `c_src/mimalloc/v2/include/mimalloc.h`).
+/// `mi_option_t` of the mimalloc that `libmimalloc-sys` 0.1.49 vendors and builds (v3,
+/// `c_src/mimalloc/v3/include/mimalloc.h`; the same in its v2 header); its Rust
+/// bindings do not export these two. Check them when that crate is upgraded.
 fn tune_allocator() {
     use std::os::raw::{c_int, c_long};
+    // `mi_option_arena_eager_commit`, `mi_option_purge_delay`.
     const ARENA_EAGER_COMMIT: c_int = 4;
     const PURGE_DELAY: c_int = 15;
-    #[cfg(target_os = "linux")]
-    const PR_SET_THP_DISABLE: c_int = 41;
     extern "C" {
         // Linked in through the `mimalloc` global allocator's `libmimalloc-sys`.
         fn mi_option_set(option: c_int, value: c_long);
-        #[cfg(target_os = "linux")]
-        fn prctl(option: c_int, ...) -> c_int;
     }
     // SAFETY: mimalloc documents `mi_option_set` as callable at any time (the options
-    // are read when memory is next reserved or purged); `prctl(PR_SET_THP_DISABLE, 1,
-    // 0, 0, 0)` only sets a flag of this process (a failure leaves the default).
+    // are read when memory is next reserved or purged).
     unsafe {
         mi_option_set(ARENA_EAGER_COMMIT, 0);
         mi_option_set(PURGE_DELAY, 0);
-        #[cfg(target_os = "linux")]
-        prctl(PR_SET_THP_DISABLE, 1 as c_long, 0 as c_long, 0 as c_long, 0 as c_long);
+    }
+    // SAFETY: `prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0)` only sets a flag of this process;
+    // a failure leaves the default.
+    #[cfg(target_os = "linux")]
+    unsafe {
+        libc::prctl(
+            libc::PR_SET_THP_DISABLE,
+            1 as libc::c_ulong,
+            0 as libc::c_ulong,
+            0 as libc::c_ulong,
+            0 as libc::c_ulong,
+        );
     }
 }
 
