@@ -1041,7 +1041,39 @@ int main() {
         std::printf("decode within the budget failed\n");
         ++bad;
     }
-    std::printf("%d passed, %d failed\n", 6 - bad, bad);
+    // The SDP message decoders and the schema's dispatcher take the same budget.
+    std::vector<uint8_t> msg;
+    {
+        budget::M many;
+        many.items.resize(1000000);
+        if (!many.encode_message(msg).ok()) {
+            ++bad;
+        }
+    }
+    auto as_msg = budget::M::decode_message(msg.data(), msg.size(), 1u << 20);
+    auto as_msg_view = budget::M::decode_message_view(msg.data(), msg.size(), 1u << 20);
+    auto as_msg_prefix = budget::M::decode_message_prefix(msg.data(), msg.size(), 1u << 20);
+    if (as_msg || as_msg.error().kind != wirelens::ErrorKind::over_budget || as_msg_view ||
+        as_msg_view.error().kind != wirelens::ErrorKind::over_budget || as_msg_prefix ||
+        as_msg_prefix.error().kind != wirelens::ErrorKind::over_budget) {
+        std::printf("a message decoder ignored the budget\n");
+        ++bad;
+    }
+    size_t seen = 0;
+    auto count = [&](const auto& v) { seen = v.items.size(); };
+    auto any = budget::AnyMessage::decode(msg.data(), msg.size(), count, 1u << 20);
+    auto any_view = budget::AnyMessage::decode_view(msg.data(), msg.size(), count, 1u << 20);
+    if (any || any.error().kind != wirelens::ErrorKind::over_budget || any.error().path != "items" || any_view ||
+        any_view.error().kind != wirelens::ErrorKind::over_budget || seen != 0) {
+        std::printf("the dispatcher ignored the budget\n");
+        ++bad;
+    }
+    auto any_fits = budget::AnyMessage::decode_prefix(msg.data(), msg.size(), count, 64u << 20);
+    if (!any_fits || any_fits->used != msg.size() || seen != 1000000 || !budget::M::decode_message(msg.data(), msg.size(), 64u << 20)) {
+        std::printf("message decode within the budget failed\n");
+        ++bad;
+    }
+    std::printf("%d passed, %d failed\n", 9 - bad, bad);
     return bad;
 }
 "#;
@@ -1058,5 +1090,5 @@ int main() {
         "g++ (budget driver)",
     );
     let stdout = check(Command::new(&exe).output(), "the budget driver");
-    assert!(stdout.contains("6 passed, 0 failed"), "{stdout}");
+    assert!(stdout.contains("9 passed, 0 failed"), "{stdout}");
 }

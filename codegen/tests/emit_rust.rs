@@ -410,7 +410,7 @@ fn special_checks() -> Result<(), String> {
     use emitted::ffi_array_string_canon::StringListMessage;
     use emitted::sdp_arrays::{AnyMessage, ArraysOfPrimitives, Item};
     use emitted::sdp_optional::Request;
-    use wirelens_runtime::{DecodeErrorKind as K, EncodeErrorKind};
+    use wirelens_runtime::{DecodeErrorKind as K, Dispatch, EncodeErrorKind, SdpMessage};
 
     // ffire: 65,535 is the limit for strings and arrays; encoders refuse more.
     let mut out = vec![7u8];
@@ -456,6 +456,30 @@ fn special_checks() -> Result<(), String> {
         let view = Holder::decode_view_with_budget(&bytes, 64 << 20).map_err(|e| e.to_string())?;
         if view.maybe.len() != 1_000_000 {
             return Err("view decode within the budget".into());
+        }
+        // The same budget through the SDP message decoders and the schema's dispatcher.
+        let mut msg = Vec::new();
+        big.encode_message(&mut msg).map_err(|e| e.to_string())?;
+        let e = Holder::decode_message_with_budget(&msg, 1 << 20).err().ok_or("message over the budget accepted")?;
+        if !matches!(e.kind, K::OverBudget { left: 1_048_576, .. }) || e.path() != "maybe" {
+            return Err(format!("message decode over the budget: {e:?} {}", e.path()));
+        }
+        let e = Holder::decode_message_view_with_budget(&msg, 1 << 20).err().ok_or("message view over the budget")?;
+        if !matches!(e.kind, K::OverBudget { .. }) {
+            return Err(format!("message view decode over the budget: {e:?}"));
+        }
+        let e = emitted::sdp_extra::AnyMessage::decode_with_budget(&msg, 1 << 20)
+            .err()
+            .ok_or("dispatcher over the budget accepted")?;
+        if !matches!(e.kind, K::OverBudget { .. }) || e.path() != "maybe" {
+            return Err(format!("dispatcher decode over the budget: {e:?} {}", e.path()));
+        }
+        match emitted::sdp_extra::AnyMessage::decode_prefix_with_budget(&msg, 64 << 20) {
+            Ok((emitted::sdp_extra::AnyMessage::Holder(h), used)) if h == big && used == msg.len() => {}
+            other => return Err(format!("dispatcher decode within the budget: {:?}", other.map(|(_, n)| n))),
+        }
+        if Holder::decode_message_with_budget(&msg, 64 << 20).map_err(|e| e.to_string())? != big {
+            return Err("message decode within the budget".into());
         }
         // Strings are charged too: 3 bytes of budget cannot hold "abcd".
         let item = Item { id: 1, name: "abcd".into() }.to_bytes().map_err(|e| e.to_string())?;

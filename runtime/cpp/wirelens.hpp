@@ -1093,14 +1093,17 @@ Result<V> decode_value(const uint8_t* data, size_t len, uint16_t id, size_t budg
     wirelens::Status encode_message(std::vector<uint8_t>& out) const {                                        \
         return wirelens::encode_append<true>(*this, out);                                                      \
     }                                                                                                          \
-    static wirelens::Result<T> decode_message(const uint8_t* data, size_t len) {                              \
-        return wirelens::decode_value<T>(data, len, MESSAGE_ID);                                               \
+    /** `budget`: the most memory the decoded value may allocate (Reader::set_budget). */                      \
+    static wirelens::Result<T> decode_message(const uint8_t* data, size_t len, size_t budget = SIZE_MAX) {     \
+        return wirelens::decode_value<T>(data, len, MESSAGE_ID, budget);                                       \
     }                                                                                                          \
-    static wirelens::Result<wirelens::Decoded<T>> decode_message_prefix(const uint8_t* data, size_t len) {    \
-        return wirelens::decode_at<T>(data, len, MESSAGE_ID, false);                                           \
+    static wirelens::Result<wirelens::Decoded<T>> decode_message_prefix(const uint8_t* data, size_t len,       \
+                                                                        size_t budget = SIZE_MAX) {            \
+        return wirelens::decode_at<T>(data, len, MESSAGE_ID, false, budget);                                   \
     }                                                                                                          \
-    static wirelens::Result<View> decode_message_view(const uint8_t* data, size_t len) {                      \
-        return wirelens::decode_value<View>(data, len, MESSAGE_ID);                                            \
+    static wirelens::Result<View> decode_message_view(const uint8_t* data, size_t len,                         \
+                                                      size_t budget = SIZE_MAX) {                              \
+        return wirelens::decode_value<View>(data, len, MESSAGE_ID, budget);                                    \
     }
 
 // ---------------------------------------------------------------- SDP dispatch
@@ -1126,29 +1129,32 @@ using owned_or_view = std::conditional_t<View, typename T::View, T>;
 
 /// The public members of a schema's dispatcher `D` (generated as `AnyMessage`), which
 /// has `template <bool View, class F> static Result<Decoded<uint16_t>> dispatch(const
-/// uint8_t*, size_t, bool exact, F&)`: a switch over the type id. The visitor is called
+/// uint8_t*, size_t, bool exact, F&, size_t budget)`: a switch over the type id. The visitor is called
 /// with the decoded value (an lvalue of the struct the type id names, or of its View);
-/// the result is the type id (and for _prefix the bytes used).
+/// the result is the type id (and for _prefix the bytes used). `budget`: the most memory
+/// the decoded value may allocate (Reader::set_budget), for messages from untrusted peers.
 template <class D>
 struct Dispatcher {
     /// Decodes exactly one message of any struct of the schema; trailing bytes are an error.
     template <class F>
-    static Result<uint16_t> decode(const uint8_t* data, size_t len, F&& visit) {
-        return id_of(D::template dispatch<false>(data, len, true, visit));
+    static Result<uint16_t> decode(const uint8_t* data, size_t len, F&& visit, size_t budget = SIZE_MAX) {
+        return id_of(D::template dispatch<false>(data, len, true, visit, budget));
     }
     /// Decodes one message from the start of the input.
     template <class F>
-    static Result<Decoded<uint16_t>> decode_prefix(const uint8_t* data, size_t len, F&& visit) {
-        return D::template dispatch<false>(data, len, false, visit);
+    static Result<Decoded<uint16_t>> decode_prefix(const uint8_t* data, size_t len, F&& visit,
+                                                   size_t budget = SIZE_MAX) {
+        return D::template dispatch<false>(data, len, false, visit, budget);
     }
     /// Zero-copy: the visitor gets the struct's View.
     template <class F>
-    static Result<uint16_t> decode_view(const uint8_t* data, size_t len, F&& visit) {
-        return id_of(D::template dispatch<true>(data, len, true, visit));
+    static Result<uint16_t> decode_view(const uint8_t* data, size_t len, F&& visit, size_t budget = SIZE_MAX) {
+        return id_of(D::template dispatch<true>(data, len, true, visit, budget));
     }
     template <class F>
-    static Result<Decoded<uint16_t>> decode_view_prefix(const uint8_t* data, size_t len, F&& visit) {
-        return D::template dispatch<true>(data, len, false, visit);
+    static Result<Decoded<uint16_t>> decode_view_prefix(const uint8_t* data, size_t len, F&& visit,
+                                                        size_t budget = SIZE_MAX) {
+        return D::template dispatch<true>(data, len, false, visit, budget);
     }
 
 private:

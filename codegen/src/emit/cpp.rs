@@ -1231,8 +1231,9 @@ impl Gen<'_> {
         c.line("/// wirelens::Dispatcher). Encode with the struct's own encode_message.");
         c.open("struct AnyMessage : wirelens::Dispatcher<AnyMessage> {");
         c.line("template <bool View, class F>");
-        c.open("static wirelens::Result<wirelens::Decoded<uint16_t>> dispatch(const uint8_t* data, size_t len, bool exact, F& visit) {");
+        c.open("static wirelens::Result<wirelens::Decoded<uint16_t>> dispatch(const uint8_t* data, size_t len, bool exact, F& visit, size_t budget) {");
         c.line("wirelens::Reader rd(data, len);");
+        c.line("rd.set_budget(budget);");
         c.line("wirelens::sdp::Header h;");
         c.open("if (!rd.open_message(0, h)) {");
         c.line("return rd.take_error();");

@@ -146,16 +146,23 @@ pub trait SdpMessage: Message {
     /// Decodes exactly one SDP message of this type (header checked; no trailing bytes).
     #[inline]
     fn decode_message(bytes: &[u8]) -> Result<Self, DecodeError> {
-        let (value, used) = Self::decode_message_prefix(bytes)?;
-        Reader::at(bytes, used).finish()?;
-        Ok(value)
+        Self::decode_message_with_budget(bytes, usize::MAX)
     }
 
     /// Decodes one SDP message of this type from the start of `bytes`, and the bytes
     /// used.
     #[inline]
     fn decode_message_prefix(bytes: &[u8]) -> Result<(Self, usize), DecodeError> {
-        read_message(bytes, Some(Self::MESSAGE_ID), |rd| Self::read_from(rd))
+        read_message(bytes, Some(Self::MESSAGE_ID), usize::MAX, |_, rd| Self::read_from(rd))
+    }
+
+    /// [`SdpMessage::decode_message`] allocating at most `budget` bytes for arrays and
+    /// strings (see [`Message::decode_with_budget`]).
+    #[inline]
+    fn decode_message_with_budget(bytes: &[u8], budget: usize) -> Result<Self, DecodeError> {
+        let (value, used) = read_message(bytes, Some(Self::MESSAGE_ID), budget, |_, rd| Self::read_from(rd))?;
+        Reader::at(bytes, used).finish()?;
+        Ok(value)
     }
 
     /// Zero-copy decode of exactly one SDP message of this type.
@@ -164,7 +171,17 @@ pub trait SdpMessage: Message {
     where
         Self: 'a,
     {
-        let (value, used) = read_message(bytes, Some(Self::MESSAGE_ID), |rd| {
+        Self::decode_message_view_with_budget(bytes, usize::MAX)
+    }
+
+    /// [`SdpMessage::decode_message_view`] with a memory budget (the arrays of nested
+    /// views are what it allocates).
+    #[inline]
+    fn decode_message_view_with_budget<'a>(bytes: &'a [u8], budget: usize) -> Result<Self::View<'a>, DecodeError>
+    where
+        Self: 'a,
+    {
+        let (value, used) = read_message(bytes, Some(Self::MESSAGE_ID), budget, |_, rd| {
             <Self::View<'a> as Decode<'a>>::read_from(rd)
         })?;
         Reader::at(bytes, used).finish()?;
@@ -187,17 +204,28 @@ pub trait Dispatch: Sized {
     /// error.
     #[inline]
     fn decode(bytes: &[u8]) -> Result<Self, DecodeError> {
-        let (value, used) = Self::decode_prefix(bytes)?;
-        Reader::at(bytes, used).finish()?;
-        Ok(value)
+        Self::decode_with_budget(bytes, usize::MAX)
     }
 
     /// Decodes one message from the start of `bytes`; returns it and the bytes used.
     #[inline]
     fn decode_prefix(bytes: &[u8]) -> Result<(Self, usize), DecodeError> {
-        let (header, mut rd) = sdp::open(bytes, None)?;
-        let value = Self::read_payload(header.type_id, &mut rd)?;
-        Ok((value, sdp::close(&header, &rd)?))
+        Self::decode_prefix_with_budget(bytes, usize::MAX)
+    }
+
+    /// [`Dispatch::decode`] allocating at most `budget` bytes for arrays and strings
+    /// (see [`Message::decode_with_budget`]): for messages from untrusted peers.
+    #[inline]
+    fn decode_with_budget(bytes: &[u8], budget: usize) -> Result<Self, DecodeError> {
+        let (value, used) = Self::decode_prefix_with_budget(bytes, budget)?;
+        Reader::at(bytes, used).finish()?;
+        Ok(value)
+    }
+
+    /// [`Dispatch::decode_prefix`] with a memory budget.
+    #[inline]
+    fn decode_prefix_with_budget(bytes: &[u8], budget: usize) -> Result<(Self, usize), DecodeError> {
+        read_message(bytes, None, budget, Self::read_payload)
     }
 }
 
@@ -217,15 +245,17 @@ fn read_prefix<'a, T: Decode<'a>>(bytes: &'a [u8]) -> Result<(T, usize), DecodeE
 }
 
 /// Opens a message (header checked, `expected` type id if given), reads the payload with
-/// `read`, and checks that it used exactly the announced bytes; returns the value and
+/// `read(type_id, reader)` under the memory `budget`, and checks that it used exactly the announced bytes; returns the value and
 /// the bytes the whole message used.
 #[inline]
 fn read_message<'a, T>(
     bytes: &'a [u8],
     expected: Option<u16>,
-    read: impl FnOnce(&mut Reader<'a>) -> Result<T, DecodeError>,
+    budget: usize,
+    read: impl FnOnce(u16, &mut Reader<'a>) -> Result<T, DecodeError>,
 ) -> Result<(T, usize), DecodeError> {
-    let (header, mut rd) = sdp::open(bytes, expected)?;
-    let value = read(&mut rd)?;
+    let (header, rd) = sdp::open(bytes, expected)?;
+    let mut rd = rd.with_budget(budget);
+    let value = read(header.type_id, &mut rd)?;
     Ok((value, sdp::close(&header, &rd)?))
 }
