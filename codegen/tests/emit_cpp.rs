@@ -1060,7 +1060,13 @@ int main() {
         ++bad;
     }
     size_t seen = 0;
-    auto count = [&](const auto& v) { seen = v.items.size(); };
+    struct Count {
+        size_t& seen;
+        void operator()(const budget::M& v) const { seen = v.items.size(); }
+        void operator()(const budget::M::View& v) const { seen = v.items.size(); }
+        void operator()(const budget::S&) const {}
+        void operator()(const budget::S::View&) const {}
+    } count{seen};
     auto any = budget::AnyMessage::decode(msg.data(), msg.size(), count, 1u << 20);
     auto any_view = budget::AnyMessage::decode_view(msg.data(), msg.size(), count, 1u << 20);
     if (any || any.error().kind != wirelens::ErrorKind::over_budget || any.error().path != "items" || any_view ||
