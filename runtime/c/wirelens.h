@@ -57,6 +57,16 @@ extern "C" {
 #endif
 #endif
 
+// Helpers kept out of line: WL__OUTLINE for large paths, WL__COLD for error paths (off
+// the hot path, so the decoders' fast paths stay small). `unused`: a TU may not need them.
+#if defined(__GNUC__) || defined(__clang__)
+#define WL__OUTLINE static __attribute__((noinline, unused))
+#define WL__COLD static __attribute__((cold, noinline, unused))
+#else
+#define WL__OUTLINE static inline
+#define WL__COLD static inline
+#endif
+
 // ---------------------------------------------------------------- status and errors
 
 typedef enum wl_status {
@@ -102,14 +112,20 @@ static inline void wl_error_clear(wl_error *e) {
     e->depth = e->dropped = 0;
 }
 
-static inline wl_status wl_fail(wl_error *e, wl_status s, size_t offset, uint64_t value, uint64_t limit,
-                                uint64_t left) {
+WL__COLD void wl__record(wl_error *e, wl_status s, size_t offset, uint64_t value, uint64_t limit, uint64_t left) {
     e->status = s;
     e->offset = offset;
     e->value = value;
     e->limit = limit;
     e->left = left;
     e->depth = e->dropped = 0;
+}
+
+// Records an error; returns its status. The recording is out of line (cold); the status
+// stays visible to the caller's code (a compiler that sees `return s` knows the read failed).
+static inline wl_status wl_fail(wl_error *e, wl_status s, size_t offset, uint64_t value, uint64_t limit,
+                                uint64_t left) {
+    wl__record(e, s, offset, value, limit, left);
     return s;
 }
 
@@ -575,16 +591,24 @@ typedef struct wl_reader {
     bool copy; // owned decode: copy strings into the arena (else they point into buf)
 } wl_reader;
 
-static inline wl_status wl_rd_end(wl_reader *r, size_t need, const char *field) {
-    wl_fail(r->err, WL_ERR_TRUNCATED, r->at, need, 0, r->len - r->at);
+WL__COLD void wl__rd_end(wl_reader *r, size_t need, const char *field) {
+    wl__record(r->err, WL_ERR_TRUNCATED, r->at, need, 0, r->len - r->at);
     if (field) wl_err_field(r->err, field);
+}
+
+static inline wl_status wl_rd_end(wl_reader *r, size_t need, const char *field) {
+    wl__rd_end(r, need, field);
     return WL_ERR_TRUNCATED;
 }
 
 // A bool byte `b` at input offset `at` that is neither 00 nor 01.
-static inline wl_status wl_bad_bool(wl_error *e, size_t at, uint8_t b, const char *field) {
-    wl_fail(e, WL_ERR_BOOL, at, b, 0, 0);
+WL__COLD void wl__bad_bool(wl_error *e, size_t at, uint8_t b, const char *field) {
+    wl__record(e, WL_ERR_BOOL, at, b, 0, 0);
     if (field) wl_err_field(e, field);
+}
+
+static inline wl_status wl_bad_bool(wl_error *e, size_t at, uint8_t b, const char *field) {
+    wl__bad_bool(e, at, b, field);
     return WL_ERR_BOOL;
 }
 
@@ -626,12 +650,6 @@ static inline void *wl_rd_alloc_zero(wl_reader *r, size_t n, size_t size, size_t
     return p;
 }
 
-// A helper kept out of line (cold or large paths); `unused`: a TU may not need it.
-#if defined(__GNUC__) || defined(__clang__)
-#define WL__OUTLINE static __attribute__((noinline, unused))
-#else
-#define WL__OUTLINE static inline
-#endif
 
 // The full UTF-8 check from byte i on (see wl_utf8_check); out of line so the ASCII
 // fast path in front of it stays small enough to inline.
