@@ -569,7 +569,6 @@ fn plan_order(plan: &Plan) -> Vec<TypeId> {
                     LeafKind::Struct(s) => Some(s),
                     LeafKind::Prim(_) => None,
                 })),
-                Step::Inline { id, .. } => out.push(*id),
                 Step::Value { value, .. } => value_refs(value, &mut out),
             }
         }
@@ -726,9 +725,7 @@ impl Gen<'_> {
 
     // ------------------------------------------------------------------ plan
 
-    /// The plan's steps with their paths resolved. [`Step::Inline`] needs no code: the
-    /// inlined struct is a member of the C struct and its fields follow as steps whose
-    /// accesses go through it (`inner.name`).
+    /// The plan's steps with their paths resolved.
     fn items(&self, p: &TypePlan) -> Result<Vec<Item>, EmitError> {
         let mut items = Vec::with_capacity(p.steps.len());
         for step in &p.steps {
@@ -741,7 +738,6 @@ impl Gen<'_> {
                         .map(|l| self.leaf(p.id, &l.path, l.kind, l.at))
                         .collect::<Result<Vec<_>, _>>()?,
                 }),
-                Step::Inline { .. } => {}
                 Step::Value { path, value } => {
                     let (access, json) = self.path_names(p.id, path)?;
                     items.push(Item::Var {

@@ -917,8 +917,6 @@ impl Gen<'_> {
                         self.store(c, &bv, leaf.at, &format!("v{}", place.access), leaf.kind);
                     }
                 }
-                // The inlined struct's fields are the steps that follow.
-                Step::Inline { .. } => {}
                 Step::Value { path, value } => {
                     let place = self.place(p.id, path);
                     self.write_value(c, &format!("v{}", place.access), value, &mut k);
@@ -987,7 +985,6 @@ impl Gen<'_> {
                     }
                     at += block.size;
                 }
-                Step::Inline { .. } => {}
                 // A fixed value the layout left outside every block.
                 Step::Value { path, value } => {
                     let kind = match value {
@@ -1088,8 +1085,6 @@ impl Gen<'_> {
                         self.load(c, &bv, leaf.at, &format!("v{}", place.access), leaf.kind, &place.names);
                     }
                 }
-                // The inlined struct's fields are the steps that follow.
-                Step::Inline { .. } => {}
                 Step::Value { path, value } => {
                     let place = self.place(p.id, path);
                     self.read_value(c, &format!("v{}", place.access), value, &place.names, "", &mut k, view);

@@ -669,7 +669,6 @@ impl Gen<'_> {
                     }
                     c.line(&format!("w.put(&{name});"));
                 }
-                Step::Inline { .. } => {}
                 Step::Value { path, value } => {
                     self.write_value(c, &format!("self.{}", self.access(p.id, path)), false, value, 0)
                 }
@@ -846,7 +845,6 @@ impl Gen<'_> {
                         c.line(&format!("let {} = {expr};", self.local(p.id, &l.path)));
                     }
                 }
-                Step::Inline { .. } => {}
                 Step::Value { path, value } => {
                     let ctx = self.ctx(p.id, path);
                     self.read_value(c, &self.local(p.id, path), value, &ctx, 0, view);
@@ -854,7 +852,7 @@ impl Gen<'_> {
             }
         }
         if p.is_struct {
-            let inits = self.literal_fields(p, p.id, &[], view);
+            let inits = self.literal_fields(p);
             let one_line = inits.join(", ");
             if one_line.len() <= 18 {
                 c.line(&format!("Ok(Self {{ {one_line} }})"));
@@ -871,33 +869,16 @@ impl Gen<'_> {
         c.close("}");
     }
 
-    /// `field: local` for every field of struct `ty` at `prefix`; inlined structs
-    /// become nested literals of their decoded fields.
-    fn literal_fields(&self, p: &TypePlan, ty: TypeId, prefix: &[usize], view: bool) -> Vec<String> {
-        let names = self.field_names(ty);
-        let Some(t) = self.layout.get(ty) else {
+    /// `field: local` for every field of the struct planned by `p`.
+    fn literal_fields(&self, p: &TypePlan) -> Vec<String> {
+        let names = self.field_names(p.id);
+        let Some(t) = self.layout.get(p.id) else {
             return Vec::new();
         };
         t.fields
             .iter()
             .map(|f| {
-                let mut path = prefix.to_vec();
-                path.push(f.decl_index);
-                let inlined = p.steps.iter().find_map(|s| match s {
-                    Step::Inline { path: q, id } if *q == path => Some(*id),
-                    _ => None,
-                });
-                let value = match inlined {
-                    Some(id) => {
-                        let name = if view && self.borrows(&Wire::Struct(id)) {
-                            self.view_name(id)
-                        } else {
-                            self.name(id)
-                        };
-                        format!("{name} {{ {} }}", self.literal_fields(p, id, &path, view).join(", "))
-                    }
-                    None => self.local(p.id, &path),
-                };
+                let value = self.local(p.id, &[f.decl_index]);
                 format!("{}: {value}", ident(&names[f.decl_index]))
             })
             .collect()
