@@ -252,7 +252,9 @@ fn comment(s: &str) -> String {
     t
 }
 
-fn prim_short(p: Primitive) -> &'static str {
+/// The runtime's short name of a primitive (`wl_u32_view`, `wl_str`); the conformance
+/// engines use it too.
+pub fn prim_short(p: Primitive) -> &'static str {
     match p {
         Primitive::U8 => "u8",
         Primitive::U16 => "u16",

@@ -193,6 +193,12 @@ const MEMBERS: &[&str] = &[
     "measure",
 ];
 
+/// The C++ type of a primitive (owned strings: `std::string`); the conformance engine
+/// uses it too.
+pub fn prim_type(p: Primitive) -> &'static str {
+    Gen::prim_ty(p)
+}
+
 /// Type names the generated code uses itself (or the runtime's, should a `using` bring
 /// them in): a schema type with one of these names gets a `_`.
 const TAKEN_TYPES: &[&str] = &[

@@ -190,6 +190,12 @@ fn field_names(schema: &Schema, id: TypeId) -> Vec<String> {
     seen
 }
 
+/// The Rust type of a primitive (owned strings: `String`); the conformance engine uses
+/// it too.
+pub fn prim_type(p: Primitive) -> &'static str {
+    Gen::prim_ty(p)
+}
+
 /// Drops blank lines before a closing brace.
 fn trim_blank(c: &mut Code) {
     while c.out.ends_with("\n\n") {
