@@ -89,33 +89,24 @@ pub fn layout_lint(schema: &Schema, layout: &Layout, id: usize) -> Option<Diagno
         let def = schema.types.get(id)?;
         let t = layout.get(id)?;
         let fields = def.fields();
-        // Runs of consecutive fixed-size fields; more than one means a variable-size
-        // field splits them and generated code needs one copy per run.
-        let mut runs: Vec<Vec<usize>> = Vec::new();
-        let mut in_run = false;
-        for (i, f) in t.fields.iter().enumerate() {
-            match (f.size.fixed.is_some(), in_run) {
-                (true, false) => runs.push(vec![i]),
-                (true, true) => runs.last_mut().into_iter().for_each(|r| r.push(i)),
-                (false, _) => {}
-            }
-            in_run = f.size.fixed.is_some();
-        }
-        if runs.len() < 2 {
+        // The layout's fixed blocks are the copies generated code makes; more than one
+        // means a variable-size field splits the fixed-size fields.
+        if t.blocks.len() < 2 {
             return None;
         }
-        let total: u64 = t.fields.iter().filter_map(|f| f.size.fixed).sum();
-        let stranded: Vec<usize> = runs[1..].iter().flatten().copied().collect();
-        let names: Vec<String> = stranded
+        let total: u64 = t.blocks.iter().map(|b| b.size).sum();
+        let stranded: Vec<&crate::model::Field> = t.blocks[1..]
             .iter()
-            .map(|&i| format!("`{}`", fields[t.fields[i].decl_index].name))
+            .flat_map(|b| &b.leaves)
+            .filter_map(|l| fields.get(*l.path.first()?))
             .collect();
-        let first = &fields[t.fields[stranded[0]].decl_index];
+        let names: Vec<String> = stranded.iter().map(|f| format!("`{}`", f.name)).collect();
+        let first = stranded.first()?;
         Some(
             Diagnostic::info(
                 "split-fixed-block",
                 first.name_range.clone(),
-                format!("variable-size fields split the fixed-size fields of `{}` into {} blocks", def.name, runs.len()),
+                format!("variable-size fields split the fixed-size fields of `{}` into {} blocks", def.name, t.blocks.len()),
             )
             .with_label(format!("fixed again after a variable-size field ({})", names.join(", ")))
             .with_note(format!(

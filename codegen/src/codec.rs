@@ -601,15 +601,6 @@ impl<'s> Encoder<'_, 's, '_> {
                         }
                     }
                 }
-                Step::Inline { path, id: inner } => {
-                    let Some(v) = self.field(id, base, map, path)? else {
-                        return missing(self);
-                    };
-                    if depth + path.len() > MAX_DEPTH {
-                        return Err(self.err(format!("value nested deeper than {MAX_DEPTH} levels")));
-                    }
-                    self.object(*inner, v)?;
-                }
                 Step::Value { path, value } => match self.field(id, base, map, path)? {
                     Some(v) => self.value(value, v, depth + path.len())?,
                     None if matches!(value, plan::Value::Optional(_)) => self.out.push(0),
@@ -1021,18 +1012,6 @@ impl<'s> Decoder<'_, 's, '_, '_> {
                         };
                         entries.push((&leaf.path, v));
                     }
-                }
-                Step::Inline { path, id: inner } => {
-                    let label = self.enter(id, base, path);
-                    let d = depth + path.len();
-                    if d > MAX_DEPTH {
-                        return Err(self.err(format!("value nested deeper than {MAX_DEPTH} levels")));
-                    }
-                    let size = codec
-                        .layout
-                        .get(*inner)
-                        .map_or(crate::layout::SizeInfo::fixed(0), |t| t.size);
-                    self.note_open(d, &label, &plan::Value::Struct { id: *inner, size });
                 }
                 Step::Value { path, value } => {
                     let label = self.enter(id, base, path);

@@ -88,9 +88,10 @@ pub struct FieldLayout {
     pub offset: Offset,
 }
 
-/// A maximal run of fixed-size bytes, nested fixed structs and the fixed fields of
-/// nested variable structs flattened in: what a generator reads or writes with one
-/// bounds check and one packed copy.
+/// A maximal run of a struct's consecutive fixed-size fields (a nested fixed-size struct
+/// is one leaf): what a generator reads or writes with one bounds check and one packed
+/// copy. Each block is one copy in generated code, so the hover, the
+/// `split-fixed-block` lint and the generators' layout comments all count these.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FixedBlock {
     pub offset: Offset,
@@ -153,17 +154,14 @@ where
 }
 
 /// One item of a struct's [`TypeLayout::walk`]. Paths are declaration indices from the
-/// struct down (length 1 for its own fields, longer inside inlined nested structs).
+/// struct down; the layout inlines nothing, so they have length 1.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum WalkItem {
     /// `blocks[i]`, written and read as one unit.
     Block(usize),
-    /// A variable-size value (or, where blocks were given up, any value) read and
-    /// written on its own.
+    /// A variable-size value read and written on its own; a nested variable-size
+    /// struct is one such item (generated code calls its own read/write).
     Item { path: Vec<usize>, wire: Wire },
-    /// The nested variable-size struct `id` at `path` is inlined: its fields follow
-    /// (with longer paths) until the next item whose path does not start with `path`.
-    Inline { path: Vec<usize>, id: TypeId },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -175,9 +173,9 @@ pub struct TypeLayout {
     /// Struct fields in wire order; empty for other types.
     pub fields: Vec<FieldLayout>,
     pub blocks: Vec<FixedBlock>,
-    /// The walk that produced `blocks`, in wire order: every block, every variable-size
-    /// item between them, and every nested variable-size struct whose fields were inlined
-    /// (see [`MAX_INLINE_DEPTH`]). Empty for non-struct types. `codegen::plan` reads it.
+    /// The walk that produced `blocks`, in wire order: every block and every
+    /// variable-size item between them. Empty for non-struct types. `codegen::plan`
+    /// reads it and takes its decisions as they are.
     pub walk: Vec<WalkItem>,
     /// SDP: the message type id (1-based position in the file).
     pub message_id: Option<u16>,
@@ -514,89 +512,47 @@ impl Engine<'_> {
         });
     }
 
-    /// Walks struct `id`'s fields in wire order, inlining nested variable-size structs
-    /// (up to [`MAX_INLINE_DEPTH`] levels), and groups consecutive fixed-size leaves
-    /// into blocks.
+    /// The inlining decision, made here once for every view: struct `id`'s consecutive
+    /// fixed-size fields (primitives and whole fixed-size nested structs, each one leaf)
+    /// form blocks starting at their first field's offset; every variable-size field is
+    /// an item of its own, a nested variable-size struct included (a call boundary:
+    /// generated code calls its own read/write instead of copying its body into every
+    /// parent, issue #13).
     fn blocks(&self, id: TypeId) -> (Vec<FixedBlock>, Vec<WalkItem>) {
-        let Some(top) = self.laid(id) else {
+        let Some(fields) = self.laid(id) else {
             return (Vec::new(), Vec::new());
         };
         let mut blocks: Vec<FixedBlock> = Vec::new();
-        let mut walk: Vec<WalkItem> = Vec::new();
-        let mut offset = Offset {
-            constant: 0,
-            terms: vec![],
-        };
-        let mut open = false;
-        // Explicit stack of (path, wire) still to visit, in reverse order.
-        let mut todo: Vec<(Vec<usize>, &Wire)> = top.iter().rev().map(|f| (vec![f.decl_index], &f.wire)).collect();
-        let mut budget = MAX_FLATTENED_ITEMS;
-        while let Some((path, wire)) = todo.pop() {
-            budget -= 1;
-            if budget == 0 {
-                // Pathologically wide nesting: no blocks rather than a huge walk; every
-                // field on its own.
-                let walk = top
-                    .iter()
-                    .map(|f| WalkItem::Item {
-                        path: vec![f.decl_index],
-                        wire: f.wire.clone(),
-                    })
-                    .collect();
-                return (Vec::new(), walk);
-            }
-            let size = self.size_of(wire);
-            let leaf = match wire {
-                Wire::Prim(p) if size.fixed.is_some() => Some(LeafKind::Prim(*p)),
-                Wire::Struct(nested) if size.fixed.is_some() => Some(LeafKind::Struct(*nested)),
-                Wire::Struct(nested) if path.len() <= MAX_INLINE_DEPTH => {
-                    if let Some(inner) = self.laid(*nested) {
-                        for f in inner.iter().rev() {
-                            let mut p = path.clone();
-                            p.push(f.decl_index);
-                            todo.push((p, &f.wire));
-                        }
-                        walk.push(WalkItem::Inline { path, id: *nested });
-                        continue;
-                    }
-                    None
-                }
+        let mut walk: Vec<WalkItem> = Vec::with_capacity(fields.len());
+        for f in fields {
+            let kind = match (&f.wire, f.size.fixed) {
+                (Wire::Prim(p), Some(_)) => Some(LeafKind::Prim(*p)),
+                (Wire::Struct(nested), Some(_)) => Some(LeafKind::Struct(*nested)),
                 _ => None,
             };
-            match (leaf, size.fixed) {
-                (Some(kind), Some(n)) => {
-                    if !open {
-                        blocks.push(FixedBlock {
-                            offset: offset.clone(),
-                            size: 0,
-                            leaves: vec![],
-                        });
-                        walk.push(WalkItem::Block(blocks.len() - 1));
-                        open = true;
-                    }
-                    if let Some(b) = blocks.last_mut() {
-                        b.leaves.push(Leaf {
-                            path,
-                            kind,
-                            size: n,
-                            at: b.size,
-                        });
-                        b.size += n;
-                    }
-                    offset.constant += n;
-                }
-                _ => {
-                    open = false;
-                    offset.advance(&size, || {
-                        path_name(self.schema, id, &path, |t| {
-                            self.laid(t).map(|v| v.iter().map(|f| (f.decl_index, &f.wire)))
-                        })
-                    });
-                    walk.push(WalkItem::Item {
-                        path,
-                        wire: wire.clone(),
-                    });
-                }
+            let (Some(kind), Some(n)) = (kind, f.size.fixed) else {
+                walk.push(WalkItem::Item {
+                    path: vec![f.decl_index],
+                    wire: f.wire.clone(),
+                });
+                continue;
+            };
+            if !matches!(walk.last(), Some(WalkItem::Block(_))) {
+                walk.push(WalkItem::Block(blocks.len()));
+                blocks.push(FixedBlock {
+                    offset: f.offset.clone(),
+                    size: 0,
+                    leaves: Vec::new(),
+                });
+            }
+            if let Some(b) = blocks.last_mut() {
+                b.leaves.push(Leaf {
+                    path: vec![f.decl_index],
+                    kind,
+                    size: n,
+                    at: b.size,
+                });
+                b.size += n;
             }
         }
         (blocks, walk)
@@ -638,13 +594,6 @@ fn wire_size(dialect: Dialect, wire: &Wire, struct_size: &dyn Fn(TypeId) -> Opti
         Wire::Struct(id) => struct_size(*id).unwrap_or(SizeInfo::fixed(0)),
     }
 }
-
-/// Bound on the items one struct's block computation may visit.
-const MAX_FLATTENED_ITEMS: usize = 1 << 12;
-
-/// Nested variable-size structs are inlined into their parent's blocks down to this
-/// depth; deeper ones count as one variable-size item.
-pub const MAX_INLINE_DEPTH: usize = 4;
 
 /// ffire's size classes: 8-byte (int64, float64, fixed-size structs) < 4-byte <
 /// 2-byte < 1-byte < variable < optional.

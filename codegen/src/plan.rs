@@ -1,14 +1,11 @@
 //! The encoding plan (issue #13): per type, the ordered steps that write and read its
 //! encoding and the formula of its exact size, read off the [`Layout`] once. The JSON
-//! codec and the Rust emitter walk a [`TypePlan`] and execute or print it (the C and C++
-//! emitters are to follow); none of them decides a size, an order, a prefix, a block or
-//! an inlining rule.
+//! codec and the C, C++ and Rust emitters walk a [`TypePlan`] and execute or print it;
+//! none of them decides a size, an order, a prefix, a block or an inlining rule.
 //!
 //! A struct's plan is its [`TypeLayout::walk`] made executable:
 //! - [`Step::Block`]: a fixed block of N bytes with primitive and fixed-struct leaves at
 //!   constant offsets: one bounds check and one copy;
-//! - [`Step::Inline`]: a nested variable-size struct whose fields follow inline (the
-//!   decoder assembles it from them);
 //! - [`Step::Value`]: one variable-size value, described by a [`Value`]: a
 //!   length-prefixed string, a bulk primitive array, an array of anything else, a
 //!   presence byte with its payload, or a call of a nested struct's own code.
@@ -16,14 +13,13 @@
 //! Non-struct types (ffire roots that are arrays or primitives, aliases) have one
 //! `Step::Value` (or a one-leaf block) with the empty path.
 //!
-//! Speed decisions made here, once, and shown by [`Plan::dump`]:
-//! - what is one block: consecutive fixed-size fields of the struct itself, nested fixed
-//!   structs included as leaves, each block starting at its first field's layout offset;
-//! - variable-size nested structs are *called* (`Value::Struct`), not inlined: inlining
-//!   copies the nested struct's code into every parent (generated Rust for the 5,000-struct
-//!   benchmark schema grew from 51.9 MB to 79.8 MB with inlining to depth 4) for a gain the
-//!   project's own benchmark measured at 1.02× (issue #13). [`PlanOptions::inline_nested`]
-//!   brings the layout's inlining walk back (its [`Step::Inline`] steps) for comparisons;
+//! Speed decisions, shown by [`Plan::dump`]:
+//! - what is one block, and that variable-size nested structs are *called*
+//!   (`Value::Struct`), not inlined: both are the layout's decision
+//!   ([`TypeLayout::walk`]), taken as they are, so hovers, lints and generated code
+//!   agree. Inlining copied the nested struct's code into every parent (generated Rust
+//!   for the 5,000-struct benchmark schema grew from 51.9 MB to 79.8 MB with inlining to
+//!   depth 4) for a gain the project's own benchmark measured at 1.02× (issue #13);
 //! - which arrays are copied in bulk ([`Value::BulkPrims`]: arrays of fixed primitives);
 //! - the exact size as a constant plus one term per variable-size value
 //!   ([`SizeFormula`]), so encoders can reserve exactly.
@@ -31,7 +27,7 @@
 use std::fmt::Write as _;
 
 use crate::dialect::Dialect;
-use crate::layout::{FixedBlock, Layout, Leaf, LeafKind, SizeInfo, TypeLayout, WalkItem, Wire};
+use crate::layout::{FixedBlock, Layout, LeafKind, SizeInfo, TypeLayout, WalkItem, Wire};
 use crate::model::{Primitive, Schema, TypeId};
 
 /// The width of a length / count prefix.
@@ -190,13 +186,8 @@ impl Value {
 /// One step of a struct's encoding, in wire order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Step {
-    /// Fixed bytes, written and read as one unit. `index` numbers the plan's blocks in
-    /// wire order (with [`PlanOptions::inline_nested`] it is the index in
-    /// `TypeLayout::blocks`, whose blocks the plan then takes as they are).
+    /// Fixed bytes, written and read as one unit: `TypeLayout::blocks[index]`.
     Block { index: usize, block: FixedBlock },
-    /// The nested variable-size struct `id` at `path` is inlined: its fields are the
-    /// following steps whose paths start with `path`.
-    Inline { path: Vec<usize>, id: TypeId },
     /// One value at `path` (declaration indices from the type down; empty for the value
     /// of a non-struct type).
     Value { path: Vec<usize>, value: Value },
@@ -236,29 +227,14 @@ pub struct Plan {
     pub types: Vec<Option<TypePlan>>,
 }
 
-/// Choices the plan can make differently; [`Plan::new`] uses the default (every field
-/// `false`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct PlanOptions {
-    /// Inline nested variable-size structs into their parent's steps and blocks, as the
-    /// layout's walk does (to [`crate::layout::MAX_INLINE_DEPTH`]), instead of calling
-    /// their own code. Off by default: it multiplies generated code for no measured gain.
-    pub inline_nested: bool,
-}
-
 impl Plan {
     /// Reads the plan of every type off `layout`.
     pub fn new(layout: &Layout) -> Plan {
-        Plan::with_options(layout, PlanOptions::default())
-    }
-
-    /// [`Plan::new`] with a choice of [`PlanOptions`].
-    pub fn with_options(layout: &Layout, opts: PlanOptions) -> Plan {
         let prefix = Prefix::of(layout.dialect);
         let types = layout
             .types
             .iter()
-            .map(|t| t.as_ref().map(|t| type_plan(layout, prefix, t, opts)))
+            .map(|t| t.as_ref().map(|t| type_plan(layout, prefix, t)))
             .collect();
         Plan {
             dialect: layout.dialect,
@@ -334,14 +310,6 @@ impl TypePlan {
                         };
                         let _ = writeln!(out, "    +{} {}: {what}", l.at, path_name(schema, self.id, &l.path));
                     }
-                }
-                Step::Inline { path, id } => {
-                    let _ = writeln!(
-                        out,
-                        "  inline {}: struct {}",
-                        path_name(schema, self.id, path),
-                        name(*id)
-                    );
                 }
                 Step::Value { path, value } => {
                     let at = if path.is_empty() {
@@ -459,84 +427,28 @@ fn value_of(layout: &Layout, prefix: Prefix, wire: &Wire) -> Value {
     }
 }
 
-/// A struct's steps when nested variable-size structs are called: its own fields in
-/// wire order, consecutive fixed-size ones (primitives and fixed structs) grouped into
-/// blocks that start at the layout's offset of their first field.
-fn called_steps(layout: &Layout, prefix: Prefix, t: &TypeLayout) -> Vec<Step> {
-    let mut steps = Vec::new();
-    let mut blocks = 0;
-    for f in &t.fields {
-        let kind = match (&f.wire, f.size.fixed) {
-            (Wire::Prim(p), Some(_)) => Some(LeafKind::Prim(*p)),
-            (Wire::Struct(id), Some(_)) => Some(LeafKind::Struct(*id)),
-            _ => None,
-        };
-        let (Some(kind), Some(n)) = (kind, f.size.fixed) else {
-            steps.push(Step::Value {
-                path: vec![f.decl_index],
-                value: value_of(layout, prefix, &f.wire),
-            });
-            continue;
-        };
-        if !matches!(steps.last(), Some(Step::Block { .. })) {
-            steps.push(Step::Block {
-                index: blocks,
-                block: FixedBlock {
-                    offset: f.offset.clone(),
-                    size: 0,
-                    leaves: Vec::new(),
-                },
-            });
-            blocks += 1;
-        }
-        if let Some(Step::Block { block, .. }) = steps.last_mut() {
-            block.leaves.push(Leaf {
-                path: vec![f.decl_index],
-                kind,
-                size: n,
-                at: block.size,
-            });
-            block.size += n;
-        }
-    }
-    steps
-}
-
-fn type_plan(layout: &Layout, prefix: Prefix, t: &TypeLayout, opts: PlanOptions) -> TypePlan {
+fn type_plan(layout: &Layout, prefix: Prefix, t: &TypeLayout) -> TypePlan {
     let is_struct = matches!(t.wire, Wire::Struct(s) if s == t.id);
-    let mut steps = Vec::new();
-    if is_struct && !opts.inline_nested {
-        steps = called_steps(layout, prefix, t);
-    } else if is_struct {
-        for item in &t.walk {
-            steps.push(match item {
-                WalkItem::Block(i) => Step::Block {
+    let steps: Vec<Step> = if is_struct {
+        t.walk
+            .iter()
+            .filter_map(|item| match item {
+                WalkItem::Block(i) => t.blocks.get(*i).map(|b| Step::Block {
                     index: *i,
-                    block: t.blocks.get(*i).cloned().unwrap_or(FixedBlock {
-                        offset: crate::layout::Offset {
-                            constant: 0,
-                            terms: vec![],
-                        },
-                        size: 0,
-                        leaves: vec![],
-                    }),
-                },
-                WalkItem::Inline { path, id } => Step::Inline {
-                    path: path.clone(),
-                    id: *id,
-                },
-                WalkItem::Item { path, wire } => Step::Value {
+                    block: b.clone(),
+                }),
+                WalkItem::Item { path, wire } => Some(Step::Value {
                     path: path.clone(),
                     value: value_of(layout, prefix, wire),
-                },
-            });
-        }
+                }),
+            })
+            .collect()
     } else {
-        steps.push(Step::Value {
+        vec![Step::Value {
             path: vec![],
             value: value_of(layout, prefix, &t.wire),
-        });
-    }
+        }]
+    };
     let mut exact_size = SizeFormula {
         constant: 0,
         terms: Vec::new(),
@@ -544,7 +456,6 @@ fn type_plan(layout: &Layout, prefix: Prefix, t: &TypeLayout, opts: PlanOptions)
     for s in &steps {
         match s {
             Step::Block { block, .. } => exact_size.constant += block.size,
-            Step::Inline { .. } => {}
             Step::Value { path, value } => {
                 let vs = value.size();
                 exact_size.constant += vs.constant;
@@ -615,32 +526,29 @@ mod tests {
             ),
             "{dump}"
         );
-        let t = p.get(2).expect("plan");
-        assert!(!t.steps.iter().any(|s| matches!(s, Step::Inline { .. })));
     }
 
     #[test]
-    fn inlining_is_an_option_that_follows_the_layout_walk() {
-        let a = analyze(
+    fn the_plan_takes_the_layouts_blocks_as_they_are() {
+        let (a, p) = plan(
             Dialect::Sdp,
-            "struct In { x: u32, s: str, y: u32 }\nstruct Out { a: u32, i: In, b: u16, v: []In, o: Option<In> }",
-            None,
-            OrderChoice::default(),
+            "struct In { x: u32, s: str, y: u32 }\nstruct Fx { a: u8, b: u16 }\nstruct Out { a: u32, f: Fx, i: In, b: u16, v: []In, o: Option<In> }",
         );
-        let p = Plan::with_options(&a.layout, PlanOptions { inline_nested: true });
-        let dump = p.dump(&a.schema);
-        assert_eq!(
-            dump.split("Out (").nth(1).map(|s| format!("Out ({s}")),
-            Some(
-                "Out (min 23 B, message id 2)\n  block #0: 8 B at 0, one bounds check\n    +0 a: u32\n    +4 i.x: u32\n  inline i: struct In\n  i.s: string, u32 length\n  block #1: 6 B at 12 + |i.s|, one bounds check\n    +0 i.y: u32\n    +4 b: u16\n  v: array, u32 count, each (min 12 B): call struct In\n  o: presence byte, then call struct In\n  size = 23 + len(i.s) + Σ x in v: (size<In>(x)) + (size<In>(x), if o present)\n"
-                    .to_string()
-            ),
-            "{dump}"
-        );
-        // Inlined order: the Inline marker precedes its fields.
-        let t = p.get(1).expect("plan");
-        assert!(matches!(&t.steps[1], Step::Inline { path, id: 0 } if path == &vec![1]));
-        assert_eq!(t.exact_size.constant, a.layout.get(1).expect("layout").size.min);
+        for (id, t) in p.types.iter().enumerate() {
+            let t = t.as_ref().expect("plan");
+            let l = a.layout.get(id).expect("layout");
+            let blocks: Vec<&FixedBlock> = t
+                .steps
+                .iter()
+                .filter_map(|s| match s {
+                    Step::Block { block, .. } => Some(block),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(blocks, l.blocks.iter().collect::<Vec<_>>(), "{}", t.dump(&a.schema));
+        }
+        // `In` is variable: one block before it, one after, never fields of it.
+        assert_eq!(a.layout.get(2).map(|l| l.blocks.len()), Some(2));
     }
 
     #[test]

@@ -38,6 +38,20 @@ use crate::layout::{Layout, LeafKind, TypeLayout, Wire};
 use crate::model::{Primitive, Schema, TypeId, TypeKind};
 use crate::plan::{Plan, SizeTerm, Step, TypePlan, Value, ValueSize};
 
+/// Helpers behind every per-type API macro (one line per type and function instead of a
+/// full call: the header of the 5,000-struct benchmark schema halves). Guarded, so
+/// several generated headers can be included together.
+const API_HELPERS: [&str; 8] = [
+    "#ifndef WL_GEN_API_",
+    "#define WL_GEN_API_",
+    "#define WL_SIZE_(T, v) wl_size(&T##_type, WL_TYPED(const T *, v))",
+    "#define WL_ENC_(T, m, v, buf, cap, written, err) wl_encode(&T##_type, WL_TYPED(const T *, v), m, buf, cap, written, err)",
+    "#define WL_ENCB_(T, m, v, out, err) wl_encode_buf(&T##_type, WL_TYPED(const T *, v), m, out, err)",
+    "#define WL_DEC_(T, m, buf, len, out, arena, err) wl_decode(&T##_type, buf, len, m, WL_TYPED(T *, out), NULL, arena, err)",
+    "#define WL_DECP_(T, m, buf, len, out, used, arena, err) wl_decode(&T##_type, buf, len, m, WL_TYPED(T *, out), used, arena, err)",
+    "#endif",
+];
+
 /// C11 keywords, C23 keywords and the macros of the standard headers the generated code
 /// includes, escaped with a trailing `_` when they name a field.
 const KEYWORDS: &[&str] = &[
@@ -238,7 +252,9 @@ fn comment(s: &str) -> String {
     t
 }
 
-fn prim_short(p: Primitive) -> &'static str {
+/// The runtime's short name of a primitive (`wl_u32_view`, `wl_str`); the conformance
+/// engines use it too.
+pub fn prim_short(p: Primitive) -> &'static str {
     match p {
         Primitive::U8 => "u8",
         Primitive::U16 => "u16",
@@ -569,7 +585,6 @@ fn plan_order(plan: &Plan) -> Vec<TypeId> {
                     LeafKind::Struct(s) => Some(s),
                     LeafKind::Prim(_) => None,
                 })),
-                Step::Inline { id, .. } => out.push(*id),
                 Step::Value { value, .. } => value_refs(value, &mut out),
             }
         }
@@ -726,9 +741,7 @@ impl Gen<'_> {
 
     // ------------------------------------------------------------------ plan
 
-    /// The plan's steps with their paths resolved. [`Step::Inline`] needs no code: the
-    /// inlined struct is a member of the C struct and its fields follow as steps whose
-    /// accesses go through it (`inner.name`).
+    /// The plan's steps with their paths resolved.
     fn items(&self, p: &TypePlan) -> Result<Vec<Item>, EmitError> {
         let mut items = Vec::with_capacity(p.steps.len());
         for step in &p.steps {
@@ -741,7 +754,6 @@ impl Gen<'_> {
                         .map(|l| self.leaf(p.id, &l.path, l.kind, l.at))
                         .collect::<Result<Vec<_>, _>>()?,
                 }),
-                Step::Inline { .. } => {}
                 Step::Value { path, value } => {
                     let (access, json) = self.path_names(p.id, path)?;
                     items.push(Item::Var {
@@ -914,6 +926,23 @@ impl Gen<'_> {
         c.line("// wl_status; pass a wl_error (or NULL) for the offset and value path of a failure.");
         c.line("// They are macros over the runtime's wl_size / wl_encode / wl_encode_buf / wl_decode");
         c.line("// with the type's table T_type (views: T_view_type); see runtime/README.md.");
+        c.line("// Signatures (T_view_size / T_view_encode / T_view_encode_buf: types whose view differs):");
+        if let Some((id, t)) = self.n.order.iter().find_map(|&id| Some((id, self.layout.get(id)?))) {
+            let (n, v) = (self.n.type_name(id), self.n.view_name(id));
+            let mut sigs = self.signatures(id, t);
+            if !sigs.iter().any(|(s, _)| s.contains("_view_size(")) {
+                sigs.push((format!("size_t {n}_view_size(const {v} *v)"), ""));
+                sigs.push((format!("wl_status {n}_view_encode(const {v} *v, uint8_t *buf, size_t cap, size_t *written, wl_error *err)"), ""));
+                sigs.push((
+                    format!("wl_status {n}_view_encode_buf(const {v} *v, wl_buf *out, wl_error *err)"),
+                    "",
+                ));
+            }
+            for (sig, _) in sigs {
+                // Longest first: `n` is a prefix of `v`.
+                c.line(&format!("//   {}", sig.replace(&v, "T_view").replace(&n, "T")));
+            }
+        }
         if self.sdp() {
             c.line("// Every struct is also an SDP message (T_MESSAGE_ID, T_encode_message,");
             c.line(&format!(
@@ -930,6 +959,11 @@ impl Gen<'_> {
         c.line(&format!("#define {guard}"));
         c.blank();
         c.line("#include \"wirelens.h\"");
+        c.blank();
+        c.line("// The per-type API macros expand to these (shared by every generated header).");
+        for l in API_HELPERS {
+            c.line(l);
+        }
         c.blank();
         c.line("#ifdef __cplusplus");
         c.line("extern \"C\" {");
@@ -1150,50 +1184,32 @@ impl Gen<'_> {
         }
     }
 
-    /// The macro that implements one public function (`sig`) of type `n` by a call of
-    /// the runtime's generic function with `n`'s table: `#define n_encode(v, buf, …)
-    /// wl_encode(&n_type, WL_TYPED(const n *, v), false, buf, …)`.
+    /// The macro that implements one public function (`sig`) of type `n` through one of
+    /// the header's shared helpers (`API_HELPERS`): `#define n_encode(...) WL_ENC_(n,
+    /// false, __VA_ARGS__)`. The signatures are listed once at the top of the header.
     fn api_macro(n: &str, sig: &str) -> Option<String> {
-        let (head, rest) = sig.split_once('(')?;
+        let (head, _) = sig.split_once('(')?;
         let name = head.rsplit(' ').next()?;
         let what = name.strip_prefix(n)?.strip_prefix('_')?;
-        let params: Vec<(&str, &str)> = rest
-            .trim_end_matches(')')
-            .split(", ")
-            .filter_map(|p| {
-                let at = p.rfind([' ', '*'])?;
-                Some((p[..=at].trim_end(), &p[at + 1..]))
-            })
-            .collect();
-        let names: Vec<&str> = params.iter().map(|(_, n)| *n).collect();
-        let view = what.contains("view");
+        let ty = if what.contains("view") {
+            format!("{n}_view")
+        } else {
+            n.to_string()
+        };
+        if what.ends_with("size") {
+            return Some(format!("#define {name}(v) WL_SIZE_({ty}, v)"));
+        }
         let message = what.contains("message");
-        let table = if view {
-            format!("&{n}_view_type")
-        } else {
-            format!("&{n}_type")
-        };
-        let typed = |param: &str| -> String {
-            let ty = params
-                .iter()
-                .find(|(_, p)| *p == param)
-                .map_or("const void *", |(t, _)| t);
-            format!("WL_TYPED({ty}, {param})")
-        };
-        let body = if what.ends_with("size") {
-            format!("wl_size({table}, {})", typed("v"))
-        } else if what.ends_with("encode_buf") || what.ends_with("encode_message_buf") {
-            format!("wl_encode_buf({table}, {}, {message}, out, err)", typed("v"))
+        let helper = if what.ends_with("_buf") {
+            "WL_ENCB_"
         } else if what.contains("encode") {
-            format!("wl_encode({table}, {}, {message}, buf, cap, written, err)", typed("v"))
+            "WL_ENC_"
+        } else if what.ends_with("prefix") {
+            "WL_DECP_"
         } else {
-            let used = if what.ends_with("prefix") { "used" } else { "NULL" };
-            format!(
-                "wl_decode({table}, buf, len, {message}, {}, {used}, arena, err)",
-                typed("out")
-            )
+            "WL_DEC_"
         };
-        Some(format!("#define {name}({}) {body}", names.join(", ")))
+        Some(format!("#define {name}(...) {helper}({ty}, {message}, __VA_ARGS__)"))
     }
 
     /// A declaration, wrapped after a comma when longer than 110 columns.
@@ -1280,6 +1296,16 @@ impl Gen<'_> {
     fn source(&self, source: &str, module: &str, all_items: &HashMap<TypeId, Vec<Item>>) -> String {
         let mut c = Code::default();
         self.file_intro(&mut c, source);
+        // Said once here rather than above each of the thousands of functions below.
+        c.line("//");
+        c.line("// Per type T, behind its tables T_type / T_view_type (see the header):");
+        c.line("// T_measure returns the encoded size (0 and WL_ERR_TOO_LONG for an oversized string");
+        c.line("// or array); T_write writes the encoding at p (the caller made room: measure first)");
+        c.line("// and returns the end; T_read reads one value at rd's position (strings copied into");
+        c.line("// the arena when rd->copy, else pointing into the input; arrays go to the arena).");
+        c.line("// T_view_* do the same for the zero-copy view (primitive arrays point into the input).");
+        c.line("// `size_t n = K;` starts a size at the constant part: fixed blocks, length prefixes");
+        c.line("// and presence bytes.");
         c.blank();
         c.line(&format!("#include \"{module}.h\""));
         let blockers = self.block_structs();
@@ -1474,7 +1500,6 @@ impl Gen<'_> {
         let fname = self.fname(p.id, view, "measure");
         let constant = p.exact_size.constant;
         c.blank();
-        c.line("// The encoded size; records WL_ERR_TOO_LONG (and returns 0) for an oversized string or array.");
         c.open(&format!("static size_t {fname}(const void *vp, wl_error *err) {{"));
         let mut body = Code {
             out: String::new(),
@@ -1505,9 +1530,7 @@ impl Gen<'_> {
         if body.out.is_empty() {
             c.line(&format!("return {constant};"));
         } else {
-            c.line(&format!(
-                "size_t n = {constant}; // fixed blocks, length prefixes, presence bytes"
-            ));
+            c.line(&format!("size_t n = {constant};"));
             c.out.push_str(&body.out);
             c.line("return n;");
         }
@@ -1601,7 +1624,6 @@ impl Gen<'_> {
         let ty = self.tname(id, view);
         let fname = self.fname(id, view, "write");
         c.blank();
-        c.line("// Writes the encoding at p (the caller made room: measure first); returns the end.");
         c.open(&format!("static uint8_t *{fname}(const void *vp, uint8_t *p) {{"));
         if items.is_empty() {
             c.line("(void)vp;");
@@ -1692,12 +1714,6 @@ impl Gen<'_> {
         let ty = self.tname(id, view);
         let fname = self.fname(id, view, "read");
         c.blank();
-        if view {
-            c.line("// Reads a view at rd's position: strings and primitive arrays point into the input.");
-        } else {
-            c.line("// Reads one value at rd's position: strings are copied into the arena (rd->copy) or");
-            c.line("// point into the input; arrays go to the arena.");
-        }
         c.open(&format!("static wl_status {fname}(wl_reader *rd, void *outp) {{"));
         if items.is_empty() {
             c.line("(void)rd;");
@@ -1814,13 +1830,11 @@ impl Gen<'_> {
             } else {
                 format!("{n}_type")
             };
-            self.long_line(
-                c,
-                &format!(
-                    "const wl_type {table} = {{{m}, {w}, {r}, sizeof({ty}), {mid}, {}}};",
-                    !view
-                ),
-            );
+            // One line: `long_line` would wrap at the `(` of `sizeof`.
+            c.line(&format!(
+                "const wl_type {table} = {{{m}, {w}, {r}, sizeof({ty}), {mid}, {}}};",
+                !view
+            ));
         }
     }
 
@@ -1975,8 +1989,15 @@ mod tests {
             "no per-type wrappers: {c}"
         );
         assert!(h.contains("extern const wl_type test_A_type, test_A_view_type;"), "{h}");
-        assert!(h.contains("#define test_A_encode_buf(v, out, err) wl_encode_buf(&test_A_type, WL_TYPED(const test_A *, v), false, out, err)"), "{h}");
-        assert!(h.contains("#define test_B_decode_message_view_prefix(buf, len, out, used, arena, err) wl_decode(&test_B_view_type, buf, len, true, WL_TYPED(test_B_view *, out), used, arena, err)"), "{h}");
+        assert!(
+            h.contains("#define test_A_encode_buf(...) WL_ENCB_(test_A, false, __VA_ARGS__)\n"),
+            "{h}"
+        );
+        assert!(
+            h.contains("#define test_B_decode_message_view_prefix(...) WL_DECP_(test_B_view, true, __VA_ARGS__)\n"),
+            "{h}"
+        );
+        assert!(h.contains("//   wl_status T_decode_prefix(const uint8_t *buf, size_t len, T *out, size_t *used, wl_arena *arena, wl_error *err)\n"), "{h}");
         // The dispatcher: one table by type id, no switch.
         assert!(
             c.contains("static const wl_type *const test_Message_types[3] = {"),

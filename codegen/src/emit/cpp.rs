@@ -185,12 +185,19 @@ const MEMBERS: &[&str] = &[
     "decode_message_view",
     "write_to",
     "read_from",
+    "read_fields",
     "write_block",
     "read_block",
     "to_owned",
     "max_len",
     "measure",
 ];
+
+/// The C++ type of a primitive (owned strings: `std::string`); the conformance engine
+/// uses it too.
+pub fn prim_type(p: Primitive) -> &'static str {
+    Gen::prim_ty(p)
+}
 
 /// Type names the generated code uses itself (or the runtime's, should a `using` bring
 /// them in): a schema type with one of these names gets a `_`.
@@ -539,6 +546,18 @@ impl Gen<'_> {
         } else {
             c.line("// Strings and arrays are limited to 65,535 bytes / elements: encoders refuse longer ones.");
         }
+        // Said once here rather than in each of the thousands of structs below.
+        c.line("//");
+        c.line("// Per struct T: `using View` (what decode_view returns; T itself, with to_owned() returning");
+        c.line("// a copy, when T has no strings or arrays), SIZE (fixed-size types: the encoded size),");
+        c.line("// MESSAGE_ID (SDP: 1-based position in the schema), max_len (the longest string or array a");
+        c.line("// length prefix allows). WIRELENS_VALUE_API / WIRELENS_MESSAGE_API (wirelens.hpp) add the");
+        c.line("// functions above and the message forms (\"SDP2\" header, type id, payload length; decoders");
+        c.line("// check them all). Building blocks: measure (the exact size, lengths checked by `f`),");
+        c.line("// write_to / read_from (one value at the cursor), write_block / read_block (a fixed-size");
+        c.line("// value inside a parent's fixed block). A TView borrows the decoded input, which must");
+        c.line("// outlive it; its to_owned() copies it into a T. T::read_fields<V> is the one body that");
+        c.line("// reads a T and a TView (their read_from).");
         c.blank();
         let g = guard(ns);
         c.line(&format!("#ifndef {g}"));
@@ -684,19 +703,14 @@ impl Gen<'_> {
         let members = self.declared(id, t);
         if let Some(view) = &view {
             c.blank();
-            c.line(&format!(
-                "/// Zero-copy view of {name}: strings and primitive arrays point into the decoded input,"
-            ));
-            c.line("/// which must outlive the view.");
+            c.line(&format!("/// Zero-copy view of {name}."));
             c.open(&format!("struct {view} {{"));
             for (member, docs, wire) in &members {
                 self.docs(c, docs);
                 c.line(&format!("{} {member}{{}};", self.view_ty(wire)));
             }
             c.blank();
-            c.line("/// Copies the view into an owned value.");
             c.line(&format!("{name} to_owned() const;"));
-            c.line("/// Reads one value at the cursor (the building block of the view decoders).");
             c.line(&format!("static bool read_from(wirelens::Reader& rd, {view}& v);"));
             c.close("};");
         }
@@ -712,37 +726,26 @@ impl Gen<'_> {
             c.line(&format!("{} {member}{{}};", self.owned_ty(wire)));
         }
         c.blank();
-        c.line("/// What the view decoders return (zero-copy where the type has strings or arrays).");
         c.line(&format!("using View = {};", view.as_deref().unwrap_or(&name)));
         if let Some(n) = p.size.fixed {
-            c.line("/// The encoded size (every value has it).");
             c.line(&format!("static constexpr size_t SIZE = {n};"));
         }
         if let Some(mid) = p.message_id {
-            c.line("/// SDP message type id (1-based position in the schema).");
             c.line(&format!("static constexpr uint16_t MESSAGE_ID = {mid};"));
         }
-        c.line("/// The longest string or array a length prefix allows.");
         c.line(&format!(
             "static constexpr size_t max_len = {};",
             self.plan.prefix.max()
         ));
         c.blank();
-        c.line("// encoded_size, encode, encode_into, to_bytes, decode(_prefix), decode_view(_prefix):");
-        c.line("// see WIRELENS_VALUE_API in wirelens.hpp.");
         c.line(&format!("WIRELENS_VALUE_API({name})"));
         if p.message_id.is_some() {
-            c.line("// encode_message, decode_message(_prefix), decode_message_view (\"SDP2\" header, type id,");
-            c.line("// payload length; decoders check them all).");
             c.line(&format!("WIRELENS_MESSAGE_API({name})"));
         }
         if view.is_none() {
-            c.line("// Types without strings or arrays are their own views.");
             c.line(&format!("{name} to_owned() const {{ return *this; }}"));
         }
         c.blank();
-        c.line("// The per-type building blocks: the exact size (lengths checked by `f`), write / read one");
-        c.line("// value at the cursor.");
         if let Some(n) = p.size.fixed {
             c.line(&format!(
                 "static size_t measure(const {name}&, wirelens::Fits&) noexcept {{ return {n}; }}"
@@ -754,8 +757,11 @@ impl Gen<'_> {
         }
         c.line(&format!("static bool write_to(wirelens::Writer& w, const {name}& v);"));
         c.line(&format!("static bool read_from(wirelens::Reader& rd, {name}& v);"));
+        if view.is_some() {
+            c.line("template <class V>");
+            c.line("static bool read_fields(wirelens::Reader& rd, V& v);");
+        }
         if fixed {
-            c.line("// Store / load this fixed-size value inside a parent's fixed block.");
             c.line(&format!("static void write_block(uint8_t* b, const {name}& v);"));
             c.line(&format!(
                 "static bool read_block(wirelens::Reader& rd, const uint8_t* b, {name}& v);"
@@ -772,13 +778,24 @@ impl Gen<'_> {
         } else if one_line.len() + 4 * c.depth <= 100 {
             c.line(&one_line);
         } else {
-            c.line(&format!("return {}", eq[0]));
-            c.depth += 1;
-            for (i, e) in eq.iter().enumerate().skip(1) {
-                let end = if i + 1 == eq.len() { ";" } else { "" };
-                c.line(&format!("&& {e}{end}"));
+            // Several comparisons per line, wrapped at 100 columns.
+            let mut line = format!("return {}", eq[0]);
+            let (top, mut first) = (c.depth, true);
+            for e in &eq[1..] {
+                if line.len() + e.len() + 4 + 4 * (top + 1) > 100 {
+                    c.depth = if first { top } else { top + 1 };
+                    c.line(&line);
+                    first = false;
+                    line = format!("&& {e}");
+                } else {
+                    line.push_str(" && ");
+                    line.push_str(e);
+                }
             }
-            c.depth -= 1;
+            line.push(';');
+            c.depth = if first { top } else { top + 1 };
+            c.line(&line);
+            c.depth = top;
         }
         c.close("}");
         c.line(&format!(
@@ -819,10 +836,20 @@ impl Gen<'_> {
         if p.size.fixed.is_some() && p.is_struct {
             self.block_fns(c, &name, p);
         }
-        self.read_from(c, &name, p, false);
         if let Some(Some(view)) = self.views.get(id) {
-            self.read_from(c, view, p, true);
+            // The value and its view read with one body (they differ only in the types of
+            // nested structs): half the decoder source of a schema with strings or arrays.
+            self.read_from(c, &name, p, true);
+            c.line(&format!(
+                "inline bool {name}::read_from(wirelens::Reader& rd, {name}& v) {{ return read_fields(rd, v); }}"
+            ));
+            c.line(&format!(
+                "inline bool {view}::read_from(wirelens::Reader& rd, {view}& v) {{ return {name}::read_fields(rd, v); }}"
+            ));
+            c.blank();
             self.to_owned(c, &name, view, &members);
+        } else {
+            self.read_from(c, &name, p, false);
         }
     }
 
@@ -838,10 +865,7 @@ impl Gen<'_> {
             // `f` is unused when only nested structs or optionals vary (no length to check).
             "inline size_t {name}::measure(const {name}& v, [[maybe_unused]] wirelens::Fits& f) noexcept {{"
         ));
-        c.line(&format!(
-            "size_t n = {};  // the constant, plus one term per variable-size value",
-            p.exact_size.constant
-        ));
+        c.line(&format!("size_t n = {};", p.exact_size.constant));
         let mut k = 0;
         for (path, term) in &p.exact_size.terms {
             let place = self.place(p.id, path);
@@ -919,8 +943,6 @@ impl Gen<'_> {
                         self.store(c, &bv, leaf.at, &format!("v{}", place.access), leaf.kind);
                     }
                 }
-                // The inlined struct's fields are the steps that follow.
-                Step::Inline { .. } => {}
                 Step::Value { path, value } => {
                     let place = self.place(p.id, path);
                     self.write_value(c, &format!("v{}", place.access), value, &mut k);
@@ -988,7 +1010,6 @@ impl Gen<'_> {
                     }
                     at += block.size;
                 }
-                Step::Inline { .. } => {}
                 // A fixed value the layout left outside every block.
                 Step::Value { path, value } => {
                     let kind = match value {
@@ -1064,10 +1085,19 @@ impl Gen<'_> {
         s
     }
 
-    fn read_from(&self, c: &mut Code, name: &str, p: &TypePlan, view: bool) {
-        c.open(&format!(
-            "inline bool {name}::read_from(wirelens::Reader& rd, {name}& v) {{"
-        ));
+    /// `T::read_from`, or with `generic` the template `T::read_fields<V>` that reads a T
+    /// and a TView alike.
+    fn read_from(&self, c: &mut Code, name: &str, p: &TypePlan, generic: bool) {
+        if generic {
+            c.line("template <class V>");
+            c.open(&format!(
+                "inline bool {name}::read_fields(wirelens::Reader& rd, V& v) {{"
+            ));
+        } else {
+            c.open(&format!(
+                "inline bool {name}::read_from(wirelens::Reader& rd, {name}& v) {{"
+            ));
+        }
         let mut k = 0;
         let mut bn = 0;
         for step in &p.steps {
@@ -1089,11 +1119,17 @@ impl Gen<'_> {
                         self.load(c, &bv, leaf.at, &format!("v{}", place.access), leaf.kind, &place.names);
                     }
                 }
-                // The inlined struct's fields are the steps that follow.
-                Step::Inline { .. } => {}
                 Step::Value { path, value } => {
                     let place = self.place(p.id, path);
-                    self.read_value(c, &format!("v{}", place.access), value, &place.names, "", &mut k, view);
+                    self.read_value(
+                        c,
+                        &format!("v{}", place.access),
+                        value,
+                        &place.names,
+                        "",
+                        &mut k,
+                        generic,
+                    );
                 }
             }
         }
@@ -1111,7 +1147,7 @@ impl Gen<'_> {
         names: &[String],
         chain: &str,
         k: &mut usize,
-        view: bool,
+        generic: bool,
     ) {
         let err = Self::err(names, chain);
         match value {
@@ -1128,7 +1164,7 @@ impl Gen<'_> {
                 c.open(&format!("for (size_t i{j} = 0; i{j} < n{j}; ++i{j}) {{"));
                 c.line(&format!("auto& x{j} = {place}[i{j}];"));
                 let inner = format!(".index(i{j}){chain}");
-                self.read_value(c, &format!("x{j}"), elem, names, &inner, k, view);
+                self.read_value(c, &format!("x{j}"), elem, names, &inner, k, generic);
                 c.close("}");
             }
             Value::Optional(inner) => {
@@ -1138,7 +1174,7 @@ impl Gen<'_> {
                 c.line(&format!("if (!rd.presence(p{j})) {err}"));
                 c.open(&format!("if (p{j}) {{"));
                 c.line(&format!("auto& x{j} = {place}.emplace();"));
-                self.read_value(c, &format!("x{j}"), inner, names, chain, k, view);
+                self.read_value(c, &format!("x{j}"), inner, names, chain, k, generic);
                 // A value reused for decoding must not keep an optional the wire says is absent.
                 c.close("} else {");
                 c.depth += 1;
@@ -1146,7 +1182,12 @@ impl Gen<'_> {
                 c.close("}");
             }
             Value::Struct { id, .. } => {
-                let ty = if view { self.view_name(*id) } else { self.name(*id) };
+                // In the shared body the nested type is the value's or the view's.
+                let ty = if generic {
+                    format!("std::decay_t<decltype({place})>")
+                } else {
+                    self.name(*id).to_string()
+                };
                 c.line(&format!("if (!{ty}::read_from(rd, {place})) {err}"));
             }
         }

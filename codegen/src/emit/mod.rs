@@ -232,8 +232,6 @@ pub struct LayoutDoc {
     pub size: String,
     /// Structs: the field table, header first, columns aligned; empty otherwise.
     pub table: Vec<String>,
-    /// Structs with fixed blocks: `Fixed blocks: 16 B at 0, 4 B at 20 + |name|`.
-    pub blocks: Option<String>,
     /// Other types: `Wire type `[]int32`, size 2 + 4·n`.
     pub wire_type: Option<String>,
 }
@@ -259,7 +257,6 @@ pub fn layout_doc(schema: &Schema, layout: &Layout, id: TypeId, t: &TypeLayout) 
             order,
             size,
             table: Vec::new(),
-            blocks: None,
             wire_type: Some(format!(
                 "Wire type `{}`, size {}",
                 wire_display(schema, &t.wire),
@@ -305,19 +302,10 @@ pub fn layout_doc(schema: &Schema, layout: &Layout, id: TypeId, t: &TypeLayout) 
             line
         })
         .collect();
-    let blocks = (!t.blocks.is_empty()).then(|| {
-        let list: Vec<String> = t
-            .blocks
-            .iter()
-            .map(|b| format!("{} B at {}", b.size, b.offset.expr()))
-            .collect();
-        format!("Fixed blocks: {}", list.join(", "))
-    });
     LayoutDoc {
         order,
         size,
         table,
-        blocks,
         wire_type: None,
     }
 }

@@ -147,6 +147,7 @@ pub fn generate_with(schema: &Schema, layout: &Layout, source: &str, opts: &Rust
             .map(|id| type_name(schema, layout, id))
             .collect(),
         struct_borrows: struct_borrows(layout),
+        field_names: (0..schema.types.len()).map(|id| field_names(schema, id)).collect(),
     };
     let mut c = Code::default();
     g.header(&mut c, source);
@@ -170,8 +171,30 @@ pub fn generate_with(schema: &Schema, layout: &Layout, source: &str, opts: &Rust
 }
 
 /// On every generated item: a crate may use only part of a schema (`clippy -D warnings`
-/// in a binary crate must still pass).
-const DEAD_CODE: &str = "#[allow(dead_code)] // a crate may use only part of a schema";
+/// in a binary crate must still pass). Explained once in the file's header comment.
+const DEAD_CODE: &str = "#[allow(dead_code)]";
+
+/// The Rust names of struct `id`'s fields: identifiers, duplicates numbered.
+fn field_names(schema: &Schema, id: TypeId) -> Vec<String> {
+    let mut seen: Vec<String> = Vec::new();
+    for f in schema.types[id].fields() {
+        let base = field_ident(&f.name);
+        let mut name = base.clone();
+        let mut n = 2;
+        while seen.contains(&name) {
+            name = format!("{base}_{n}");
+            n += 1;
+        }
+        seen.push(name);
+    }
+    seen
+}
+
+/// The Rust type of a primitive (owned strings: `String`); the conformance engine uses
+/// it too.
+pub fn prim_type(p: Primitive) -> &'static str {
+    Gen::prim_ty(p)
+}
 
 /// Drops blank lines before a closing brace.
 fn trim_blank(c: &mut Code) {
@@ -226,6 +249,8 @@ struct Gen<'s> {
     type_names: std::collections::HashSet<String>,
     /// Per type id: its view borrows from the input.
     struct_borrows: Vec<bool>,
+    /// Per type id: its fields' Rust names (computed once: the emitters ask per field).
+    field_names: Vec<Vec<String>>,
 }
 
 impl Gen<'_> {
@@ -258,6 +283,7 @@ impl Gen<'_> {
                 "65,535"
             ));
         }
+        c.line("// `#[allow(dead_code)]` on the items: a crate may use only part of a schema.");
         c.blank();
         c.line("use wirelens_runtime as rt;");
         c.line("#[allow(unused_imports)] // `Vec`/`String` for `no_std` crates; the std prelude has them too");
@@ -368,19 +394,8 @@ impl Gen<'_> {
     }
 
     /// snake_case field names in declaration order, made unique, not yet escaped.
-    fn field_names(&self, id: TypeId) -> Vec<String> {
-        let mut seen: Vec<String> = Vec::new();
-        for f in self.schema.types[id].fields() {
-            let base = field_ident(&f.name);
-            let mut name = base.clone();
-            let mut n = 2;
-            while seen.contains(&name) {
-                name = format!("{base}_{n}");
-                n += 1;
-            }
-            seen.push(name);
-        }
-        seen
+    fn field_names(&self, id: TypeId) -> &[String] {
+        self.field_names.get(id).map_or(&[], Vec::as_slice)
     }
 
     // ------------------------------------------------------------------ types
@@ -436,7 +451,7 @@ impl Gen<'_> {
             let view = self.view_name(id);
             c.blank();
             c.line(&format!(
-                "/// Zero-copy view of [`{name}`]: strings and primitive arrays borrow the input."
+                "/// Zero-copy view of [`{name}`] (strings and primitive arrays borrow the input)."
             ));
             c.line("#[derive(Debug, Clone, PartialEq)]");
             c.line(DEAD_CODE);
@@ -669,7 +684,6 @@ impl Gen<'_> {
                     }
                     c.line(&format!("w.put(&{name});"));
                 }
-                Step::Inline { .. } => {}
                 Step::Value { path, value } => {
                     self.write_value(c, &format!("self.{}", self.access(p.id, path)), false, value, 0)
                 }
@@ -846,7 +860,6 @@ impl Gen<'_> {
                         c.line(&format!("let {} = {expr};", self.local(p.id, &l.path)));
                     }
                 }
-                Step::Inline { .. } => {}
                 Step::Value { path, value } => {
                     let ctx = self.ctx(p.id, path);
                     self.read_value(c, &self.local(p.id, path), value, &ctx, 0, view);
@@ -854,15 +867,23 @@ impl Gen<'_> {
             }
         }
         if p.is_struct {
-            let inits = self.literal_fields(p, p.id, &[], view);
+            let inits = self.literal_fields(p);
             let one_line = inits.join(", ");
             if one_line.len() <= 18 {
                 c.line(&format!("Ok(Self {{ {one_line} }})"));
             } else {
+                // Several fields per line, wrapped at 100 columns.
                 c.open("Ok(Self {");
+                let mut line = String::new();
                 for i in &inits {
-                    c.line(&format!("{i},"));
+                    if !line.is_empty() && line.len() + i.len() + 2 + 4 * c.depth > 100 {
+                        c.line(line.trim_end());
+                        line.clear();
+                    }
+                    line.push_str(i);
+                    line.push_str(", ");
                 }
+                c.line(line.trim_end());
                 c.close("})");
             }
         } else {
@@ -871,33 +892,16 @@ impl Gen<'_> {
         c.close("}");
     }
 
-    /// `field: local` for every field of struct `ty` at `prefix`; inlined structs
-    /// become nested literals of their decoded fields.
-    fn literal_fields(&self, p: &TypePlan, ty: TypeId, prefix: &[usize], view: bool) -> Vec<String> {
-        let names = self.field_names(ty);
-        let Some(t) = self.layout.get(ty) else {
+    /// `field: local` for every field of the struct planned by `p`.
+    fn literal_fields(&self, p: &TypePlan) -> Vec<String> {
+        let names = self.field_names(p.id);
+        let Some(t) = self.layout.get(p.id) else {
             return Vec::new();
         };
         t.fields
             .iter()
             .map(|f| {
-                let mut path = prefix.to_vec();
-                path.push(f.decl_index);
-                let inlined = p.steps.iter().find_map(|s| match s {
-                    Step::Inline { path: q, id } if *q == path => Some(*id),
-                    _ => None,
-                });
-                let value = match inlined {
-                    Some(id) => {
-                        let name = if view && self.borrows(&Wire::Struct(id)) {
-                            self.view_name(id)
-                        } else {
-                            self.name(id)
-                        };
-                        format!("{name} {{ {} }}", self.literal_fields(p, id, &path, view).join(", "))
-                    }
-                    None => self.local(p.id, &path),
-                };
+                let value = self.local(p.id, &[f.decl_index]);
                 format!("{}: {value}", ident(&names[f.decl_index]))
             })
             .collect()

@@ -57,6 +57,18 @@ fn hover_on_a_field_shows_offset_and_size() {
 }
 
 #[test]
+fn hover_fixed_blocks_are_the_generated_copies() {
+    // A variable-size nested struct is called by generated code, not inlined: `a` and `b`
+    // are two blocks and none of `Inner`'s fields is in them.
+    let (s, at) = sdp("struct Inner { x: u32, s: str, y: u32 }\nstruct $0Out { a: u32, i: Inner, b: u16 }");
+    let h = hover(&s, at).unwrap();
+    assert!(
+        h.contains("Fixed blocks (one copy each in generated code):\n- `@0` · 4 B: a\n- `@16 + |i|` · 2 B: b\n"),
+        "{h}"
+    );
+}
+
+#[test]
 fn inlay_hints_follow_the_comma_and_the_window() {
     let (s, _) = sdp("$0struct A { x: u8, y: u32 }\nstruct B { z: u64 }\n");
     let all = inlay_hints(&s, 0..s.source.text.len());

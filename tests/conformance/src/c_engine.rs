@@ -421,7 +421,7 @@ fn print_stmts(names: &Names, w: &Wire, place: &str, view: bool, d: usize, out: 
             let _ = writeln!(out, "{pad}        if ({i} > 0) js_raw(o, \",\");");
             let elem = match &**e {
                 Wire::Prim(p) if view && *p != Primitive::Str => {
-                    format!("wl_{}_view_get({place}, {i})", prim_short(*p))
+                    format!("wl_{}_view_get({place}, {i})", codegen::emit::c::prim_short(*p))
                 }
                 _ => format!("{place}.ptr[{i}]"),
             };
@@ -437,23 +437,6 @@ fn print_stmts(names: &Names, w: &Wire, place: &str, view: bool, d: usize, out: 
             let f = if view && names.has_view(*id) { "prv" } else { "pr" };
             let _ = writeln!(out, "{pad}{f}_{}(o, &{place});", names.type_name(*id));
         }
-    }
-}
-
-fn prim_short(p: Primitive) -> &'static str {
-    match p {
-        Primitive::U8 => "u8",
-        Primitive::U16 => "u16",
-        Primitive::U32 => "u32",
-        Primitive::U64 => "u64",
-        Primitive::I8 => "i8",
-        Primitive::I16 => "i16",
-        Primitive::I32 => "i32",
-        Primitive::I64 => "i64",
-        Primitive::F32 => "f32",
-        Primitive::F64 => "f64",
-        Primitive::Bool => "bool",
-        Primitive::Str => "str",
     }
 }
 

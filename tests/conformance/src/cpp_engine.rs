@@ -213,23 +213,6 @@ fn needs_rebuild(exe: &Path, dir: &Path) -> Result<bool, String> {
     Ok(false)
 }
 
-fn cpp_prim(p: Primitive) -> &'static str {
-    match p {
-        Primitive::U8 => "uint8_t",
-        Primitive::U16 => "uint16_t",
-        Primitive::U32 => "uint32_t",
-        Primitive::U64 => "uint64_t",
-        Primitive::I8 => "int8_t",
-        Primitive::I16 => "int16_t",
-        Primitive::I32 => "int32_t",
-        Primitive::I64 => "int64_t",
-        Primitive::F32 => "float",
-        Primitive::F64 => "double",
-        Primitive::Bool => "bool",
-        Primitive::Str => "std::string",
-    }
-}
-
 /// Per value type of one namespace: `read_json(const json::Value&, T&)` and
 /// `write_json(const T&, std::string&)`, declared first, then defined.
 fn json_functions(schema: &Schema, layout: &Layout, ns: &str, out: &mut String) {
@@ -343,7 +326,11 @@ fn to_json(s: &mut String, place: &str, wire: &Wire, k: &mut usize, d: usize) {
             let _ = writeln!(s, "{p}out += ({place}) ? \"true\" : \"false\";");
         }
         Wire::Prim(q) => {
-            let _ = writeln!(s, "{p}json::put_number(out, static_cast<{}>({place}));", cpp_prim(*q));
+            let _ = writeln!(
+                s,
+                "{p}json::put_number(out, static_cast<{}>({place}));",
+                codegen::emit::cpp::prim_type(*q)
+            );
         }
         Wire::Array(e) => {
             let n = *k;

@@ -141,23 +141,6 @@ fn write_if_changed(path: &Path, text: &str) -> Result<(), String> {
     std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-fn rust_prim(p: Primitive) -> &'static str {
-    match p {
-        Primitive::U8 => "u8",
-        Primitive::U16 => "u16",
-        Primitive::U32 => "u32",
-        Primitive::U64 => "u64",
-        Primitive::I8 => "i8",
-        Primitive::I16 => "i16",
-        Primitive::I32 => "i32",
-        Primitive::I64 => "i64",
-        Primitive::F32 => "f32",
-        Primitive::F64 => "f64",
-        Primitive::Bool => "bool",
-        Primitive::Str => "String",
-    }
-}
-
 /// An expression converting the `json::J` reference `v` to a value of `wire`.
 fn from_json(schema: &Schema, layout: &Layout, wire: &Wire, v: &str, d: usize) -> String {
     match wire {
@@ -165,7 +148,7 @@ fn from_json(schema: &Schema, layout: &Layout, wire: &Wire, v: &str, d: usize) -
         Wire::Prim(Primitive::Bool) => format!("json::boolean({v})?"),
         Wire::Prim(Primitive::F32) => format!("json::float::<f32>({v})?"),
         Wire::Prim(Primitive::F64) => format!("json::float::<f64>({v})?"),
-        Wire::Prim(p) => format!("json::int::<{}>({v})?", rust_prim(*p)),
+        Wire::Prim(p) => format!("json::int::<{}>({v})?", codegen::emit::rust::prim_type(*p)),
         Wire::Array(e) => {
             let x = format!("x{d}");
             format!(
