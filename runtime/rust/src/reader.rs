@@ -237,7 +237,7 @@ impl<'a> Reader<'a> {
 
     /// `n` bytes of UTF-8: ASCII (nearly every schema string) is recognised a word at a
     /// time, anything else goes through `str::from_utf8` (see [`ascii_str`]).
-    #[inline]
+    #[inline(always)]
     fn utf8(&mut self, start: usize, n: usize) -> Result<&'a str, DecodeError> {
         let b = self.take(n)?;
         if let Some(s) = ascii_str(b) {
@@ -247,7 +247,7 @@ impl<'a> Reader<'a> {
     }
 
     /// An SDP string: u32 byte length + UTF-8.
-    #[inline]
+    #[inline(always)]
     pub fn str32(&mut self) -> Result<&'a str, DecodeError> {
         let n = self.count32(1)?;
         let start = self.at;
@@ -255,7 +255,7 @@ impl<'a> Reader<'a> {
     }
 
     /// An ffire string: u16 byte length + UTF-8.
-    #[inline]
+    #[inline(always)]
     pub fn str16(&mut self) -> Result<&'a str, DecodeError> {
         let n = self.count16(1)?;
         let start = self.at;
@@ -292,7 +292,7 @@ impl<'a> Reader<'a> {
 /// Why not `str::from_utf8` alone: on short strings (the common case, ~16 B) it walks
 /// byte by byte to an aligned address before its word loop and is an out-of-line call;
 /// it was 36–47 % of view decoding in the profiles (BENCHMARKS.md, "#14 Rust").
-#[inline]
+#[inline(always)]
 #[allow(unsafe_code)]
 pub(crate) fn ascii_str(b: &[u8]) -> Option<&str> {
     const HIGH: u64 = 0x8080_8080_8080_8080;
