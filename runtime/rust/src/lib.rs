@@ -42,6 +42,11 @@ pub use message::{Decode, Dispatch, Message, SdpMessage};
 pub use reader::Reader;
 pub use sink::{Sink, SliceSink};
 
+/// The owned string type of code generated with `OwnedStrings::Compact` (feature
+/// `compact-strings`): inline up to 24 bytes, so decoding short strings allocates nothing.
+#[cfg(feature = "compact-strings")]
+pub use compact_str::CompactString;
+
 /// What generated modules use from `alloc`, so they compile in `#![no_std]` crates
 /// (which lack the std prelude) as well as in std ones.
 pub mod prelude {

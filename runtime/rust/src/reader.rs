@@ -92,6 +92,26 @@ impl<'a> Reader<'a> {
         Ok(alloc::string::String::from(s))
     }
 
+    /// An SDP string copied into a [`crate::CompactString`] (no allocation up to 24
+    /// bytes), charged to the budget like [`Reader::string32`].
+    #[cfg(feature = "compact-strings")]
+    #[inline]
+    pub fn compact32(&mut self) -> Result<compact_str::CompactString, DecodeError> {
+        let s = self.str32()?;
+        self.charge(s.len())?;
+        Ok(compact_str::CompactString::from(s))
+    }
+
+    /// An ffire string copied into a [`crate::CompactString`] (no allocation up to 24
+    /// bytes), charged to the budget like [`Reader::string16`].
+    #[cfg(feature = "compact-strings")]
+    #[inline]
+    pub fn compact16(&mut self) -> Result<compact_str::CompactString, DecodeError> {
+        let s = self.str16()?;
+        self.charge(s.len())?;
+        Ok(compact_str::CompactString::from(s))
+    }
+
     /// An SDP array of primitives (u32 count) copied into a `Vec`, charged to the budget.
     #[inline]
     pub fn prims32_vec<T: Prim>(&mut self) -> Result<alloc::vec::Vec<T>, DecodeError> {
