@@ -1,6 +1,6 @@
 // Benchmark of the generated C and C++ codecs (bench/codec-c/run builds and runs it).
 //
-// usage: harness [--quick] VECTORS_DIR
+// usage: harness [--quick] [--only DATA_SET]... VECTORS_DIR
 //
 // Per data set (the golden vectors' bytes, read from files at run time) and language:
 //   memcpy         copy the encoded bytes into a reused buffer (the physical limit)
@@ -63,6 +63,9 @@ inline T* launder(T* p) {
 }
 
 bool quick = false;
+std::vector<std::string> only;  // --only: the data sets to run (all when empty)
+
+bool selected(const char* ds) { return only.empty() || std::find(only.begin(), only.end(), ds) != only.end(); }
 
 struct Stat {
     double median, mad;
@@ -135,6 +138,7 @@ void fail(const char* ds, const char* what) {
 // T: the C type prefix (e.g. audiounit_PluginRegistry).
 #define C_DATASET(DS, FILE, T)                                                                              \
     do {                                                                                                    \
+        if (!selected(DS)) break;                                                                           \
         const std::vector<uint8_t> bytes = read_file(dir + "/" FILE);                                       \
         baselines(DS, "c", bytes);                                                                          \
         wl_arena keep_arena;                                                                                \
@@ -207,6 +211,7 @@ void fail(const char* ds, const char* what) {
 // T: the C++ type (e.g. audiounit::PluginRegistry).
 #define CPP_DATASET(DS, FILE, T)                                                                           \
     do {                                                                                                   \
+        if (!selected(DS)) break;                                                                          \
         const std::vector<uint8_t> bytes = read_file(dir + "/" FILE);                                      \
         baselines(DS, "cpp", bytes);                                                                       \
         std::vector<T> recs;                                                                               \
@@ -257,16 +262,20 @@ int main(int argc, char** argv) {
     for (int i = 1; i < argc; i++) {
         if (std::strcmp(argv[i], "--quick") == 0)
             quick = true;
+        else if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc)
+            only.push_back(argv[++i]);
         else
             dir = argv[i];
     }
     if (dir.empty()) {
-        std::fprintf(stderr, "usage: harness [--quick] VECTORS_DIR\n");
+        std::fprintf(stderr, "usage: harness [--quick] [--only DATA_SET]... VECTORS_DIR\n");
         return 2;
     }
 #ifdef WL_BENCH_C
     C_DATASET("sdp-audiounit", "sdp/cases/audiounit_full.bin", audiounit_PluginRegistry);
     C_DATASET("sdp-arrays", "sdp/cases/arrays_primitives_all.bin", arrays_ArraysOfPrimitives);
+    // One 141-byte record: per-call overhead (issue 14).
+    C_DATASET("sdp-arrays-first", "sdp/cases/arrays_primitives_first.bin", arrays_ArraysOfPrimitives);
     C_DATASET("ffi-complex", "ffi/cases/complex.canon.bin", complex_PluginListMessage);
     C_DATASET("ffi-array-int", "ffi/cases/array_int.canon.bin", array_int_IntListMessage);
     C_DATASET("ffi-array-struct", "ffi/cases/array_struct.canon.bin", array_struct_DeviceListMessage);
@@ -275,6 +284,8 @@ int main(int argc, char** argv) {
 #ifdef WL_BENCH_CPP
     CPP_DATASET("sdp-audiounit", "sdp/cases/audiounit_full.bin", audiounit::PluginRegistry);
     CPP_DATASET("sdp-arrays", "sdp/cases/arrays_primitives_all.bin", arrays::ArraysOfPrimitives);
+    // One 141-byte record: per-call overhead (issue 14).
+    CPP_DATASET("sdp-arrays-first", "sdp/cases/arrays_primitives_first.bin", arrays::ArraysOfPrimitives);
     CPP_DATASET("ffi-complex", "ffi/cases/complex.canon.bin", complex::PluginListMessage);
     CPP_DATASET("ffi-array-int", "ffi/cases/array_int.canon.bin", array_int::IntListMessage);
     CPP_DATASET("ffi-array-struct", "ffi/cases/array_struct.canon.bin", array_struct::DeviceListMessage);

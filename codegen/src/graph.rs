@@ -106,12 +106,13 @@ impl Graph {
         let mut counter = 0usize;
         let mut post = Vec::with_capacity(n);
         let mut cycles = Vec::new();
+        // (node, next edge index); one allocation for the whole walk.
+        let mut stack: Vec<(TypeId, usize)> = Vec::new();
         for start in 0..n {
             if index[start] != UNSEEN {
                 continue;
             }
-            // (node, next edge index)
-            let mut stack: Vec<(TypeId, usize)> = vec![(start, 0)];
+            stack.push((start, 0));
             index[start] = counter;
             low[start] = counter;
             counter += 1;
@@ -138,7 +139,18 @@ impl Graph {
                 if let Some(&(parent, _)) = stack.last() {
                     low[parent] = low[parent].min(low[node]);
                 }
-                if low[node] == index[node] {
+                if low[node] == index[node] && component_stack.last() == Some(&node) {
+                    // A component of one type, the usual case: found without allocating.
+                    component_stack.pop();
+                    on_stack[node] = false;
+                    for e in self.edges(node).iter().filter(|e| e.to == node) {
+                        cycles.push(Cycle {
+                            path: vec![node],
+                            closing: e.clone(),
+                            members: vec![node],
+                        });
+                    }
+                } else if low[node] == index[node] {
                     let at = component_stack.iter().rposition(|&t| t == node).unwrap_or(0);
                     let mut members = component_stack.split_off(at);
                     for &t in &members {

@@ -2,7 +2,7 @@
 
 use std::ops::Range;
 
-use tree_sitter::{InputEdit, Node, Parser, Point, Tree};
+use tree_sitter::{InputEdit, Language, Node, Parser, Point, Tree, TreeCursor};
 
 use crate::diagnostic::Diagnostic;
 use crate::dialect::Dialect;
@@ -88,6 +88,7 @@ pub fn syntax_errors(dialect: Dialect, tree: &Tree, text: &str) -> Vec<Diagnosti
     if !tree.root_node().has_error() {
         return out;
     }
+    let language = tree.language();
     let mut cursor = tree.walk();
     // Tracked here: `Node::prev_sibling` and `Node::parent` walk down from the root on
     // every call, which is quadratic on a large file with many errors.
@@ -95,13 +96,19 @@ pub fn syntax_errors(dialect: Dialect, tree: &Tree, text: &str) -> Vec<Diagnosti
     loop {
         let node = cursor.node();
         let mut descend = node.has_error();
-        if node.is_missing() {
-            out.push(missing(dialect, node));
-            descend = false;
-        } else if node.is_error() {
-            unexpected(dialect, node, prev_sibling, text, &mut out);
-            // MISSING nodes inside an ERROR are still worth reporting; ERRORs are not.
-            collect_missing(dialect, node, &mut out);
+        if node.is_missing() || node.is_error() {
+            let ctx = Context {
+                dialect,
+                language: &language,
+                cursor: &cursor,
+            };
+            if node.is_missing() {
+                out.push(missing(&ctx, node, prev_sibling));
+            } else {
+                unexpected(&ctx, node, prev_sibling, text, &mut out);
+                // MISSING nodes inside an ERROR are still worth reporting; ERRORs are not.
+                collect_missing(&ctx, node, &mut out);
+            }
             descend = false;
         }
         if descend && cursor.goto_first_child() {
@@ -122,25 +129,33 @@ pub fn syntax_errors(dialect: Dialect, tree: &Tree, text: &str) -> Vec<Diagnosti
     }
 }
 
-fn collect_missing(dialect: Dialect, node: Node, out: &mut Vec<Diagnostic>) {
+fn collect_missing(ctx: &Context, node: Node, out: &mut Vec<Diagnostic>) {
     let mut cursor = node.walk();
+    let mut previous = None;
     for child in node.children(&mut cursor) {
         if child.is_missing() {
-            out.push(missing(dialect, child));
+            out.push(missing(ctx, child, previous));
         } else if child.has_error() {
-            collect_missing(dialect, child, out);
+            collect_missing(ctx, child, out);
         }
+        previous = Some(child);
     }
 }
 
-fn missing(dialect: Dialect, node: Node) -> Diagnostic {
+fn missing(ctx: &Context, node: Node, previous: Option<Node>) -> Diagnostic {
+    let dialect = ctx.dialect;
     let what = node.kind();
     // Recovery inserts the cheapest token; a missing `u8` in `Option<>` is a missing type.
     // (SDP's grammar spells its primitives as keywords.)
     let what = if dialect == Dialect::Sdp && !node.is_named() && Primitive::from_spelling(dialect, what).is_some() {
         "type".to_string()
     } else if node.is_named() {
-        what.replace('_', " ")
+        // In the words of the parse state it is missing from: "type", "field name".
+        let words = Words::new(ctx, node.parse_state(), previous);
+        match words.word(what) {
+            Some((_, word)) => word.trim_start_matches("a ").to_string(),
+            None => what.replace('_', " "),
+        }
     } else {
         format!("`{}`", what.escape_debug())
     };
@@ -156,7 +171,8 @@ fn missing(dialect: Dialect, node: Node) -> Diagnostic {
 /// tokens after them (`r: u8; g: u8;`): the fields are fine, each run of other tokens
 /// between them is an error of its own, and a field followed by another field (or by
 /// whatever ended the ERROR) without a separator is a missing separator.
-fn unexpected(dialect: Dialect, node: Node, prev_sibling: Option<Node>, text: &str, out: &mut Vec<Diagnostic>) {
+fn unexpected(ctx: &Context, node: Node, prev_sibling: Option<Node>, text: &str, out: &mut Vec<Diagnostic>) {
+    let dialect = ctx.dialect;
     let mut cursor = node.walk();
     let children: Vec<Node> = node.children(&mut cursor).collect();
     let complete_field = |n: &Node| n.kind() == "field_declaration" && !n.has_error();
@@ -179,7 +195,7 @@ fn unexpected(dialect: Dialect, node: Node, prev_sibling: Option<Node>, text: &s
         });
         out.push(match after_field {
             Some(field) => missing_separator(dialect, field, text),
-            None => stray(&[node], text),
+            None => stray(ctx, &[node], text),
         });
         return;
     }
@@ -188,7 +204,7 @@ fn unexpected(dialect: Dialect, node: Node, prev_sibling: Option<Node>, text: &s
     for child in children {
         if complete_field(&child) {
             if !run.is_empty() {
-                out.push(stray(&run, text));
+                out.push(stray(ctx, &run, text));
                 run.clear();
             } else if let Some(field) = last_field {
                 out.push(missing_separator(dialect, field, text));
@@ -199,7 +215,7 @@ fn unexpected(dialect: Dialect, node: Node, prev_sibling: Option<Node>, text: &s
         }
     }
     if !run.is_empty() {
-        out.push(stray(&run, text));
+        out.push(stray(ctx, &run, text));
     } else if let Some(field) = last_field {
         out.push(missing_separator(dialect, field, text));
     }
@@ -223,10 +239,21 @@ fn missing_separator(dialect: Dialect, field: Node, text: &str) -> Diagnostic {
     .with_label(format!("expected {sep} here"))
 }
 
+/// What an `ERROR` node needs besides itself: its dialect, the language's parse table,
+/// and the cursor on it (for its ancestors).
+struct Context<'a> {
+    dialect: Dialect,
+    language: &'a Language,
+    cursor: &'a TreeCursor<'a>,
+}
+
 /// Consecutive nodes the parser could not place (non-empty).
-fn stray(nodes: &[Node], text: &str) -> Diagnostic {
-    let (start, end) = (nodes[0], nodes[nodes.len() - 1]);
-    let first = first_leaf(start);
+fn stray(ctx: &Context, nodes: &[Node], text: &str) -> Diagnostic {
+    let end = nodes[nodes.len() - 1];
+    let (first, expected, incomplete) = match first_unexpected(ctx, nodes) {
+        Found::Unexpected(token, expected) => (token, expected, false),
+        Found::Incomplete(last, expected) => (last, Some(expected), true),
+    };
     let token = text.get(first.byte_range()).unwrap_or("").trim();
     let shown: String = token.chars().take(24).collect();
     let shown = if shown.len() < token.len() {
@@ -235,17 +262,251 @@ fn stray(nodes: &[Node], text: &str) -> Diagnostic {
         shown
     };
     // Keep the squiggle on one line: an ERROR can swallow the rest of a file.
-    let range = if start.start_position().row == end.end_position().row {
-        start.start_byte()..end.end_byte()
+    let first = if incomplete { first_leaf(nodes[0]) } else { first };
+    let range = if first.start_position().row == end.end_position().row {
+        first.start_byte()..end.end_byte()
     } else {
         first.byte_range()
     };
-    let message = if shown.is_empty() {
-        "syntax error".to_string()
-    } else {
-        format!("syntax error: unexpected `{shown}`")
+    let message = match (&expected, shown.is_empty()) {
+        (Some(expected), false) if incomplete => format!("syntax error: expected {expected} after `{shown}`"),
+        (Some(expected), false) => format!("syntax error: unexpected `{shown}`: expected {expected}"),
+        (Some(expected), true) => format!("syntax error: expected {expected}"),
+        (None, false) => format!("syntax error: unexpected `{shown}`"),
+        (None, true) => "syntax error".to_string(),
     };
-    Diagnostic::error("SYNTAX", range, message).with_label("not expected here")
+    let label = match &expected {
+        Some(expected) => format!("expected {expected}"),
+        None => "not expected here".to_string(),
+    };
+    Diagnostic::error("SYNTAX", range, message).with_label(label)
+}
+
+enum Found<'t> {
+    /// The first token the parser could not take, and what it would have taken.
+    Unexpected(Node<'t>, Option<String>),
+    /// Every token was fine but the last (this node) needs more: what it needs.
+    Incomplete(Node<'t>, String),
+}
+
+/// The first token of `nodes` the parser could not take, and what it would have taken
+/// instead (`None` when that cannot be told). Recovery often puts tokens that were fine
+/// in the ERROR too (`a u8` for `a: u8`): follow the parse table through them, from the
+/// state before the first one (tree-sitter's `parse_state` of the first leaf), to the
+/// first that has no transition. A token counts as valid only where
+/// [`expected_words`] would list it, so a merged state's stray tokens are unexpected.
+fn first_unexpected<'t>(ctx: &Context, nodes: &[Node<'t>]) -> Found<'t> {
+    let first = first_leaf(nodes[0]);
+    let mut state = first.parse_state();
+    let mut previous: Option<Node> = None;
+    // Depth-first over the nodes, entering ERROR nodes (recovery nests them).
+    let mut stack: Vec<Node> = nodes.iter().rev().copied().collect();
+    while let Some(item) = stack.pop() {
+        // (Recovery marks the tokens it skips as extras too: only comments are passed.)
+        if item.is_extra() && !item.is_error() && !item.has_error() {
+            continue;
+        }
+        if item.is_error() && item.child_count() > 0 {
+            let mut cursor = item.walk();
+            let children: Vec<Node> = item.children(&mut cursor).collect();
+            stack.extend(children.into_iter().rev());
+            continue;
+        }
+        let symbol = item.grammar_id();
+        let words = Words::new(ctx, state, previous);
+        if item.is_error() || item.is_missing() || !words.accepts(symbol) {
+            return Found::Unexpected(first_leaf(item), words.list());
+        }
+        let next = ctx.language.next_state(state, symbol);
+        if next == 0 {
+            // A token that reduces before it shifts: the table alone cannot follow it.
+            return Found::Unexpected(first, None);
+        }
+        state = next;
+        previous = Some(item);
+    }
+    match (previous, Words::new(ctx, state, previous).list()) {
+        (Some(last), Some(expected)) => Found::Incomplete(last, expected),
+        _ => Found::Unexpected(first, None),
+    }
+}
+
+/// How many alternatives a message lists before "or another token".
+const MAX_EXPECTED: usize = 4;
+
+impl Words<'_> {
+    /// The tokens valid in the state, in a user's words ("a field name, `,` or `}`"), most
+    /// useful first, at most [`MAX_EXPECTED`] and "another token".
+    fn list(&self) -> Option<String> {
+        let mut listed: Vec<(u8, &str)> = Vec::new();
+        for (_, kind) in &self.symbols {
+            if let Some(w) = self.word(kind) {
+                if !listed.iter().any(|(_, seen)| *seen == w.1) {
+                    listed.push(w);
+                }
+            }
+        }
+        listed.sort_by_key(|(rank, _)| *rank);
+        let mut listed: Vec<String> = listed
+            .into_iter()
+            .map(|(_, w)| if w.len() == 1 { format!("`{w}`") } else { w.to_string() })
+            .collect();
+        if listed.len() > MAX_EXPECTED {
+            listed.truncate(MAX_EXPECTED);
+            listed.push("another token".to_string());
+        }
+        Some(match listed.as_slice() {
+            [] => return None,
+            [one] => one.clone(),
+            [init @ .., last] => format!("{} or {last}", init.join(", ")),
+        })
+    }
+
+    /// Whether a node of grammar symbol `symbol` may come here (as the user sees it).
+    fn accepts(&self, symbol: u16) -> bool {
+        self.symbols
+            .iter()
+            .any(|(s, kind)| *s == symbol && self.word(kind).is_some())
+    }
+}
+
+/// The symbols of one parse state and how each reads to a user. tree-sitter merges
+/// parse states that agree on their actions, so a state can accept tokens of another
+/// context (`>` after `a: u8` because `Option<u8` shares the state, `=` after an ffire
+/// field because `var x T = …` does): those get no word, and a closing bracket is kept
+/// only inside a node that opened it.
+struct Words<'a> {
+    ctx: &'a Context<'a>,
+    /// The valid symbols and their names.
+    symbols: Vec<(u16, &'a str)>,
+    previous: Option<&'a str>,
+    name: &'static str,
+    type_context: bool,
+    field_context: bool,
+    terminator: bool,
+    has_struct: bool,
+}
+
+impl<'a> Words<'a> {
+    fn new(ctx: &'a Context<'a>, state: u16, previous: Option<Node<'a>>) -> Self {
+        let symbols: Vec<(u16, &'a str)> = ctx
+            .language
+            .lookahead_iterator(state)
+            .map(|it| {
+                it.filter_map(|s| Some((s, ctx.language.node_kind_for_id(s)?)))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let has = |k: &str| symbols.iter().any(|(_, kind)| *kind == k);
+        let type_context = match ctx.dialect {
+            Dialect::Sdp => has("Option") || has("u8"),
+            Dialect::Ffi => has("map") || has("chan"),
+        };
+        let field_context = has("field_declaration");
+        let previous = previous.map(|p| p.kind());
+        let name = if type_context {
+            "a type"
+        } else if field_context {
+            "a field name"
+        } else {
+            match previous {
+                Some("struct") => "a struct name",
+                Some("type") => "a type name",
+                Some("package") => "a package name",
+                _ => "a name",
+            }
+        };
+        Words {
+            ctx,
+            terminator: has("\n"),
+            has_struct: has("struct"),
+            symbols,
+            previous,
+            name,
+            type_context,
+            field_context,
+        }
+    }
+
+    /// `(rank, word)`: names and types first, then separators, closing brackets, keywords.
+    fn word(&self, kind: &str) -> Option<(u8, &'static str)> {
+        let ffi = self.ctx.dialect == Dialect::Ffi;
+        Some(match kind {
+            "identifier" | "type_identifier" | "field_identifier" | "field_declaration" => (0, self.name),
+            k if self.type_context && !ffi && is_sdp_type_start(k) => (0, "a type"),
+            k if self.type_context && ffi && is_ffi_type_start(k) => (0, "a type"),
+            ":" if !ffi => (1, "`:`"),
+            "," => (1, "`,`"),
+            "\n" if ffi => (1, "a newline"),
+            ";" if ffi => (1, "`;`"),
+            "raw_string_literal" if ffi && (self.field_context || self.terminator) => (1, "a tag"),
+            "}" if self.ctx.opened("{") => (2, "}"),
+            ")" if self.ctx.opened("(") => (2, ")"),
+            "]" if self.ctx.opened("[") => (2, "]"),
+            ">" if self.ctx.opened("<") => (2, ">"),
+            "{" if !ffi || !self.terminator => (3, "{"),
+            "<" if !ffi => (3, "<"),
+            "struct" | "struct_item" if !ffi => (3, "`struct`"),
+            "type" | "type_declaration" if ffi => (3, "`type`"),
+            "package" | "package_clause" if ffi && !self.has_struct => (3, "`package`"),
+            "(" if ffi && !self.terminator => (3, "("),
+            "=" if ffi && self.previous == Some("type_identifier") => (3, "`=`"),
+            _ => return None,
+        })
+    }
+}
+
+fn is_sdp_type_start(kind: &str) -> bool {
+    matches!(
+        kind,
+        "[" | "Option" | "Box" | "_type" | "primitive_type" | "array_type" | "option_type" | "box_type"
+    ) || Primitive::from_spelling(Dialect::Sdp, kind).is_some()
+}
+
+fn is_ffi_type_start(kind: &str) -> bool {
+    matches!(
+        kind,
+        "*" | "["
+            | "("
+            | "map"
+            | "chan"
+            | "<-"
+            | "func"
+            | "interface"
+            | "struct"
+            | "_type"
+            | "_simple_type"
+            | "_type_name"
+            | "qualified_type"
+            | "pointer_type"
+            | "slice_type"
+            | "array_type"
+            | "map_type"
+            | "channel_type"
+            | "function_type"
+            | "struct_type"
+            | "interface_type"
+            | "parenthesized_type"
+    )
+}
+
+impl Context<'_> {
+    /// Whether an ancestor of the ERROR node has the bracket `opener` (so its closing
+    /// bracket may come).
+    fn opened(&self, opener: &str) -> bool {
+        let mut cursor = self.cursor.clone();
+        while cursor.goto_parent() {
+            let node = cursor.node();
+            let mut children = node.walk();
+            if node
+                .children(&mut children)
+                .any(|c| !c.is_named() && c.kind() == opener)
+            {
+                return true;
+            }
+        }
+        false
+    }
 }
 
 fn first_leaf(node: Node) -> Node {

@@ -572,6 +572,22 @@ static std::string special_checks() {
         Bytes buf(ok.encoded_size());
         auto n = ok.encode_into(buf.data(), buf.size());
         CHECK(n && *n == 2 + 4 * 65535, "encode_into size at the limit");
+        // Inside nested structs (each written through its own copy of the cursor): the
+        // failure still reaches the caller, at the output offset of the string's prefix.
+        ffi_complex_canon::PluginListMessage list;
+        list.value.resize(2);
+        list.value[1].parameters.resize(3);
+        const size_t before = list.encoded_size();
+        list.value[1].parameters[2].indexed_values_source = std::string(65536, 'y');
+        Bytes out2{7, 7};
+        wirelens::Status s2 = list.encode(out2);
+        CHECK(!s2 && s2.error().kind == ErrorKind::too_long && s2.error().found == 65536 &&
+                  s2.error().expected == 65535 && s2.error().offset > 2 && s2.error().offset < 2 + before,
+              "a 65,536-byte ffire string in a nested struct: " + s2.error().message());
+        CHECK(out2.size() == 2, "a failed nested encode left bytes in the buffer");
+        auto r2 = list.encode_into(big.data(), big.size());
+        CHECK(!r2 && r2.error().kind == ErrorKind::too_long && r2.error().found == 65536,
+              "encode_into wrote a 65,536-byte nested ffire string");
     }
     // A count the input cannot justify.
     {
@@ -1060,7 +1076,13 @@ int main() {
         ++bad;
     }
     size_t seen = 0;
-    auto count = [&](const auto& v) { seen = v.items.size(); };
+    struct Count {
+        size_t& seen;
+        void operator()(const budget::M& v) const { seen = v.items.size(); }
+        void operator()(const budget::M::View& v) const { seen = v.items.size(); }
+        void operator()(const budget::S&) const {}
+        void operator()(const budget::S::View&) const {}
+    } count{seen};
     auto any = budget::AnyMessage::decode(msg.data(), msg.size(), count, 1u << 20);
     auto any_view = budget::AnyMessage::decode_view(msg.data(), msg.size(), count, 1u << 20);
     if (any || any.error().kind != wirelens::ErrorKind::over_budget || any.error().path != "items" || any_view ||

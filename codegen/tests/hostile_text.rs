@@ -25,3 +25,35 @@ fn carriage_returns_inside_raw_string_tags() {
         codegen::report::layout_json(&b.schema, &b.layout, None)
     );
 }
+
+/// Issue 20: a lone `\r` is a line end (as the LSP counts them), so a line comment stops
+/// there and the declaration after it counts. Before, the comment token ran to the next
+/// `\n` and swallowed `struct B` (and in ffire `type B`) whole.
+#[test]
+fn a_line_comment_ends_at_a_lone_carriage_return() {
+    let cases = [
+        (
+            Dialect::Sdp,
+            "// one\rstruct A {\r    x: u8, // trailing\r}\r// two\rstruct B {\r    y: bool,\r}\r",
+        ),
+        (
+            Dialect::Ffi,
+            "package p\r// one\rtype A struct {\r\tX int8 // trailing\r}\r// two\rtype B struct {\r\tY bool\r}\r",
+        ),
+    ];
+    for (dialect, src) in cases {
+        let a = analyze(dialect, src, None, OrderChoice::default());
+        assert!(!a.has_errors(), "{dialect:?}: {:?}", a.diagnostics);
+        let names: Vec<&str> = a.schema.types.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["A", "B"], "{dialect:?}");
+        // Formatting keeps both declarations and is idempotent.
+        let once = fmt::format(dialect, src).unwrap();
+        assert_eq!(
+            fmt::format(dialect, &once).unwrap(),
+            once,
+            "{dialect:?}: not idempotent"
+        );
+        let b = analyze(dialect, &once, None, OrderChoice::default());
+        assert_eq!(b.schema.types.len(), 2, "{dialect:?}: {once:?}");
+    }
+}

@@ -258,17 +258,21 @@ fn a_large_file_full_of_errors_reports_each_one() {
             source.position(pair[0].range.start, ColumnUnit::Utf32),
             pos(line + 2, 14)
         );
-        assert_eq!(pair[1].message, "syntax error: unexpected `z`");
+        // `z u8`: the name is fine, the type comes without its `:`.
+        assert_eq!(pair[1].message, "syntax error: unexpected `u8`: expected `:`");
         assert_eq!(
             source.position(pair[1].range.start, ColumnUnit::Utf32),
-            pos(line + 3, 4)
+            pos(line + 3, 6)
         );
     }
     let source = SourceFile::new("big.ffi", ffi.as_str());
     let analysis = run(Dialect::Ffi, &ffi);
     assert_eq!(analysis.diagnostics.len(), N);
     for (i, d) in analysis.diagnostics.iter().enumerate() {
-        assert_eq!(d.message, "syntax error: unexpected `type`");
+        assert_eq!(
+            d.message,
+            "syntax error: unexpected `type`: expected a field name or `}`"
+        );
         assert_eq!(
             source.position(d.range.start, ColumnUnit::Utf32),
             pos(6 * i as u32 + 4, 1)

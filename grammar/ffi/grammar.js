@@ -9,7 +9,10 @@
 
 /* eslint-disable no-undef */
 
-const terminator = choice('\n', ';');
+// A line end ends a statement as in Go: `\n`, `\r\n` or a lone `\r`, the line ends of the
+// LSP (issue 20; Go itself knows only `\n`, and a lone `\r` was whitespace here before).
+const newline = /\r\n?|\n/;
+const terminator = choice(newline, ';');
 
 // Go's 25 keywords. Go reserves them, so they are never identifiers here either.
 const KEYWORDS = [
@@ -163,7 +166,7 @@ module.exports = grammar({
 
     // ---- loosely parsed bodies ----
     parameter_list: $ => seq('(', repeat(choice($.parameter_list, $.block, $._loose, ...KEYWORDS)), ')'),
-    block: $ => seq('{', repeat(choice($.block, $.parameter_list, $._loose, ...KEYWORDS, '\n', ';')), '}'),
+    block: $ => seq('{', repeat(choice($.block, $.parameter_list, $._loose, ...KEYWORDS, newline, ';')), '}'),
     _loose: $ => choice(
       $.identifier,
       $.int_literal,
@@ -213,12 +216,14 @@ module.exports = grammar({
       /\.[0-9][0-9_]*([eE][+-]?[0-9_]+)?/,
       /[0-9][0-9_]*[eE][+-]?[0-9_]+/,
     )),
-    rune_literal: _ => token(seq('\'', repeat1(choice(/[^'\\\n]/, /\\./)), '\'')),
-    interpreted_string_literal: _ => token(seq('"', repeat(choice(/[^"\\\n]/, /\\./)), '"')),
+    // Rune and interpreted string literals, like line comments, end at any LSP line end
+    // (`\n`, `\r\n`, a lone `\r`; issue 20).
+    rune_literal: _ => token(seq('\'', repeat1(choice(/[^'\\\r\n]/, /\\./)), '\'')),
+    interpreted_string_literal: _ => token(seq('"', repeat(choice(/[^"\\\r\n]/, /\\./)), '"')),
     raw_string_literal: _ => token(seq('`', /[^`]*/, '`')),
 
     comment: _ => token(choice(
-      seq('//', /[^\n]*/),
+      seq('//', /[^\r\n]*/),
       seq('/*', /[^*]*\*+([^/*][^*]*\*+)*/, '/'),
     )),
   },

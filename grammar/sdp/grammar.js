@@ -67,7 +67,8 @@ module.exports = grammar({
     // with a precise position instead of a bare syntax error.
     identifier: _ => /[\p{L}_][\p{L}\p{Nd}_]*/u,
 
-    // `//` and `///` (doc) line comments; the model tells them apart.
-    comment: _ => token(seq('//', /[^\n]*/)),
+    // `//` and `///` (doc) line comments; the model tells them apart. A comment ends at
+    // `\n`, `\r\n` or a lone `\r`: the LSP's line ends (issue 20).
+    comment: _ => token(seq('//', /[^\r\n]*/)),
   },
 });

@@ -57,6 +57,16 @@ extern "C" {
 #endif
 #endif
 
+// Helpers kept out of line: WL__OUTLINE for large paths, WL__COLD for error paths (off
+// the hot path, so the decoders' fast paths stay small). `unused`: a TU may not need them.
+#if defined(__GNUC__) || defined(__clang__)
+#define WL__OUTLINE static __attribute__((noinline, unused))
+#define WL__COLD static __attribute__((cold, noinline, unused))
+#else
+#define WL__OUTLINE static inline
+#define WL__COLD static inline
+#endif
+
 // ---------------------------------------------------------------- status and errors
 
 typedef enum wl_status {
@@ -102,14 +112,20 @@ static inline void wl_error_clear(wl_error *e) {
     e->depth = e->dropped = 0;
 }
 
-static inline wl_status wl_fail(wl_error *e, wl_status s, size_t offset, uint64_t value, uint64_t limit,
-                                uint64_t left) {
+WL__COLD void wl__record(wl_error *e, wl_status s, size_t offset, uint64_t value, uint64_t limit, uint64_t left) {
     e->status = s;
     e->offset = offset;
     e->value = value;
     e->limit = limit;
     e->left = left;
     e->depth = e->dropped = 0;
+}
+
+// Records an error; returns its status. The recording is out of line (cold); the status
+// stays visible to the caller's code (a compiler that sees `return s` knows the read failed).
+static inline wl_status wl_fail(wl_error *e, wl_status s, size_t offset, uint64_t value, uint64_t limit,
+                                uint64_t left) {
+    wl__record(e, s, offset, value, limit, left);
     return s;
 }
 
@@ -532,8 +548,30 @@ static inline uint8_t *wl_put_len(uint8_t *p, unsigned prefix, size_t n) {
     return p + 4;
 }
 
+// Copies n bytes to p. Runs up to 32 bytes (most strings) are two overlapping
+// fixed-width copies that stay inside [p, p + n): no libc call per short string.
+#define WL__COPY_PAIR(W)                                                                                            \
+    do {                                                                                                            \
+        uint8_t a_[W], b_[W];                                                                                       \
+        memcpy(a_, s, W);                                                                                           \
+        memcpy(b_, s + n - W, W);                                                                                   \
+        memcpy(d, a_, W);                                                                                           \
+        memcpy(d + n - W, b_, W);                                                                                   \
+    } while (0)
+
+static inline void wl_copy(void *dst, const void *src, size_t n) {
+    uint8_t *d = (uint8_t *)dst;
+    const uint8_t *s = (const uint8_t *)src;
+    if (n > 32) memcpy(d, s, n);
+    else if (n >= 16) WL__COPY_PAIR(16);
+    else if (n >= 8) WL__COPY_PAIR(8);
+    else if (n >= 4) WL__COPY_PAIR(4);
+    else if (n >= 2) WL__COPY_PAIR(2);
+    else if (n == 1) d[0] = s[0];
+}
+
 static inline uint8_t *wl_put_bytes(uint8_t *p, const void *src, size_t n) {
-    if (n) memcpy(p, src, n);
+    wl_copy(p, src, n);
     return p + n;
 }
 
@@ -553,16 +591,24 @@ typedef struct wl_reader {
     bool copy; // owned decode: copy strings into the arena (else they point into buf)
 } wl_reader;
 
-static inline wl_status wl_rd_end(wl_reader *r, size_t need, const char *field) {
-    wl_fail(r->err, WL_ERR_TRUNCATED, r->at, need, 0, r->len - r->at);
+WL__COLD void wl__rd_end(wl_reader *r, size_t need, const char *field) {
+    wl__record(r->err, WL_ERR_TRUNCATED, r->at, need, 0, r->len - r->at);
     if (field) wl_err_field(r->err, field);
+}
+
+static inline wl_status wl_rd_end(wl_reader *r, size_t need, const char *field) {
+    wl__rd_end(r, need, field);
     return WL_ERR_TRUNCATED;
 }
 
 // A bool byte `b` at input offset `at` that is neither 00 nor 01.
-static inline wl_status wl_bad_bool(wl_error *e, size_t at, uint8_t b, const char *field) {
-    wl_fail(e, WL_ERR_BOOL, at, b, 0, 0);
+WL__COLD void wl__bad_bool(wl_error *e, size_t at, uint8_t b, const char *field) {
+    wl__record(e, WL_ERR_BOOL, at, b, 0, 0);
     if (field) wl_err_field(e, field);
+}
+
+static inline wl_status wl_bad_bool(wl_error *e, size_t at, uint8_t b, const char *field) {
+    wl__bad_bool(e, at, b, field);
     return WL_ERR_BOOL;
 }
 
@@ -604,9 +650,10 @@ static inline void *wl_rd_alloc_zero(wl_reader *r, size_t n, size_t size, size_t
     return p;
 }
 
-// The index of the first byte of the first invalid UTF-8 sequence, or n.
-static inline size_t wl_utf8_check(const uint8_t *s, size_t n) {
-    size_t i = 0;
+
+// The full UTF-8 check from byte i on (see wl_utf8_check); out of line so the ASCII
+// fast path in front of it stays small enough to inline.
+WL__OUTLINE size_t wl__utf8_check_from(const uint8_t *s, size_t n, size_t i) {
     while (i < n) {
         uint8_t c = s[i];
         if (c < 0x80) {
@@ -639,6 +686,34 @@ static inline size_t wl_utf8_check(const uint8_t *s, size_t n) {
     return n;
 }
 
+// The index of the first byte of the first invalid UTF-8 sequence, or n. ASCII is
+// checked 16 and 8 bytes at a time first (short strings: two overlapping words); the
+// first non-ASCII byte hands over to the full check.
+static inline size_t wl_utf8_check(const uint8_t *s, size_t n) {
+    const uint64_t high = UINT64_C(0x8080808080808080);
+    uint64_t a, b;
+    size_t i = 0;
+    for (; n - i >= 16; i += 16) {
+        memcpy(&a, s + i, 8);
+        memcpy(&b, s + i + 8, 8);
+        if ((a | b) & high) return wl__utf8_check_from(s, n, i);
+    }
+    if (n - i >= 8) {
+        memcpy(&a, s + i, 8);
+        memcpy(&b, s + n - 8, 8);
+        return ((a | b) & high) ? wl__utf8_check_from(s, n, i) : n;
+    }
+    if (n - i >= 4) {
+        uint32_t c, d;
+        memcpy(&c, s + i, 4);
+        memcpy(&d, s + n - 4, 4);
+        return ((c | d) & 0x80808080u) ? wl__utf8_check_from(s, n, i) : n;
+    }
+    for (; i < n; i++)
+        if (s[i] >= 0x80) return wl__utf8_check_from(s, n, i);
+    return n;
+}
+
 // A string: length prefix + UTF-8. Owned decodes (r->copy) copy it into the arena,
 // NUL-terminated; views point into the input.
 static inline wl_status wl_rd_str(wl_reader *r, unsigned prefix, wl_str *out) {
@@ -652,7 +727,7 @@ static inline wl_status wl_rd_str(wl_reader *r, unsigned prefix, wl_str *out) {
     if (r->copy) {
         char *d = (char *)wl_rd_alloc(r, n + 1, 1, 1);
         if (!d) return WL_ERR_NO_MEMORY;
-        if (n) memcpy(d, p, n);
+        wl_copy(d, p, n);
         d[n] = '\0';
         out->ptr = d;
     } else {

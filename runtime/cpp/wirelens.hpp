@@ -31,9 +31,13 @@
 /// Error paths: out of line and off the hot path, so the decoders' fast paths stay small.
 #define WIRELENS_COLD __attribute__((cold, noinline))
 #define WIRELENS_NOINLINE __attribute__((noinline))
+/// The small Reader/Writer steps every field goes through: g++ -O2 left several of them out
+/// of line (a call per string), so they are inlined into the generated per-type functions.
+#define WIRELENS_HOT inline __attribute__((always_inline))
 #else
 #define WIRELENS_COLD
 #define WIRELENS_NOINLINE
+#define WIRELENS_HOT inline
 #endif
 
 namespace wirelens {
@@ -434,7 +438,7 @@ WIRELENS_NOINLINE inline size_t utf8_valid_from(const uint8_t* s, size_t n, size
 /// Length of the longest valid UTF-8 prefix of `s` (== n when all of it is valid).
 /// Rejects overlong forms, surrogates and code points above U+10FFFF. ASCII is checked
 /// 16 and 8 bytes at a time first; the first non-ASCII byte hands over to the full check.
-inline size_t utf8_valid_up_to(const uint8_t* s, size_t n) noexcept {
+WIRELENS_HOT size_t utf8_valid_up_to(const uint8_t* s, size_t n) noexcept {
     constexpr uint64_t high = 0x8080808080808080ull;
     size_t i = 0;
     for (; n - i >= 16; i += 16) {
@@ -490,7 +494,7 @@ public:
     void set_budget(size_t bytes) noexcept { budget_ = bytes; }
 
     /// Charges `count` elements of `each` bytes against the budget.
-    bool charge(size_t count, size_t each) {
+    WIRELENS_HOT bool charge(size_t count, size_t each) {
         if (each != 0 && count > budget_ / each) {
             return over_budget(count, each);
         }
@@ -500,7 +504,7 @@ public:
 
     /// Makes `v` hold `n` elements (count already checked), charged against the budget.
     template <class V>
-    bool elements(V& v, size_t n) {
+    WIRELENS_HOT bool elements(V& v, size_t n) {
         if (!charge(n, sizeof(typename V::value_type))) {
             return false;
         }
@@ -523,17 +527,17 @@ public:
     // -- error path, innermost first (generated code: `return rd.index(i0).field("items");`)
 
     /// Adds a struct field to the error path; returns false.
-    bool field(const char* name) {
+    WIRELENS_COLD bool field(const char* name) {
         err_.push_field(name);
         return false;
     }
     /// Adds a field of a nested struct that was read inline to the error path.
-    Reader& in_field(const char* name) {
+    WIRELENS_COLD Reader& in_field(const char* name) {
         err_.push_field(name);
         return *this;
     }
     /// Adds an array index to the error path.
-    Reader& index(size_t i) {
+    WIRELENS_COLD Reader& index(size_t i) {
         err_.push_index(i);
         return *this;
     }
@@ -543,7 +547,7 @@ public:
     // -- reads
 
     /// The next `n` bytes, bounds-checked once (a whole fixed block); nullptr at the end.
-    const uint8_t* fixed(size_t n) {
+    WIRELENS_HOT const uint8_t* fixed(size_t n) {
         if (n > end_ - at_) {
             end(n);
             return nullptr;
@@ -555,7 +559,7 @@ public:
 
     /// One primitive (`bool` must be 00 or 01).
     template <class T>
-    bool prim(T& out) {
+    WIRELENS_HOT bool prim(T& out) {
         const size_t at = at_;
         const uint8_t* p = fixed(wire_size<T>);
         if (p == nullptr) {
@@ -571,7 +575,7 @@ public:
     }
 
     /// A bool byte at `p` inside a block already returned by fixed().
-    bool block_bool(const uint8_t* p, bool& out) {
+    WIRELENS_HOT bool block_bool(const uint8_t* p, bool& out) {
         if (*p > 1) {
             return fail_at(ErrorKind::invalid_bool, static_cast<size_t>(p - data_), *p);
         }
@@ -580,7 +584,7 @@ public:
     }
 
     /// A presence byte: 00 absent, 01 present.
-    bool presence(bool& present) {
+    WIRELENS_HOT bool presence(bool& present) {
         const size_t at = at_;
         const uint8_t* p = fixed(1);
         if (p == nullptr) {
@@ -594,14 +598,14 @@ public:
     }
 
     /// An SDP count/length prefix (u32), plausible for elements of at least `min_each` bytes.
-    bool count32(size_t min_each, size_t& n) {
+    WIRELENS_HOT bool count32(size_t min_each, size_t& n) {
         const size_t start = at_;
         uint32_t c = 0;
         return prim(c) && plausible(start, c, min_each, n);
     }
 
     /// An ffire count/length prefix (u16), plausible for elements of at least `min_each` bytes.
-    bool count16(size_t min_each, size_t& n) {
+    WIRELENS_HOT bool count16(size_t min_each, size_t& n) {
         const size_t start = at_;
         uint16_t c = 0;
         return prim(c) && plausible(start, c, min_each, n);
@@ -609,15 +613,15 @@ public:
 
     /// Strings: u32 (SDP) or u16 (ffire) byte length + UTF-8, as a view into the input or
     /// copied into a std::string.
-    bool str32(std::string_view& out) {
+    WIRELENS_HOT bool str32(std::string_view& out) {
         size_t n = 0;
         return count32(1, n) && utf8(n, out);
     }
-    bool str16(std::string_view& out) {
+    WIRELENS_HOT bool str16(std::string_view& out) {
         size_t n = 0;
         return count16(1, n) && utf8(n, out);
     }
-    bool str32(std::string& out) {
+    WIRELENS_HOT bool str32(std::string& out) {
         std::string_view s;
         if (!str32(s)) {
             return false;
@@ -628,7 +632,7 @@ public:
         out.assign(s.data(), s.size());
         return true;
     }
-    bool str16(std::string& out) {
+    WIRELENS_HOT bool str16(std::string& out) {
         std::string_view s;
         if (!str16(s) || !charge(s.size(), 1)) {
             return false;
@@ -640,22 +644,22 @@ public:
     /// Arrays of primitives: u32 (SDP) or u16 (ffire) count + elements, copied in bulk
     /// into a vector or viewed in place.
     template <class T>
-    bool prims32(std::vector<T>& out) {
+    WIRELENS_HOT bool prims32(std::vector<T>& out) {
         size_t n = 0;
         return count32(wire_size<T>, n) && prims(n, out);
     }
     template <class T>
-    bool prims16(std::vector<T>& out) {
+    WIRELENS_HOT bool prims16(std::vector<T>& out) {
         size_t n = 0;
         return count16(wire_size<T>, n) && prims(n, out);
     }
     template <class T>
-    bool prims32(LeSpan<T>& out) {
+    WIRELENS_HOT bool prims32(LeSpan<T>& out) {
         size_t n = 0;
         return count32(wire_size<T>, n) && prims(n, out);
     }
     template <class T>
-    bool prims16(LeSpan<T>& out) {
+    WIRELENS_HOT bool prims16(LeSpan<T>& out) {
         size_t n = 0;
         return count16(wire_size<T>, n) && prims(n, out);
     }
@@ -725,7 +729,7 @@ private:
 
     WIRELENS_COLD void end(size_t needed) { fail_at(ErrorKind::unexpected_end, at_, 0, needed, end_ - at_); }
 
-    bool plausible(size_t start, uint64_t count, size_t min_each, size_t& n) {
+    WIRELENS_HOT bool plausible(size_t start, uint64_t count, size_t min_each, size_t& n) {
         const uint64_t each = min_each == 0 ? 1 : min_each;
         const uint64_t left = remaining();
         if (count > left / each) {
@@ -736,7 +740,7 @@ private:
         return true;
     }
 
-    bool utf8(size_t n, std::string_view& out) {
+    WIRELENS_HOT bool utf8(size_t n, std::string_view& out) {
         const size_t start = at_;
         const uint8_t* p = fixed(n);
         if (p == nullptr) {
@@ -751,7 +755,7 @@ private:
     }
 
     template <class T>
-    const uint8_t* checked_prims(size_t n) {
+    WIRELENS_HOT const uint8_t* checked_prims(size_t n) {
         const size_t start = at_;
         const uint8_t* p = fixed(n * wire_size<T>);
         if (p == nullptr) {
@@ -770,7 +774,7 @@ private:
     }
 
     template <class T>
-    bool prims(size_t n, std::vector<T>& out) {
+    WIRELENS_HOT bool prims(size_t n, std::vector<T>& out) {
         const uint8_t* p = checked_prims<T>(n);
         if (p == nullptr) {
             return false;
@@ -792,7 +796,7 @@ private:
     }
 
     template <class T>
-    bool prims(size_t n, LeSpan<T>& out) {
+    WIRELENS_HOT bool prims(size_t n, LeSpan<T>& out) {
         const uint8_t* p = checked_prims<T>(n);
         if (p == nullptr) {
             return false;
@@ -833,67 +837,89 @@ private:
 
 /// Writes an encoding into memory the caller sized with the value's encoded_size() (the
 /// exact-size pre-pass of every encode), so individual writes need no checks. Fails only
-/// on a string or array longer than its prefix allows (ffire: 65,535).
+/// on a string or array longer than its prefix allows (ffire: 65,535), recording why in
+/// the caller's Error.
+///
+/// A Writer is a trivially copyable cursor: generated write_to functions work on a local
+/// copy (`Writer w = out;`) and store it back at the end. Bytes stored through the cursor
+/// may alias any object (uint8_t is a character type), so with the cursor in the caller's
+/// memory the compiler reloads it after every store; a local whose address never escapes
+/// stays in a register.
 class Writer {
 public:
-    /// `base` is the offset of `out` in the caller's buffer (for error offsets).
-    explicit Writer(uint8_t* out, size_t base = 0) noexcept : start_(out), p_(out), base_(base) {}
+    /// `base` is the offset of `out` in the caller's buffer (for error offsets); a failure
+    /// is recorded in `err`.
+    Writer(uint8_t* out, size_t base, Error& err) noexcept : start_(out), p_(out), base_(base), err_(&err) {}
 
     size_t written() const noexcept { return static_cast<size_t>(p_ - start_); }
-    const Error& error() const noexcept { return err_; }
+    const Error& error() const noexcept { return *err_; }
+
+    /// A nested struct, written through a copy of the cursor (so this one's address does
+    /// not escape into the call).
+    template <class T>
+    WIRELENS_HOT bool value(const T& v) {
+        Writer t = *this;
+        if (!T::write_to(t, v)) {
+            return false;
+        }
+        p_ = t.p_;
+        return true;
+    }
 
     /// Reserves `n` bytes for a fixed block; the caller stores into them.
-    uint8_t* block(size_t n) noexcept {
+    WIRELENS_HOT uint8_t* block(size_t n) noexcept {
         uint8_t* q = p_;
         p_ += n;
         return q;
     }
 
-    void put_u8(uint8_t b) noexcept { *p_++ = b; }
+    WIRELENS_HOT void put_u8(uint8_t b) noexcept { *p_++ = b; }
 
     template <class T>
-    void prim(T v) noexcept {
+    WIRELENS_HOT void prim(T v) noexcept {
         store_le<T>(p_, v);
         p_ += wire_size<T>;
     }
 
     /// Length/count prefixes: u32 (SDP) or u16 (ffire, refuses more than 65,535).
-    bool len32(size_t n) {
+    WIRELENS_HOT bool len32(size_t n) {
         if (n > std::numeric_limits<uint32_t>::max()) {
-            return too_long(n, std::numeric_limits<uint32_t>::max());
+            return too_long(err_, base_ + written(), n, std::numeric_limits<uint32_t>::max());
         }
         prim<uint32_t>(static_cast<uint32_t>(n));
         return true;
     }
-    bool len16(size_t n) {
+    WIRELENS_HOT bool len16(size_t n) {
         if (n > ffi_max_len) {
-            return too_long(n, ffi_max_len);
+            return too_long(err_, base_ + written(), n, ffi_max_len);
         }
         prim<uint16_t>(static_cast<uint16_t>(n));
         return true;
     }
 
-    bool str32(std::string_view s) { return len32(s.size()) && raw(s.data(), s.size()); }
-    bool str16(std::string_view s) { return len16(s.size()) && raw(s.data(), s.size()); }
+    WIRELENS_HOT bool str32(std::string_view s) { return len32(s.size()) && raw(s.data(), s.size()); }
+    WIRELENS_HOT bool str16(std::string_view s) { return len16(s.size()) && raw(s.data(), s.size()); }
 
     template <class T>
-    bool prims32(const std::vector<T>& v) {
+    WIRELENS_HOT bool prims32(const std::vector<T>& v) {
         return len32(v.size()) && prims(v);
     }
     template <class T>
-    bool prims16(const std::vector<T>& v) {
+    WIRELENS_HOT bool prims16(const std::vector<T>& v) {
         return len16(v.size()) && prims(v);
     }
 
 private:
-    bool too_long(size_t n, size_t max) {
-        err_ = Error::make(ErrorKind::too_long, base_ + written(), n, max);
+    // Static: a member would take the cursor's address, which keeps a local copy out of
+    // registers.
+    static WIRELENS_COLD bool too_long(Error* err, size_t at, size_t n, size_t max) {
+        *err = Error::make(ErrorKind::too_long, at, n, max);
         return false;
     }
 
     /// Copies `n` bytes to the cursor. Runs up to 32 bytes (most strings) are two
     /// overlapping fixed-width copies that stay inside [p, p + n): no libc call.
-    bool raw(const void* src, size_t n) noexcept {
+    WIRELENS_HOT bool raw(const void* src, size_t n) noexcept {
         const auto* s = static_cast<const uint8_t*>(src);
         if (n <= 32) {
             copy_short(p_, s, n);
@@ -905,7 +931,7 @@ private:
     }
 
     template <size_t W>
-    static void copy_pair(uint8_t* d, const uint8_t* s, size_t n) noexcept {
+    static WIRELENS_HOT void copy_pair(uint8_t* d, const uint8_t* s, size_t n) noexcept {
         // Both loads before both stores: the two ranges overlap when n < 2 W.
         uint8_t a[W], b[W];
         std::memcpy(a, s, W);
@@ -914,7 +940,7 @@ private:
         std::memcpy(d + n - W, b, W);
     }
 
-    static void copy_short(uint8_t* d, const uint8_t* s, size_t n) noexcept {
+    static WIRELENS_HOT void copy_short(uint8_t* d, const uint8_t* s, size_t n) noexcept {
         if (n >= 16) {
             copy_pair<16>(d, s, n);
         } else if (n >= 8) {
@@ -929,7 +955,7 @@ private:
     }
 
     template <class T>
-    bool prims(const std::vector<T>& v) noexcept {
+    WIRELENS_HOT bool prims(const std::vector<T>& v) noexcept {
         if constexpr (little_endian_host && !std::is_same_v<T, bool>) {
             return raw(v.data(), v.size() * sizeof(T));
         } else {
@@ -943,7 +969,7 @@ private:
     uint8_t* start_;
     uint8_t* p_;
     size_t base_;
-    Error err_;
+    Error* err_;
 };
 
 // ---------------------------------------------------------------- entry points
@@ -967,9 +993,10 @@ size_t encoded_size(const T& value) noexcept {
 template <class T>
 Error too_long_error(const T& value, size_t n, size_t base) {
     std::vector<uint8_t> scratch(n);
-    Writer w(scratch.data(), base);
+    Error err;
+    Writer w(scratch.data(), base, err);
     (void)T::write_to(w, value);
-    return w.error();
+    return err;
 }
 
 /// Appends the encoding (after an optional SDP message header) to `out`; on error `out`
@@ -996,10 +1023,11 @@ Status encode_append(const T& value, std::vector<uint8_t>& out) {
         store_le<uint16_t>(p + 4, T::MESSAGE_ID);
         store_le<uint32_t>(p + 6, static_cast<uint32_t>(n));
     }
-    Writer w(p + head, start + head);
+    Error err;
+    Writer w(p + head, start + head, err);
     if (!T::write_to(w, value)) {
         out.resize(start);
-        return w.error();
+        return err;
     }
     return Status();
 }
@@ -1015,9 +1043,10 @@ Result<size_t> encode_into(const T& value, uint8_t* buf, size_t cap) {
     if (cap < n) {
         return Error::make(ErrorKind::buffer_too_small, 0, cap, n);
     }
-    Writer w(buf);
+    Error err;
+    Writer w(buf, 0, err);
     if (!T::write_to(w, value)) {
-        return w.error();
+        return err;
     }
     return Result<size_t>(n);
 }

@@ -11,6 +11,8 @@ use common::{pos, Client};
 use serde_json::json;
 
 const N: usize = 2000;
+/// 4N may cost at most this many times N (issue 17).
+const BOUND: f64 = 5.0;
 
 fn schema(fields: usize) -> String {
     let body: String = (0..fields)
@@ -138,14 +140,24 @@ fn diagnostics_tokens_symbols_hints_and_formatting_grow_linearly() {
     let mut worst = Vec::new();
     for kind in KINDS {
         // The least of seven, small and large measured alternately, so that a busy
-        // moment of the machine weighs on both sizes alike.
+        // moment of the machine weighs on both sizes alike. On a shared machine the 4N
+        // request now and then costs ~1.3× its usual CPU time for a whole round (seen at
+        // 5.0–5.2× against a usual 4.0×), so a round over the bound is measured again,
+        // twice at most, keeping the least times: a cost that really grows faster than
+        // linearly (16× for a quadratic one) stays over the bound in every round.
         let (mut a, mut b) = (Duration::MAX, Duration::MAX);
-        for _ in 0..7 {
-            a = a.min(small.cost(kind));
-            b = b.min(large.cost(kind));
+        let mut ratio = f64::INFINITY;
+        for _round in 0..3 {
+            for _ in 0..7 {
+                a = a.min(small.cost(kind));
+                b = b.min(large.cost(kind));
+            }
+            // Below a few milliseconds the ratio measures noise, not growth.
+            ratio = b.as_secs_f64() / a.as_secs_f64().max(0.005);
+            if ratio <= BOUND {
+                break;
+            }
         }
-        // Below a few milliseconds the ratio measures noise, not growth.
-        let ratio = b.as_secs_f64() / a.as_secs_f64().max(0.005);
         report.push(format!("{kind}: {a:?} → {b:?} ({ratio:.1}×)"));
         worst.push((ratio, kind));
     }
@@ -154,7 +166,7 @@ fn diagnostics_tokens_symbols_hints_and_formatting_grow_linearly() {
     report.push(format!("VmHWM: {hwm_small} kB → {hwm_large} kB ({mem:.1}×)"));
     eprintln!("N = {N} vs 4N:\n{}", report.join("\n"));
     for (ratio, name) in worst {
-        assert!(ratio <= 5.0, "{name} grew {ratio:.1}× for 4× the fields: {report:?}");
+        assert!(ratio <= BOUND, "{name} grew {ratio:.1}× for 4× the fields: {report:?}");
     }
-    assert!(mem <= 5.0, "{report:?}");
+    assert!(mem <= BOUND, "{report:?}");
 }

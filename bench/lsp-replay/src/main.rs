@@ -3,8 +3,12 @@
 //!
 //! ```text
 //! lsp-replay --file big.sdp [--edits 200] [--gap-ms 10] [--init JSON]
-//!            [--workspace-files N] -- SERVER ARGS…
+//!            [--workspace-files N] [--edits-only] [--timeout-scale K] -- SERVER ARGS…
 //! ```
+//!
+//! `--edits-only` skips the hovers, inlay hints and completions; `--timeout-scale K`
+//! waits K times longer for every answer (for a server run under valgrind, as
+//! `bench/lsp-instructions` does).
 //!
 //! Measured, each from just before the client writes the message to the moment the
 //! last byte of the answer has arrived (so the time includes the pipe and the server's
@@ -38,7 +42,12 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-const TIMEOUT: Duration = Duration::from_secs(30);
+/// How long to wait for an answer, times `--timeout-scale`.
+fn timeout(secs: u64) -> Duration {
+    Duration::from_secs(secs * TIMEOUT_SCALE.load(std::sync::atomic::Ordering::Relaxed))
+}
+
+static TIMEOUT_SCALE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 struct Args {
     file: String,
@@ -46,12 +55,14 @@ struct Args {
     gap: Duration,
     init: Value,
     workspace_files: usize,
+    edits_only: bool,
     server: Vec<String>,
 }
 
 fn usage() -> ! {
     eprintln!(
-        "usage: lsp-replay --file F [--edits N] [--gap-ms MS] [--init JSON] [--workspace-files N] -- SERVER ARGS…"
+        "usage: lsp-replay --file F [--edits N] [--gap-ms MS] [--init JSON] [--workspace-files N] [--edits-only] \
+         [--timeout-scale K] -- SERVER ARGS…"
     );
     std::process::exit(2);
 }
@@ -63,6 +74,7 @@ fn parse_args() -> Args {
         gap: Duration::from_millis(10),
         init: Value::Null,
         workspace_files: 0,
+        edits_only: false,
         server: Vec::new(),
     };
     let mut it = std::env::args().skip(1);
@@ -74,6 +86,11 @@ fn parse_args() -> Args {
             "--gap-ms" => args.gap = Duration::from_millis(val().parse().unwrap_or_else(|_| usage())),
             "--init" => args.init = serde_json::from_str(&val()).unwrap_or_else(|_| usage()),
             "--workspace-files" => args.workspace_files = val().parse().unwrap_or_else(|_| usage()),
+            "--edits-only" => args.edits_only = true,
+            "--timeout-scale" => TIMEOUT_SCALE.store(
+                val().parse().ok().filter(|&k| k > 0).unwrap_or_else(|| usage()),
+                std::sync::atomic::Ordering::Relaxed,
+            ),
             "--" => {
                 args.server = it.by_ref().collect();
                 break;
@@ -191,7 +208,7 @@ impl Conn {
     fn request(&mut self, method: &str, params: Value) -> (Duration, Value) {
         let (id, t0) = self.start_request(method, params);
         loop {
-            match self.rx.recv_timeout(TIMEOUT) {
+            match self.rx.recv_timeout(timeout(30)) {
                 Ok((at, m)) if m.get("id").and_then(Value::as_i64) == Some(id) && m.get("method").is_none() => {
                     if let Some(e) = m.get("error") {
                         eprintln!("lsp-replay: {method}: error {e}");
@@ -199,7 +216,7 @@ impl Conn {
                     return (at - t0, m.get("result").cloned().unwrap_or(Value::Null));
                 }
                 Ok(other) => self.pending.push(other),
-                Err(_) => panic!("lsp-replay: no answer to {method} within {TIMEOUT:?}"),
+                Err(_) => panic!("lsp-replay: no answer to {method} within {:?}", timeout(30)),
             }
         }
     }
@@ -255,9 +272,9 @@ impl Conn {
             &self.writer,
             &json!({"jsonrpc": "2.0", "id": id, "method": "shutdown", "params": null}),
         );
-        let _ = self.rx.recv_timeout(Duration::from_secs(5));
+        let _ = self.rx.recv_timeout(timeout(5));
         self.notify("exit", Value::Null);
-        let deadline = Instant::now() + Duration::from_secs(5);
+        let deadline = Instant::now() + timeout(5);
         while Instant::now() < deadline {
             if let Ok(Some(_)) = self.child.try_wait() {
                 return;
@@ -274,10 +291,10 @@ impl Conn {
             return self.pending.remove(i);
         }
         loop {
-            match self.rx.recv_timeout(TIMEOUT) {
+            match self.rx.recv_timeout(timeout(30)) {
                 Ok((at, m)) if is_response(&m, id) => return (at, m),
                 Ok(other) => self.pending.push(other),
-                Err(_) => panic!("lsp-replay: no answer to request {id} within {TIMEOUT:?}"),
+                Err(_) => panic!("lsp-replay: no answer to request {id} within {:?}", timeout(30)),
             }
         }
     }
@@ -394,7 +411,7 @@ impl Editing<'_> {
             let params = json!({"textDocument": {"uri": self.uri, "version": version}, "contentChanges": [change]});
             let t0 = conn.notify("textDocument/didChange", params);
             let got = match load.as_deref_mut() {
-                None => conn.diagnostics(self.uri, version, t0, Duration::from_secs(10)),
+                None => conn.diagnostics(self.uri, version, t0, timeout(10)),
                 Some(l) => diagnostics_under_load(conn, l, self.uri, version, t0),
             };
             match got {
@@ -422,7 +439,7 @@ fn diagnostics_under_load(
                 .and_then(Value::as_i64)
                 .is_none_or(|v| v >= version)
     };
-    let deadline = t0 + Duration::from_secs(10);
+    let deadline = t0 + timeout(10);
     let mut found = None;
     for (at, m) in std::mem::take(&mut conn.pending) {
         if load.answered(conn, at, &m) {
@@ -663,7 +680,7 @@ fn main() {
         "textDocument/didOpen",
         json!({"textDocument": {"uri": uri, "languageId": language, "version": 1, "text": text}}),
     );
-    let opened = conn.diagnostics(&uri, 1, t0, Duration::from_secs(60));
+    let opened = conn.diagnostics(&uri, 1, t0, timeout(60));
     out.insert("open_ms".into(), json!(opened.map(|at| ms(at - t0))));
     if workspace.is_some() {
         let (d, r) = conn.request("workspace/symbol", json!({"query": SYMBOL_QUERY}));
@@ -705,11 +722,13 @@ fn main() {
     }
     let lines: Vec<&str> = doc.split('\n').collect();
     std::thread::sleep(Duration::from_millis(200));
+    // How many hovers, inlay-hint windows and completions (none with --edits-only).
+    let requests = |n: usize| if args.edits_only { 0 } else { n };
 
     // Hovers on type references.
     let mut lat = Vec::new();
     let mut answered = 0;
-    for (line, character) in ref_positions(&lines, flavour, 100) {
+    for (line, character) in ref_positions(&lines, flavour, requests(100)) {
         let (d, r) = conn.request(
             "textDocument/hover",
             json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": character}}),
@@ -728,7 +747,7 @@ fn main() {
     let mut hints = 0;
     if has_inlay {
         let n = lines.len() as u32;
-        for i in 0..50u32 {
+        for i in 0..requests(50) as u32 {
             let start = (i * 7919 + n / 7) % n.saturating_sub(100).max(1);
             let (d, r) = conn.request(
                 "textDocument/inlayHint",
@@ -745,7 +764,7 @@ fn main() {
     // Completion at a field type.
     let mut lat = Vec::new();
     let mut items = 0usize;
-    for (line, character) in type_positions(&lines, flavour, 50) {
+    for (line, character) in type_positions(&lines, flavour, requests(50)) {
         let (d, r) = conn.request(
             "textDocument/completion",
             json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": character}}),

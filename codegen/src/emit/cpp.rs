@@ -899,8 +899,10 @@ impl Gen<'_> {
 
     fn write_to(&self, c: &mut Code, name: &str, p: &TypePlan) {
         c.open(&format!(
-            "inline bool {name}::write_to(wirelens::Writer& w, const {name}& v) {{"
+            "inline bool {name}::write_to(wirelens::Writer& out, const {name}& v) {{"
         ));
+        // The cursor in a register, not reloaded after every store (see wirelens::Writer).
+        c.line("wirelens::Writer w = out;");
         let mut k = 0;
         let mut bn = 0;
         for step in &p.steps {
@@ -925,6 +927,7 @@ impl Gen<'_> {
                 }
             }
         }
+        c.line("out = w;");
         c.line("return true;");
         c.close("}");
         c.blank();
@@ -967,9 +970,7 @@ impl Gen<'_> {
                 c.line("w.put_u8(0);");
                 c.close("}");
             }
-            Value::Struct { id, .. } => {
-                c.line(&format!("if (!{}::write_to(w, {place})) return false;", self.name(*id)))
-            }
+            Value::Struct { .. } => c.line(&format!("if (!w.value({place})) return false;")),
         }
     }
 

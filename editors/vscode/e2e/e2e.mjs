@@ -8,10 +8,14 @@
 // and ffire ones (`wire #N`) are rendered; a layout code lens opens the layout view; outside
 // a struct *Show wire layout* offers a pick and the view follows an edit; hex selected in an
 // editor decodes with the root its SDP message header names; generation (on save too) shows
-// success in the status bar and a failure as one short toast. Each failed check leaves a screenshot
-// in WIRELENS_E2E_DIR; exit status 1 if any failed.
+// success in the status bar and a failure as one short toast; a schema edited against its git
+// HEAD gets a wire-break warning and a "breaks N messages since HEAD" lens; SDP hints after
+// variable-size fields are shown whole (VS Code cuts labels over 43 characters); a binary file
+// decodes into a read-only view with its field = value column. Each failed check leaves a
+// screenshot in WIRELENS_E2E_DIR; the compatibility and hint checks keep one in
+// WIRELENS_E2E_DIR/artifacts/ either way; exit status 1 if any failed.
 import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -40,6 +44,25 @@ const message = execFileSync(serverBin, ['encode', '--schema', join(workspace, '
   input: JSON.stringify({ component_type: 1635083896, component_subtype: 2, manufacturer: 3, version: 65536 }),
 });
 writeFileSync(join(workspace, 'message.hex'), `${[...message].map((b) => b.toString(16).padStart(2, '0')).join(' ')}\n`);
+// The message as a binary file too (decoding a file).
+writeFileSync(join(workspace, 'message.bin'), message);
+// A schema committed in git and then edited: `Point.y` becomes a u64, which changes the wire
+// of `Point` and of `Shape` (it contains a Point).
+const shapes =
+  '/// A point.\nstruct Point {\n    x: u32,\n    y: u32,\n}\n\nstruct Shape {\n    name: str,\n    at: Point,\n}\n';
+writeFileSync(join(workspace, 'shapes.sdp'), shapes);
+const git = (...args) =>
+  execFileSync('git', ['-c', 'user.name=e2e', '-c', 'user.email=e2e@localhost', '-c', 'init.defaultBranch=main', ...args], {
+    cwd: workspace,
+    stdio: 'pipe',
+  });
+git('init', '-q');
+git('add', 'shapes.sdp');
+git('commit', '-q', '-m', 'shapes');
+writeFileSync(join(workspace, 'shapes.sdp'), shapes.replace('    y: u32,', '    y: u64,'));
+const artifacts = join(dir, 'artifacts');
+rmSync(artifacts, { recursive: true, force: true });
+mkdirSync(artifacts, { recursive: true });
 writeFileSync(join(workspace, 'broken.sdp'), '/// A reference to a type nobody declared.\nstruct Broken {\n    a: u32,\n    b: Missing,\n}\n');
 writeFileSync(
   join(userData, 'User', 'settings.json'),
@@ -54,6 +77,8 @@ writeFileSync(
     'update.mode': 'none',
     'wirelens.trace.server': 'messages',
     'wirelens.generate.onSave': true,
+    // The open dialog as a path in the quick input (the check that decodes a file types it).
+    'files.simpleDialog.enable': true,
   }),
 );
 
@@ -276,6 +301,73 @@ try {
     const texts = await toast.allTextContents();
     if (texts.length !== 1) throw new Error(`${texts.length} toasts: ${JSON.stringify(texts)}`);
     if (/-32603|Request workspace\/executeCommand failed/.test(texts[0])) throw new Error(`a raw error: ${texts[0]}`);
+  });
+
+  await check('compatibility: a wire-break warning and the lens against git HEAD (artifacts/compat.png)', async () => {
+    await runCommand('View: Close All Editors');
+    await openFile('shapes.sdp');
+    await page.locator('.monaco-editor .squiggly-warning').first().waitFor({ timeout: 60_000 });
+    await page
+      .locator('.monaco-editor .codelens-decoration', { hasText: 'breaks 2 messages since HEAD' })
+      .first()
+      .waitFor({ timeout: 60_000 });
+    await page.keyboard.press('Control+Shift+M');
+    const row = page.locator('.markers-panel .monaco-list-row', { hasText: 'wire break against HEAD' }).first();
+    await row.waitFor({ timeout: 30_000 });
+    const text = await row.textContent();
+    if (!/field `Point\.y` changed from `u32` to `u64`, size 4 B → 8 B/.test(text)) throw new Error(`the warning says: ${text}`);
+    await page.screenshot({ path: join(artifacts, 'compat.png') });
+    await page.keyboard.press('Control+Shift+M');
+  });
+
+  await check('inlay hints after variable-size fields are not truncated (artifacts/inlay-hints.png)', async () => {
+    await runCommand('View: Close All Editors');
+    await openFile('plugin_registry.sdp');
+    // Hints are spans of the view lines; VS Code would end a cut label with `…`.
+    const hints = await page.waitForFunction(
+      () => {
+        const lines = document.querySelector('.editor-group-container.active .monaco-editor .view-lines');
+        const texts = [...(lines?.querySelectorAll('span') ?? [])]
+          .filter((s) => s.children.length === 0)
+          .map((s) => s.textContent.replace(/\u00a0/g, ' ').trim())
+          .filter((t) => /^@(after |\d)/.test(t));
+        return texts.some((t) => t.startsWith('@after ')) ? texts : null;
+      },
+      null,
+      { timeout: 60_000 },
+    ).then((h) => h.jsonValue());
+    await page.screenshot({ path: join(artifacts, 'inlay-hints.png') });
+    const cut = hints.filter((t) => t.includes('…') || !/ · \S.* B$/.test(t));
+    if (cut.length) throw new Error(`hints cut or without a size: ${JSON.stringify(cut)}`);
+    if (hints.some((t) => t.length > 43)) throw new Error(`hints over 43 characters: ${JSON.stringify(hints)}`);
+  });
+
+  await check('decode: a binary file into a read-only view with the field = value column', async () => {
+    await runCommand('View: Close All Editors');
+    await openFile('plugin_registry.sdp');
+    await runCommand('wirelens: Decode bytes');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Binary file' }).first().click({ timeout: 20_000 });
+    // The simple open dialog: a path in the quick input.
+    const input = page.locator('.quick-input-widget input');
+    await page.waitForTimeout(500);
+    await input.fill(join(workspace, 'message.bin'));
+    await page.waitForTimeout(500);
+    await page.keyboard.press('Enter');
+    await page.locator('.tab', { hasText: /ComponentId \(\d+\)\.decoded/ }).first().waitFor({ timeout: 30_000 });
+    const view = () => activeEditor().evaluate((e) => e.textContent.replace(/\u00a0/g, ' '));
+    await page.waitForFunction(
+      () => /component_type = 1635083896/.test(document.querySelector('.editor-group-container.active .monaco-editor .view-lines')?.textContent?.replace(/\u00a0/g, ' ') ?? ''),
+      null,
+      { timeout: 20_000 },
+    );
+    const text = await view();
+    for (const want of ['message.bin', 'field = value', 'message header = SDP2 · type id 3', 'version = 65536']) {
+      if (!text.includes(want)) throw new Error(`no "${want}" in the view: ${text.slice(0, 400)}`);
+    }
+    await activeEditor().click();
+    await page.keyboard.type('zzz');
+    await page.waitForTimeout(500);
+    if ((await view()).includes('zzz')) throw new Error('the decoded view is editable');
   });
 
   await check('ffire: inlay hints show the wire order', async () => {

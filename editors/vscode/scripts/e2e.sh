@@ -3,7 +3,9 @@
 # code-server (VS Code OSS in a browser, from npm) + Debian chromium driven by playwright-core:
 # installs the .vsix, opens the example schemas, asserts the server state in the status bar,
 # diagnostics, a layout hover, inlay hints, the layout code lens, the layout view's picker
-# and live refresh, decoding selected hex and generation feedback (see e2e/e2e.mjs).
+# and live refresh, decoding selected hex and a binary file, generation feedback, the wire-break
+# warning and lens against git HEAD and whole inlay hints (see e2e/e2e.mjs; screenshots of the
+# last two are kept in editors/vscode/.e2e/artifacts/).
 #
 # Needs the npm registry, gcc/make/python3 (code-server's native modules) and the Debian
 # packages `chromium` and `libkrb5-dev` (installed with apt-get when missing and run as root).

@@ -337,7 +337,13 @@ async function decodeInput(
   const other = editor && !LANGUAGES.includes(editor.document.languageId);
   const selected = other && !editor.selection.isEmpty ? editor.document.getText(editor.selection) : '';
   if (selected && looksLikeHex(selected)) return { bytes: parseHex(selected), source: 'the selected hex' };
-  const clip = (await vscode.env.clipboard.readText()).trim();
+  // Only a suggestion: a browser (code-server) may refuse or never answer the clipboard read.
+  const clip = (
+    await Promise.race([
+      Promise.resolve(vscode.env.clipboard.readText()).catch(() => ''),
+      new Promise<string>((resolve) => setTimeout(() => resolve(''), 1_000)),
+    ])
+  ).trim();
   const how = await vscode.window.showQuickPick(
     [
       { label: 'Hex…', description: looksLikeHex(clip) ? 'paste or type; the clipboard is filled in' : 'paste or type', pick: 'hex' as const },

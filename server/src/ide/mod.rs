@@ -672,7 +672,10 @@ pub fn swallowed_declarations(snap: &Snapshot) -> Vec<(usize, &str)> {
                 .unwrap_or(rest.len());
             (end > 0).then(|| (d.range.start, &rest[..end]))
         })
-        .filter(|(_, name)| snap.schema().type_id(name).is_none())
+        // A built-in type is no declaration: `type int32` in a struct is a field named `type`.
+        .filter(|(_, name)| {
+            snap.schema().type_id(name).is_none() && Primitive::from_spelling(snap.dialect, name).is_none()
+        })
         .collect()
 }
 

@@ -90,8 +90,10 @@ pub fn diagnostics(uri: &Uri, snap: &Snapshot, unit: ColumnUnit, gen_error: Opti
             source: Some("wirelens".into()),
             message: {
                 let mut m = d.message.clone();
-                // Say what was expected where a declaration starts inside an open struct.
+                // Say what was expected where a declaration starts inside an open struct
+                // (more to the point than the parser's list of what may follow a field).
                 if d.code == "SYNTAX" && swallowed.iter().any(|(at, _)| *at == d.range.start) {
+                    m.truncate(m.find(": expected").unwrap_or(m.len()));
                     m.push_str(": expected `}` to close the declaration before it");
                 }
                 if !d.notes.is_empty() {
