@@ -1,10 +1,11 @@
-//! Generates every benchmarked schema twice into `$OUT_DIR`: `fast_<name>.rs` with the
-//! emitter's defaults (what `codegen::generate::Builder` writes) and `plain_<name>.rs`
-//! with every optimization off (`RustOptions::PLAIN`), the field-by-field baseline.
+//! Generates every benchmarked schema three times into `$OUT_DIR`: `fast_<name>.rs` with
+//! the emitter's defaults (what `codegen::generate::Builder` writes), `plain_<name>.rs`
+//! with every optimization off (`RustOptions::PLAIN`), the field-by-field baseline, and
+//! `compact_<name>.rs`: the defaults with `OwnedStrings::Compact`.
 
 use std::path::Path;
 
-use codegen::emit::rust::{generate_with, RustOptions};
+use codegen::emit::rust::{generate_with, OwnedStrings, RustOptions};
 use codegen::{analyze, Dialect, FieldOrder, OrderChoice};
 
 /// (module name, dialect, schema path relative to the workspace root).
@@ -40,7 +41,15 @@ fn main() {
         let a = analyze(dialect, &text, None, choice);
         assert!(!a.has_errors(), "{rel}: {:?}", a.diagnostics);
         let file = path.file_name().and_then(|f| f.to_str()).unwrap_or(rel);
-        for (prefix, opts) in [("fast", RustOptions::default()), ("plain", RustOptions::PLAIN)] {
+        let compact = RustOptions {
+            strings: OwnedStrings::Compact,
+            ..RustOptions::default()
+        };
+        for (prefix, opts) in [
+            ("fast", RustOptions::default()),
+            ("plain", RustOptions::PLAIN),
+            ("compact", compact),
+        ] {
             let code = generate_with(&a.schema, &a.layout, file, &opts).unwrap_or_else(|e| panic!("{rel}: {e}"));
             std::fs::write(out.join(format!("{prefix}_{name}.rs")), code).expect("write generated code");
         }

@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use codegen::emit::rust::{generate, type_name};
+use codegen::emit::rust::{generate, generate_with, type_name, OwnedStrings, RustOptions};
 use codegen::{analyze, Dialect, FieldOrder, OrderChoice};
 
 fn workspace() -> PathBuf {
@@ -158,6 +158,8 @@ struct Module {
     schema_file: String,
     order: FieldOrder,
     code: String,
+    /// The same module with `OwnedStrings::Compact` (owned strings as `CompactString`).
+    compact_code: String,
     /// Schema type name → generated Rust type name.
     names: Vec<(String, String)>,
     /// Extra cases: (root, message mode, bytes from the reference codec).
@@ -212,6 +214,16 @@ fn modules(vectors: &Path) -> Vec<Module> {
                 let a = analyze(dialect, &text, None, choice);
                 assert!(!a.has_errors(), "{file}: {:?}", a.diagnostics);
                 let code = generate(&a.schema, &a.layout, &file).unwrap_or_else(|e| panic!("{file}: {e}"));
+                let compact = RustOptions {
+                    strings: OwnedStrings::Compact,
+                    ..RustOptions::default()
+                };
+                let compact_code =
+                    generate_with(&a.schema, &a.layout, &file, &compact).unwrap_or_else(|e| panic!("{file}: {e}"));
+                let other = compact_code.replace("rt::CompactString", "");
+                for std_string in [": String", "<String>", "(pub String)", "String::from"] {
+                    assert!(!other.contains(std_string), "{file}: {std_string}");
+                }
                 let bins = extra_bins(&a, &file, order);
                 assert!(code.starts_with(codegen::emit::GENERATED_HEADER));
                 let names = (0..a.schema.types.len())
@@ -223,6 +235,7 @@ fn modules(vectors: &Path) -> Vec<Module> {
                     schema_file: file.clone(),
                     order,
                     code,
+                    compact_code,
                     names,
                     bins,
                 });
@@ -587,17 +600,21 @@ fn driver(cases: &[Case]) -> String {
     s.push_str(
         "    match special_checks() {\n        Ok(()) => { passed += 1; println!(\"ok special/limits-and-hostile-input\"); }\n        Err(e) => { failed += 1; println!(\"FAIL special/limits-and-hostile-input: {e}\"); }\n    }\n",
     );
-    for c in cases {
+    for (c, root, prefix) in cases
+        .iter()
+        .map(|c| (c, "emitted", ""))
+        .chain(cases.iter().map(|c| (c, "emitted_compact", "compact:")))
+    {
         let bin = c.bin.display();
         let body = if c.message {
             format!(
-                "message_case!(emitted::{m}::{t}, emitted::{m}::AnyMessage, include_bytes!({bin:?}))",
+                "message_case!({root}::{m}::{t}, {root}::{m}::AnyMessage, include_bytes!({bin:?}))",
                 m = c.module,
                 t = c.ty
             )
         } else {
             format!(
-                "byte_case!(emitted::{m}::{t}, include_bytes!({bin:?}))",
+                "byte_case!({root}::{m}::{t}, include_bytes!({bin:?}))",
                 m = c.module,
                 t = c.ty
             )
@@ -605,7 +622,7 @@ fn driver(cases: &[Case]) -> String {
         let _ = writeln!(
             s,
             "    let result = (|| -> Result<usize, String> {{ {body} }})();\n    match result {{\n        Ok(n) => {{ passed += 1; println!(\"ok {name} ({{n}} record(s))\"); }}\n        Err(e) => {{ failed += 1; println!(\"FAIL {name}: {{e}}\"); }}\n    }}",
-            name = c.name
+            name = format!("{prefix}{}", c.name)
         );
     }
     s.push_str(
@@ -647,25 +664,29 @@ fn generated_rust_round_trips_every_golden_case() {
         dir.join("Cargo.toml"),
         format!(
             "[package]\nname = \"emit-rust-check\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
-             [dependencies]\nwirelens-runtime = {{ path = {:?} }}\n\n[workspace]\n",
+             [dependencies]\nwirelens-runtime = {{ path = {:?}, features = [\"compact-strings\"] }}\n\n[workspace]\n",
             runtime.display().to_string()
         ),
     )
     .expect("write Cargo.toml");
     // A `no_std` library (with `alloc`): generated code must not need std.
-    let mut lib = String::from("#![no_std]\nextern crate alloc;\npub mod emitted;\n");
+    let mut lib = String::from("#![no_std]\nextern crate alloc;\npub mod emitted;\npub mod emitted_compact;\n");
     let mut emitted_mod = String::new();
+    let compact_dir = src.join("emitted_compact");
+    std::fs::create_dir_all(&compact_dir).expect("mkdir");
     for m in &modules {
         std::fs::write(emitted.join(format!("{}.rs", m.name)), &m.code).expect("write module");
+        std::fs::write(compact_dir.join(format!("{}.rs", m.name)), &m.compact_code).expect("write module");
         let _ = writeln!(emitted_mod, "pub mod {};", m.name);
     }
+    std::fs::write(src.join("emitted_compact.rs"), &emitted_mod).expect("write emitted_compact.rs");
     lib.push('\n');
     std::fs::write(src.join("lib.rs"), lib).expect("write lib.rs");
     std::fs::write(src.join("emitted.rs"), emitted_mod).expect("write emitted.rs");
     std::fs::write(
         src.join("main.rs"),
         format!(
-            "use emit_rust_check::emitted;\nuse wirelens_runtime::{{Dispatch, Message, SdpMessage}};\n{}",
+            "use emit_rust_check::{{emitted, emitted_compact}};\nuse wirelens_runtime::{{Dispatch, Message, SdpMessage}};\n{}",
             driver(&cases)
         ),
     )
@@ -693,11 +714,11 @@ fn generated_rust_round_trips_every_golden_case() {
         "the driver (generated crate)",
     );
     print!("{stdout}");
-    // Every case, plus the limits-and-hostile-input checks.
+    // Every case with both string types, plus the limits-and-hostile-input checks.
     let ok = stdout.lines().filter(|l| l.starts_with("ok ")).count();
-    assert_eq!(ok, cases.len() + 1, "{stdout}");
+    assert_eq!(ok, 2 * cases.len() + 1, "{stdout}");
     assert!(
-        stdout.contains(&format!("passed {} failed 0", cases.len() + 1)),
+        stdout.contains(&format!("passed {} failed 0", 2 * cases.len() + 1)),
         "{stdout}"
     );
     let partial = run(

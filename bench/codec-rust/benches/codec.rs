@@ -10,7 +10,8 @@
 //! Function names: `memcpy` (copy into a reused buffer), `memcpy-fresh` (`to_vec`),
 //! `{rust,plain}-encode` (append to a reused `Vec`), `-encode-fresh` (`to_bytes`: a new
 //! exact-size `Vec`), `rust-encode-slice` (`encode_into` a caller buffer), `-decode`
-//! (owned values), `-decode-view` (zero-copy), `{bincode,prost}-encode`/`-encode-fresh`/
+//! (owned values), `-decode-view` (zero-copy), `rust-compact-{decode,encode}` (owned strings
+//! as `CompactString`, the `OwnedStrings::Compact` option), `{bincode,prost}-encode`/`-encode-fresh`/
 //! `-decode`. Every decode drops what it built inside the timed loop.
 
 use std::hint::black_box;
@@ -18,7 +19,7 @@ use std::time::Duration;
 use wirelens_runtime::Message as _;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use wirelens_bench_codec::{dataset_file, decode_all, fast, mirror, plain, read_case};
+use wirelens_bench_codec::{compact, dataset_file, decode_all, fast, mirror, plain, read_case};
 
 fn config() -> Criterion {
     let c = Criterion::default().configure_from_args();
@@ -34,7 +35,7 @@ fn config() -> Criterion {
 }
 
 macro_rules! dataset {
-    ($c:expr, $name:literal, $fast:ty, $plain:ty, $mirror:ty, $from:path) => {{
+    ($c:expr, $name:literal, $fast:ty, $compact:ty, $plain:ty, $mirror:ty, $from:path) => {{
         let bytes = read_case(dataset_file($name));
         let recs: Vec<$fast> = decode_all!($fast, &bytes);
         let precs: Vec<$plain> = decode_all!($plain, &bytes);
@@ -101,6 +102,28 @@ macro_rules! dataset {
                     at += n;
                     black_box(v);
                 }
+            })
+        });
+
+        let crecs: Vec<$compact> = decode_all!($compact, &bytes);
+        g.bench_function("rust-compact-decode", |b| {
+            b.iter(|| {
+                let bytes = black_box(&bytes[..]);
+                let mut at = 0;
+                while at < bytes.len() {
+                    let (v, n) = <$compact>::decode_prefix(&bytes[at..]).expect("decodes");
+                    at += n;
+                    black_box(v);
+                }
+            })
+        });
+        g.bench_function("rust-compact-encode", |b| {
+            b.iter(|| {
+                out.clear();
+                for r in black_box(&crecs) {
+                    r.encode(&mut out).expect("encodes");
+                }
+                black_box(out.as_slice());
             })
         });
 
@@ -185,6 +208,7 @@ fn codecs(c: &mut Criterion) {
         c,
         "sdp-audiounit",
         fast::audiounit::PluginRegistry,
+        compact::audiounit::PluginRegistry,
         plain::audiounit::PluginRegistry,
         mirror::audiounit::PluginRegistry,
         mirror::audiounit::from_records
@@ -193,6 +217,7 @@ fn codecs(c: &mut Criterion) {
         c,
         "sdp-arrays",
         fast::arrays::ArraysOfPrimitives,
+        compact::arrays::ArraysOfPrimitives,
         plain::arrays::ArraysOfPrimitives,
         mirror::arrays::Records,
         mirror::arrays::from_records
@@ -201,6 +226,7 @@ fn codecs(c: &mut Criterion) {
         c,
         "sdp-arrays-first",
         fast::arrays::ArraysOfPrimitives,
+        compact::arrays::ArraysOfPrimitives,
         plain::arrays::ArraysOfPrimitives,
         mirror::arrays::Records,
         mirror::arrays::from_records
@@ -209,6 +235,7 @@ fn codecs(c: &mut Criterion) {
         c,
         "ffi-complex",
         fast::complex::PluginListMessage,
+        compact::complex::PluginListMessage,
         plain::complex::PluginListMessage,
         mirror::complex::PluginList,
         mirror::complex::from_records
@@ -217,6 +244,7 @@ fn codecs(c: &mut Criterion) {
         c,
         "ffi-array-int",
         fast::array_int::IntListMessage,
+        compact::array_int::IntListMessage,
         plain::array_int::IntListMessage,
         mirror::array_int::IntList,
         mirror::array_int::from_records
@@ -225,6 +253,7 @@ fn codecs(c: &mut Criterion) {
         c,
         "ffi-array-struct",
         fast::array_struct::DeviceListMessage,
+        compact::array_struct::DeviceListMessage,
         plain::array_struct::DeviceListMessage,
         mirror::array_struct::DeviceList,
         mirror::array_struct::from_records
@@ -233,6 +262,7 @@ fn codecs(c: &mut Criterion) {
         c,
         "ffi-array-string",
         fast::array_string::StringListMessage,
+        compact::array_string::StringListMessage,
         plain::array_string::StringListMessage,
         mirror::array_string::StringList,
         mirror::array_string::from_records

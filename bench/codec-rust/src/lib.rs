@@ -57,6 +57,30 @@ pub mod plain {
     }
 }
 
+/// The defaults with owned strings as `CompactString` (`OwnedStrings::Compact`): the
+/// option that avoids one allocation per decoded string.
+pub mod compact {
+    #![allow(missing_docs)]
+    pub mod audiounit {
+        include!(concat!(env!("OUT_DIR"), "/compact_audiounit.rs"));
+    }
+    pub mod arrays {
+        include!(concat!(env!("OUT_DIR"), "/compact_arrays.rs"));
+    }
+    pub mod complex {
+        include!(concat!(env!("OUT_DIR"), "/compact_complex.rs"));
+    }
+    pub mod array_int {
+        include!(concat!(env!("OUT_DIR"), "/compact_array_int.rs"));
+    }
+    pub mod array_struct {
+        include!(concat!(env!("OUT_DIR"), "/compact_array_struct.rs"));
+    }
+    pub mod array_string {
+        include!(concat!(env!("OUT_DIR"), "/compact_array_string.rs"));
+    }
+}
+
 /// The golden vectors directory (`WIRELENS_VECTORS`, else the repository's copy).
 pub fn vectors() -> PathBuf {
     match std::env::var_os("WIRELENS_VECTORS") {

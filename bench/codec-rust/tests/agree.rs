@@ -3,11 +3,11 @@
 //! decoders, and the bincode and prost mirrors round-trip the same values. (A benchmark
 //! of a codec that silently does less work would flatter it.)
 
-use wirelens_bench_codec::{dataset_file, decode_all, fast, mirror, plain, read_case};
+use wirelens_bench_codec::{compact, dataset_file, decode_all, fast, mirror, plain, read_case};
 use wirelens_runtime::Message as _;
 
 macro_rules! check {
-    ($name:literal, $fast:ty, $plain:ty, $mirror:ty, $from:path) => {{
+    ($name:literal, $fast:ty, $compact:ty, $plain:ty, $mirror:ty, $from:path) => {{
         let bytes = read_case(dataset_file($name));
         let recs: Vec<$fast> = decode_all!($fast, &bytes);
         let precs: Vec<$plain> = decode_all!($plain, &bytes);
@@ -26,6 +26,15 @@ macro_rules! check {
             at += n;
         }
         assert_eq!(at, bytes.len());
+        // Owned strings as `CompactString`: the same values, the same bytes back.
+        let crecs: Vec<$compact> = decode_all!($compact, &bytes);
+        let mut cout = Vec::new();
+        for (c, r) in crecs.iter().zip(&recs) {
+            c.encode(&mut cout).expect("encodes");
+            assert_eq!(format!("{c:?}"), format!("{r:?}"), "{}: compact decode", $name);
+        }
+        assert_eq!(crecs.len(), recs.len());
+        assert_eq!(cout, bytes, "{}: compact encoder", $name);
         assert_eq!(out, bytes, "{}: fast encoder", $name);
         assert_eq!(pout, bytes, "{}: plain encoder", $name);
         let m: $mirror = $from(&recs);
@@ -52,6 +61,7 @@ fn every_codec_round_trips_every_data_set() {
     check!(
         "sdp-audiounit",
         fast::audiounit::PluginRegistry,
+        compact::audiounit::PluginRegistry,
         plain::audiounit::PluginRegistry,
         mirror::audiounit::PluginRegistry,
         mirror::audiounit::from_records
@@ -59,6 +69,7 @@ fn every_codec_round_trips_every_data_set() {
     check!(
         "sdp-arrays",
         fast::arrays::ArraysOfPrimitives,
+        compact::arrays::ArraysOfPrimitives,
         plain::arrays::ArraysOfPrimitives,
         mirror::arrays::Records,
         mirror::arrays::from_records
@@ -66,6 +77,7 @@ fn every_codec_round_trips_every_data_set() {
     check!(
         "ffi-complex",
         fast::complex::PluginListMessage,
+        compact::complex::PluginListMessage,
         plain::complex::PluginListMessage,
         mirror::complex::PluginList,
         mirror::complex::from_records
@@ -73,6 +85,7 @@ fn every_codec_round_trips_every_data_set() {
     check!(
         "ffi-array-int",
         fast::array_int::IntListMessage,
+        compact::array_int::IntListMessage,
         plain::array_int::IntListMessage,
         mirror::array_int::IntList,
         mirror::array_int::from_records
@@ -80,6 +93,7 @@ fn every_codec_round_trips_every_data_set() {
     check!(
         "ffi-array-struct",
         fast::array_struct::DeviceListMessage,
+        compact::array_struct::DeviceListMessage,
         plain::array_struct::DeviceListMessage,
         mirror::array_struct::DeviceList,
         mirror::array_struct::from_records
@@ -87,6 +101,7 @@ fn every_codec_round_trips_every_data_set() {
     check!(
         "ffi-array-string",
         fast::array_string::StringListMessage,
+        compact::array_string::StringListMessage,
         plain::array_string::StringListMessage,
         mirror::array_string::StringList,
         mirror::array_string::from_records

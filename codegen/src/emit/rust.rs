@@ -96,6 +96,22 @@ pub struct RustOptions {
     /// Primitive arrays are appended with `put_prims` and decoded with one bounds check
     /// and one conversion pass. Off: one `put_prim` / checked read per element.
     pub bulk_arrays: bool,
+    /// The owned type of string fields (views always borrow `&'a str`).
+    pub strings: OwnedStrings,
+}
+
+/// The owned type of string fields ([`RustOptions::strings`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OwnedStrings {
+    /// `String` (the default): one heap allocation per decoded string.
+    #[default]
+    Std,
+    /// `compact_str::CompactString` (re-exported as `wirelens_runtime::CompactString`;
+    /// needs the runtime's `compact-strings` feature): the same 24 bytes as a `String`,
+    /// strings of up to 24 bytes stored inline, so decoding allocates only for longer
+    /// ones. Derefs to `str` like `String`; build one with `.into()` or
+    /// `CompactString::from`. Measured in BENCHMARKS.md ("#14 Rust").
+    Compact,
 }
 
 impl RustOptions {
@@ -103,6 +119,7 @@ impl RustOptions {
     pub const PLAIN: RustOptions = RustOptions {
         fixed_blocks: false,
         bulk_arrays: false,
+        strings: OwnedStrings::Std,
     };
 }
 
@@ -111,6 +128,7 @@ impl Default for RustOptions {
         RustOptions {
             fixed_blocks: true,
             bulk_arrays: true,
+            strings: OwnedStrings::Std,
         }
     }
 }
@@ -284,6 +302,10 @@ impl Gen<'_> {
             ));
         }
         c.line("// `#[allow(dead_code)]` on the items: a crate may use only part of a schema.");
+        if self.opts.strings == OwnedStrings::Compact {
+            c.line("// Owned strings are `rt::CompactString` (inline up to 24 bytes): enable the runtime's");
+            c.line("// `compact-strings` feature.");
+        }
         c.blank();
         c.line("use wirelens_runtime as rt;");
         c.line("#[allow(unused_imports)] // `Vec`/`String` for `no_std` crates; the std prelude has them too");
@@ -348,8 +370,17 @@ impl Gen<'_> {
         }
     }
 
+    /// The owned string type's name ([`OwnedStrings`]).
+    fn string_ty(&self) -> &'static str {
+        match self.opts.strings {
+            OwnedStrings::Std => "String",
+            OwnedStrings::Compact => "rt::CompactString",
+        }
+    }
+
     fn owned_ty(&self, w: &Wire) -> String {
         match w {
+            Wire::Prim(Primitive::Str) => self.string_ty().into(),
             Wire::Prim(p) => Self::prim_ty(*p).into(),
             Wire::Array(e) => format!("Vec<{}>", self.owned_ty(e)),
             Wire::Optional(e) => format!("Option<{}>", self.owned_ty(e)),
@@ -913,7 +944,10 @@ impl Gen<'_> {
         let bits = |p: &Prefix| if *p == Prefix::U32 { "32" } else { "16" };
         Some(match v {
             Value::Str(pre) if view => format!("rd.str{}(){me}?", bits(pre)),
-            Value::Str(pre) => format!("rd.string{}(){me}?", bits(pre)),
+            Value::Str(pre) => match self.opts.strings {
+                OwnedStrings::Std => format!("rd.string{}(){me}?", bits(pre)),
+                OwnedStrings::Compact => format!("rd.compact{}(){me}?", bits(pre)),
+            },
             Value::Prim(p) => format!("rd.{}(){me}?", Self::prim_ty(*p)),
             Value::BulkPrims(pre, p) if view || self.opts.bulk_arrays => {
                 let t = Self::prim_ty(*p);
@@ -991,7 +1025,7 @@ impl Gen<'_> {
             return if copy { by_val } else { format!("{place}.clone()") };
         }
         match w {
-            Wire::Prim(_) => format!("String::from({by_val})"),
+            Wire::Prim(_) => format!("{}::from({by_val})", self.string_ty()),
             Wire::Array(e) => match &**e {
                 Wire::Prim(p) if *p != Primitive::Str => format!("{place}.to_vec()"),
                 e => {
@@ -1000,7 +1034,7 @@ impl Gen<'_> {
                 }
             },
             Wire::Optional(e) => match &**e {
-                Wire::Prim(_) => format!("({by_val}).map(String::from)"),
+                Wire::Prim(_) => format!("({by_val}).map({}::from)", self.string_ty()),
                 e => {
                     let x = format!("x{d}");
                     format!("{place}.as_ref().map(|{x}| {})", self.conv(&x, true, e, d + 1))

@@ -92,6 +92,26 @@ impl<'a> Reader<'a> {
         Ok(alloc::string::String::from(s))
     }
 
+    /// An SDP string copied into a [`crate::CompactString`] (no allocation up to 24
+    /// bytes), charged to the budget like [`Reader::string32`].
+    #[cfg(feature = "compact-strings")]
+    #[inline]
+    pub fn compact32(&mut self) -> Result<compact_str::CompactString, DecodeError> {
+        let s = self.str32()?;
+        self.charge(s.len())?;
+        Ok(compact_str::CompactString::from(s))
+    }
+
+    /// An ffire string copied into a [`crate::CompactString`] (no allocation up to 24
+    /// bytes), charged to the budget like [`Reader::string16`].
+    #[cfg(feature = "compact-strings")]
+    #[inline]
+    pub fn compact16(&mut self) -> Result<compact_str::CompactString, DecodeError> {
+        let s = self.str16()?;
+        self.charge(s.len())?;
+        Ok(compact_str::CompactString::from(s))
+    }
+
     /// An SDP array of primitives (u32 count) copied into a `Vec`, charged to the budget.
     #[inline]
     pub fn prims32_vec<T: Prim>(&mut self) -> Result<alloc::vec::Vec<T>, DecodeError> {
@@ -235,20 +255,19 @@ impl<'a> Reader<'a> {
         self.plausible(start, n.into(), min_each)
     }
 
-    /// `n` bytes of UTF-8. `str::from_utf8` already checks ASCII runs a word at a time;
-    /// a separate ASCII pass could only skip validation through `unsafe`, which this crate
-    /// forbids.
-    #[inline]
+    /// `n` bytes of UTF-8: ASCII (nearly every schema string) is recognised a word at a
+    /// time, anything else goes through `str::from_utf8` (see [`ascii_str`]).
+    #[inline(always)]
     fn utf8(&mut self, start: usize, n: usize) -> Result<&'a str, DecodeError> {
         let b = self.take(n)?;
-        match str::from_utf8(b) {
-            Ok(s) => Ok(s),
-            Err(e) => Err(bad_utf8(start + e.valid_up_to())),
+        if let Some(s) = ascii_str(b) {
+            return Ok(s);
         }
+        utf8_slow(b, start)
     }
 
     /// An SDP string: u32 byte length + UTF-8.
-    #[inline]
+    #[inline(always)]
     pub fn str32(&mut self) -> Result<&'a str, DecodeError> {
         let n = self.count32(1)?;
         let start = self.at;
@@ -256,7 +275,7 @@ impl<'a> Reader<'a> {
     }
 
     /// An ffire string: u16 byte length + UTF-8.
-    #[inline]
+    #[inline(always)]
     pub fn str16(&mut self) -> Result<&'a str, DecodeError> {
         let n = self.count16(1)?;
         let start = self.at;
@@ -285,6 +304,53 @@ impl<'a> Reader<'a> {
     pub fn prims16<T: Prim>(&mut self) -> Result<LeSlice<'a, T>, DecodeError> {
         let n = self.count16(T::SIZE)?;
         self.prims(n)
+    }
+}
+
+/// `b` as a `str` when every byte is ASCII, checked with overlapping 8-byte loads.
+///
+/// Why not `str::from_utf8` alone: on short strings (the common case, ~16 B) it walks
+/// byte by byte to an aligned address before its word loop and is an out-of-line call;
+/// it was 36–47 % of view decoding in the profiles (BENCHMARKS.md, "#14 Rust").
+#[inline(always)]
+#[allow(unsafe_code)]
+pub(crate) fn ascii_str(b: &[u8]) -> Option<&str> {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let n = b.len();
+    let ascii = if n >= 8 {
+        let (words, _) = b.as_chunks::<8>();
+        let mut acc = 0u64;
+        for w in words {
+            acc |= u64::from_ne_bytes(*w);
+        }
+        // The last 8 bytes (overlapping the last whole word) cover the tail.
+        if let Some(last) = b.last_chunk::<8>() {
+            acc |= u64::from_ne_bytes(*last);
+        }
+        acc & HIGH == 0
+    } else if n >= 4 {
+        match (b.first_chunk::<4>(), b.last_chunk::<4>()) {
+            (Some(a), Some(z)) => (u32::from_ne_bytes(*a) | u32::from_ne_bytes(*z)) & 0x8080_8080 == 0,
+            _ => false,
+        }
+    } else {
+        b.iter().fold(0u8, |acc, &x| acc | x) < 0x80
+    };
+    if !ascii {
+        return None;
+    }
+    // SAFETY: every byte of `b` is below 0x80 (checked just above), and a sequence of
+    // ASCII bytes is valid UTF-8. This is the runtime's only `unsafe`: the safe
+    // `str::from_utf8` would validate the same bytes a second time.
+    Some(unsafe { str::from_utf8_unchecked(b) })
+}
+
+/// Non-ASCII strings: full validation.
+#[inline(never)]
+fn utf8_slow(b: &[u8], start: usize) -> Result<&str, DecodeError> {
+    match str::from_utf8(b) {
+        Ok(s) => Ok(s),
+        Err(e) => Err(bad_utf8(start + e.valid_up_to())),
     }
 }
 

@@ -50,6 +50,37 @@ fn strings_are_validated_utf8() {
     assert_eq!((e.offset, e.kind), (2, DecodeErrorKind::InvalidUtf8));
 }
 
+/// The word-at-a-time ASCII check (`reader::ascii_str`) must send every string with a
+/// byte ≥ 0x80 to full validation, wherever that byte is: every length up to 40 (the
+/// 0–3, 4–7 and ≥ 8 byte paths, whole words and overlapping tails), every position.
+#[test]
+fn ascii_fast_path_misses_no_high_byte() {
+    for n in 0..40usize {
+        let ascii: Vec<u8> = (0..n).map(|i| b'a' + (i % 26) as u8).collect();
+        assert_eq!(reader::ascii_str(&ascii).map(str::len), Some(n), "len {n}");
+        for at in 0..n {
+            for high in [0x80u8, 0xc3, 0xff] {
+                let mut b = ascii.clone();
+                b[at] = high;
+                assert_eq!(reader::ascii_str(&b), None, "len {n}, 0x{high:02x} at {at}");
+                // Through the reader: a lone high byte is invalid UTF-8 at its offset.
+                let mut wire = Vec::new();
+                wire.put(&(n as u16).to_le_bytes());
+                wire.put(&b);
+                let e = Reader::new(&wire).str16().unwrap_err();
+                assert_eq!((e.offset, e.kind), (2 + at, DecodeErrorKind::InvalidUtf8), "len {n}");
+            }
+        }
+    }
+    // Valid non-ASCII still decodes (through `str::from_utf8`), at every alignment.
+    for pad in 0..16 {
+        let text = alloc::format!("{}é€😀", "x".repeat(pad));
+        let mut wire = Vec::new();
+        wire.str16(&text).unwrap();
+        assert_eq!(Reader::new(&wire).str16(), Ok(text.as_str()));
+    }
+}
+
 #[test]
 fn counts_must_be_plausible() {
     // 3 u32 elements announced, 8 bytes left.
