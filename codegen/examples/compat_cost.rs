@@ -1,0 +1,31 @@
+//! The cost of comparing a schema with its baseline (`compat::compare`), which the
+//! language server runs after an edit when a baseline exists:
+//! `cargo run --release -p wirelens-codegen --example compat_cost -- OLD NEW`.
+use codegen::*;
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let (old, new) = match (args.next(), args.next()) {
+        (Some(o), Some(n)) => (o, n),
+        _ => {
+            eprintln!("usage: compat_cost OLD NEW");
+            std::process::exit(2);
+        }
+    };
+    let load = |p: &str| {
+        let text = std::fs::read_to_string(p).expect("readable schema");
+        let d = Dialect::from_path(std::path::Path::new(p)).expect(".sdp or .ffi");
+        analyze(d, &text, None, OrderChoice::default())
+    };
+    let (a, b) = (load(&old), load(&new));
+    let mut times = Vec::new();
+    let mut breaks = 0;
+    for _ in 0..20 {
+        let t = std::time::Instant::now();
+        let r = compat::compare(&a, &b);
+        times.push(t.elapsed());
+        breaks = r.breaks.len();
+    }
+    times.sort();
+    println!("compare: min {:?} median {:?} ({breaks} breaks)", times[0], times[times.len() / 2]);
+}
