@@ -418,7 +418,7 @@ impl<'a> Words<'a> {
         };
         Words {
             ctx,
-            terminator: has("\n"),
+            terminator: has("_newline"),
             has_struct: has("struct"),
             symbols,
             previous,
@@ -437,9 +437,13 @@ impl<'a> Words<'a> {
             k if self.type_context && ffi && is_ffi_type_start(k) => (0, "a type"),
             ":" if !ffi => (1, "`:`"),
             "," => (1, "`,`"),
-            "\n" if ffi => (1, "a newline"),
+            "_newline" if ffi => (1, "a newline"),
             ";" if ffi => (1, "`;`"),
-            "raw_string_literal" if ffi && (self.field_context || self.terminator) => (1, "a tag"),
+            // A tag follows a field's type, inside a struct's braces (the parse state after a type is
+            // shared with top-level type declarations, where no tag may follow).
+            "raw_string_literal" if ffi && (self.field_context || (self.terminator && self.ctx.opened("{"))) => {
+                (1, "a tag")
+            }
             "}" if self.ctx.opened("{") => (2, "}"),
             ")" if self.ctx.opened("(") => (2, ")"),
             "]" if self.ctx.opened("[") => (2, "]"),

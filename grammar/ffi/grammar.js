@@ -9,10 +9,6 @@
 
 /* eslint-disable no-undef */
 
-// A line end ends a statement as in Go: `\n`, `\r\n` or a lone `\r`, the line ends of the
-// LSP (issue 20; Go itself knows only `\n`, and a lone `\r` was whitespace here before).
-const newline = /\r\n?|\n/;
-const terminator = choice(newline, ';');
 
 // Go's 25 keywords. Go reserves them, so they are never identifiers here either.
 const KEYWORDS = [
@@ -25,8 +21,9 @@ function commaSep1(rule) {
   return seq(rule, repeat(seq(',', rule)));
 }
 
-// `first (sep item)* sep?` inside a bracketed group.
-function terminated(rule) {
+// `first (sep item)* sep?` inside a bracketed group; the separator is a line end or `;`.
+function terminated($, rule) {
+  const terminator = choice($._newline, ';');
   return optional(seq(rule, repeat(seq(terminator, rule)), optional(terminator)));
 }
 
@@ -47,7 +44,7 @@ module.exports = grammar({
 
   rules: {
     // Declarations are separated by newlines or `;`, as in Go.
-    source_file: $ => terminated(choice($.package_clause, $._declaration)),
+    source_file: $ => terminated($, choice($.package_clause, $._declaration)),
 
     package_clause: $ => seq('package', field('name', alias($.identifier, $.package_identifier))),
 
@@ -62,15 +59,15 @@ module.exports = grammar({
     // ---- ignored declarations (the checker warns) ----
     import_declaration: $ => seq('import', choice(
       $.import_spec,
-      seq('(', terminated($.import_spec), ')'),
+      seq('(', terminated($, $.import_spec), ')'),
     )),
     import_spec: $ => seq(
       optional(field('name', choice(alias($.identifier, $.package_identifier), '.', '_'))),
       field('path', $.interpreted_string_literal),
     ),
 
-    const_declaration: $ => seq('const', choice($.value_spec, seq('(', terminated($.value_spec), ')'))),
-    var_declaration: $ => seq('var', choice($.value_spec, seq('(', terminated($.value_spec), ')'))),
+    const_declaration: $ => seq('const', choice($.value_spec, seq('(', terminated($, $.value_spec), ')'))),
+    var_declaration: $ => seq('var', choice($.value_spec, seq('(', terminated($, $.value_spec), ')'))),
     value_spec: $ => seq(
       commaSep1(field('name', $.identifier)),
       optional(field('type', $._type)),
@@ -91,7 +88,7 @@ module.exports = grammar({
     type_declaration: $ => seq('type', choice(
       $.type_spec,
       $.type_alias,
-      seq('(', terminated(choice($.type_spec, $.type_alias)), ')'),
+      seq('(', terminated($, choice($.type_spec, $.type_alias)), ')'),
     )),
 
     type_spec: $ => seq(
@@ -149,7 +146,7 @@ module.exports = grammar({
 
     struct_type: $ => seq('struct', field('body', $.field_declaration_list)),
 
-    field_declaration_list: $ => seq('{', terminated($.field_declaration), '}'),
+    field_declaration_list: $ => seq('{', terminated($, $.field_declaration), '}'),
 
     // `A, B T tag` or an embedded `T` / `*T` / `pkg.T` (which ffire rejects).
     field_declaration: $ => seq(
@@ -166,7 +163,7 @@ module.exports = grammar({
 
     // ---- loosely parsed bodies ----
     parameter_list: $ => seq('(', repeat(choice($.parameter_list, $.block, $._loose, ...KEYWORDS)), ')'),
-    block: $ => seq('{', repeat(choice($.block, $.parameter_list, $._loose, ...KEYWORDS, newline, ';')), '}'),
+    block: $ => seq('{', repeat(choice($.block, $.parameter_list, $._loose, ...KEYWORDS, $._newline, ';')), '}'),
     _loose: $ => choice(
       $.identifier,
       $.int_literal,
@@ -221,6 +218,10 @@ module.exports = grammar({
     rune_literal: _ => token(seq('\'', repeat1(choice(/[^'\\\r\n]/, /\\./)), '\'')),
     interpreted_string_literal: _ => token(seq('"', repeat(choice(/[^"\\\r\n]/, /\\./)), '"')),
     raw_string_literal: _ => token(seq('`', /[^`]*/, '`')),
+
+    // A line end ends a statement as in Go: `\n`, `\r\n` or a lone `\r`, the line ends of
+    // the LSP (issue 20; Go itself knows only `\n`, and a lone `\r` was whitespace here).
+    _newline: _ => /\r\n?|\n/,
 
     comment: _ => token(choice(
       seq('//', /[^\r\n]*/),

@@ -39,22 +39,45 @@ fn measure(args: &[&str], dir: &Path) -> (f64, u64, usize) {
 }
 
 /// Asserts the 4N run costs at most 5× the N run (time with a 0.05 s floor for the
-/// timer's resolution) and returns both for the record.
-fn assert_linear(what: &str, small: (f64, u64, usize), large: (f64, u64, usize)) {
+/// timer's resolution) and returns both for the record. `small` and `large` measure one
+/// size each (the least of three runs). A round over the bound is measured again, twice
+/// at most, keeping the least figures: at these sizes (tenths of a second) a busy moment
+/// of a shared machine moved single rounds to 6× while the cost itself is linear (fmt of
+/// deep nesting: 0.2 s at 20,000 levels, 0.9 s at 80,000), and a cost that really grows
+/// faster than linearly stays over the bound in every round.
+fn assert_linear(
+    what: &str,
+    small: impl Fn() -> (f64, u64, usize),
+    large: impl Fn() -> (f64, u64, usize),
+) -> ((f64, u64, usize), (f64, u64, usize)) {
+    let least = |a: (f64, u64, usize), b: (f64, u64, usize)| (a.0.min(b.0), a.1.min(b.1), b.2);
+    let (mut s, mut l) = (small(), large());
+    for _round in 0..2 {
+        if within_bound(s, l) {
+            break;
+        }
+        s = least(s, small());
+        l = least(l, large());
+    }
     eprintln!(
         "{what}: N {:.2} s {} KB {} B out; 4N {:.2} s {} KB {} B out; ratios {:.2} {:.2}",
-        small.0,
-        small.1,
-        small.2,
-        large.0,
-        large.1,
-        large.2,
-        large.0 / small.0.max(0.05),
-        large.1 as f64 / small.1 as f64
+        s.0,
+        s.1,
+        s.2,
+        l.0,
+        l.1,
+        l.2,
+        l.0 / s.0.max(0.05),
+        l.1 as f64 / s.1 as f64
     );
-    assert!(large.0 <= 5.0 * small.0.max(0.05), "{what}: time {small:?} → {large:?}");
-    assert!(large.1 <= 5 * small.1, "{what}: memory {small:?} → {large:?}");
-    assert!(large.2 <= 5 * small.2.max(1), "{what}: output {small:?} → {large:?}");
+    assert!(l.0 <= 5.0 * s.0.max(0.05), "{what}: time {s:?} → {l:?}");
+    assert!(l.1 <= 5 * s.1, "{what}: memory {s:?} → {l:?}");
+    assert!(l.2 <= 5 * s.2.max(1), "{what}: output {s:?} → {l:?}");
+    (s, l)
+}
+
+fn within_bound(s: (f64, u64, usize), l: (f64, u64, usize)) -> bool {
+    l.0 <= 5.0 * s.0.max(0.05) && l.1 <= 5 * s.1 && l.2 <= 5 * s.2.max(1)
 }
 
 /// A ring of `n` structs, each also mentioning the first: before the fix every back
@@ -96,7 +119,7 @@ fn a_cycle_through_n_structs_is_one_bounded_diagnostic() {
         "{cycles:?}"
     );
     let m = |p: &Path| measure(&["check", "--format", "json", p.to_str().unwrap()], dir.path());
-    assert_linear("check of a cycle", m(&small), m(&large));
+    assert_linear("check of a cycle", || m(&small), || m(&large));
 }
 
 /// ffire anonymous structs nested `depth` deep.
@@ -132,7 +155,7 @@ fn fmt_refuses_nesting_beyond_the_type_depth_limit_in_linear_cost() {
     let small = write(dir.path(), "small.ffi", nested(5_000).as_bytes());
     let large = write(dir.path(), "large.ffi", nested(20_000).as_bytes());
     let m = |p: &Path| measure(&["fmt", "--check", p.to_str().unwrap()], dir.path());
-    assert_linear("fmt of deep nesting", m(&small), m(&large));
+    assert_linear("fmt of deep nesting", || m(&small), || m(&large));
 }
 
 #[test]
@@ -185,8 +208,7 @@ fn decode_all_streams_records_in_linear_time_and_bounded_memory() {
             dir.path(),
         )
     };
-    let (s, l) = (m(&small), m(&large));
-    assert_linear("decode --all of empty records", s, l);
+    let (s, l) = assert_linear("decode --all of empty records", || m(&small), || m(&large));
     // Bounded: the records are not all held in memory (the input itself is).
     assert!(l.1 < s.1 + 20_000, "memory grows with the records: {s:?} → {l:?}");
 }
