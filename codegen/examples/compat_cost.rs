@@ -27,5 +27,9 @@ fn main() {
         breaks = r.breaks.len();
     }
     times.sort();
-    println!("compare: min {:?} median {:?} ({breaks} breaks)", times[0], times[times.len() / 2]);
+    println!(
+        "compare: min {:?} median {:?} ({breaks} breaks)",
+        times[0],
+        times[times.len() / 2]
+    );
 }
