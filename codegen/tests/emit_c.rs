@@ -22,12 +22,8 @@ use std::process::Command;
 use codegen::emit::c::{generate, runtime_files, Names};
 use codegen::{analyze, Dialect, FieldOrder, OrderChoice};
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("workspace root")
-        .to_path_buf()
-}
+mod build_common;
+use build_common::{compiler, run, workspace};
 
 /// Constructs the golden schemas do not cover (nested arrays, arrays of options, `Box`,
 /// keyword field names, a nested variable struct inlined into its parent's blocks).
@@ -766,28 +762,6 @@ fn driver(modules: &[Module], cases: &[Case]) -> String {
     }
     s.push_str("    printf(\"passed %d failed %d\\n\", passed, failed);\n    return failed == 0 ? 0 : 1;\n}\n");
     s
-}
-
-fn compiler(var: &str, default: &str) -> String {
-    let cc = std::env::var(var).unwrap_or_else(|_| default.to_string());
-    match Command::new(&cc).arg("--version").output() {
-        Ok(o) if o.status.success() => cc,
-        _ => panic!(
-            "the C compiler `{cc}` is not available: install it (Debian/Ubuntu: apt-get install {default}) \
-             or point {var} at one"
-        ),
-    }
-}
-
-fn run(cmd: &mut Command, what: &str) -> String {
-    let out = cmd.output().unwrap_or_else(|e| panic!("{what}: {e}"));
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "{what} failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    stdout
 }
 
 #[test]

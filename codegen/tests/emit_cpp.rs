@@ -20,12 +20,8 @@ use std::process::{Command, Output};
 use codegen::emit::cpp::{generate, namespace, runtime_files, type_name};
 use codegen::{analyze, Dialect, FieldOrder, OrderChoice};
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("workspace root")
-        .to_path_buf()
-}
+mod build_common;
+use build_common::workspace;
 
 /// Constructs the golden schemas do not cover (nested arrays, arrays of options, `Box`,
 /// generated-member names as fields). Cases are encoded by the reference codec.

@@ -14,12 +14,8 @@ use std::process::Command;
 use codegen::emit::rust::{generate, generate_with, type_name, OwnedStrings, RustOptions};
 use codegen::{analyze, Dialect, FieldOrder, OrderChoice};
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("workspace root")
-        .to_path_buf()
-}
+mod build_common;
+use build_common::{run, workspace};
 
 /// Constructs the golden schemas do not cover (nested arrays, arrays of options, `Box`,
 /// every ffire optional kind, keyword field names, array and named-primitive roots).
@@ -629,17 +625,6 @@ fn driver(cases: &[Case]) -> String {
         "    println!(\"passed {passed} failed {failed}\");\n    if failed == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE }\n}\n",
     );
     s
-}
-
-fn run(cmd: &mut Command, what: &str) -> String {
-    let out = cmd.output().unwrap_or_else(|e| panic!("{what}: {e}"));
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "{what} failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    stdout
 }
 
 #[test]

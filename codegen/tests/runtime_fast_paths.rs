@@ -13,34 +13,11 @@
 //! Needs `gcc`, `clang`, `g++` and `clang++` (or `WIRELENS_GCC` / `WIRELENS_CLANG` /
 //! `WIRELENS_GXX` / `WIRELENS_CLANGXX`): a missing compiler fails the test.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("workspace root")
-        .to_path_buf()
-}
-
-fn compiler(var: &str, default: &str) -> String {
-    let cc = std::env::var(var).unwrap_or_else(|_| default.to_string());
-    match Command::new(&cc).arg("--version").output() {
-        Ok(o) if o.status.success() => cc,
-        _ => panic!("the compiler `{cc}` is not available: install it or point {var} at one"),
-    }
-}
-
-fn run(cmd: &mut Command, what: &str) -> String {
-    let out = cmd.output().unwrap_or_else(|e| panic!("{what}: {e}"));
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "{what} failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    stdout
-}
+mod build_common;
+use build_common::{compiler, run, workspace};
 
 /// The reference decoder, the random inputs and the checks; `CHECK_UTF8(s, n)` and
 /// `COPY(d, s, n)` name the runtime's functions (C or C++).

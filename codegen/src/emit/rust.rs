@@ -192,8 +192,10 @@ pub fn generate_with(schema: &Schema, layout: &Layout, source: &str, opts: &Rust
 /// in a binary crate must still pass). Explained once in the file's header comment.
 const DEAD_CODE: &str = "#[allow(dead_code)]";
 
-/// The Rust names of struct `id`'s fields: identifiers, duplicates numbered.
-fn field_names(schema: &Schema, id: TypeId) -> Vec<String> {
+/// The Rust names of struct `id`'s fields: identifiers, duplicates numbered (not yet
+/// escaped with [`ident`]). Public for the conformance engine, which fills the same
+/// structs.
+pub fn field_names(schema: &Schema, id: TypeId) -> Vec<String> {
     let mut seen: Vec<String> = Vec::new();
     for f in schema.types[id].fields() {
         let base = field_ident(&f.name);

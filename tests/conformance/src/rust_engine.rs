@@ -288,21 +288,12 @@ fn driver(schema: &Schema, layout: &Layout) -> String {
     s
 }
 
-/// The generated field identifiers (snake_case, deduplicated, keywords escaped), in
-/// declaration order — the same rule as the emitter.
+/// The generated field identifiers, in declaration order: the emitter's names, escaped.
 fn field_idents(schema: &Schema, id: usize) -> Vec<String> {
-    let mut seen: Vec<String> = Vec::new();
-    for f in schema.types[id].fields() {
-        let base = codegen::emit::field_ident(&f.name);
-        let mut name = base.clone();
-        let mut n = 2;
-        while seen.contains(&name) {
-            name = format!("{base}_{n}");
-            n += 1;
-        }
-        seen.push(name);
-    }
-    seen.iter().map(|n| codegen::emit::rust::ident(n)).collect()
+    codegen::emit::rust::field_names(schema, id)
+        .iter()
+        .map(|n| codegen::emit::rust::ident(n))
+        .collect()
 }
 
 /// A minimal JSON reader/writer for the driver (the generated code has no serde).
