@@ -15,13 +15,13 @@
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
 use codegen::emit::cpp::{generate, namespace, runtime_files, type_name};
 use codegen::{analyze, Dialect, FieldOrder, OrderChoice};
 
 mod build_common;
-use build_common::workspace;
+use build_common::{succeeded, workspace};
 
 /// Constructs the golden schemas do not cover (nested arrays, arrays of options, `Box`,
 /// generated-member names as fields). Cases are encoded by the reference codec.
@@ -830,17 +830,6 @@ fn compiler_available(cxx: &str) -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
-fn check(out: std::io::Result<Output>, what: &str) -> String {
-    let out = out.unwrap_or_else(|e| panic!("{what}: {e}"));
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "{what} failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    stdout
-}
-
 #[test]
 fn generated_cpp_round_trips_every_golden_case_with_gcc_and_clang() {
     let compilers = [("g++", true), ("clang++", false)];
@@ -892,7 +881,7 @@ fn generated_cpp_round_trips_every_golden_case_with_gcc_and_clang() {
         .collect();
     let mut exes = Vec::new();
     for (cxx, child) in builds {
-        check(child.wait_with_output(), &format!("{cxx} (generated headers + driver)"));
+        succeeded(child.wait_with_output(), &format!("{cxx} (generated headers + driver)"));
         exes.push((cxx.clone(), dir.join(format!("driver-{cxx}"))));
     }
     let runs: Vec<(String, std::process::Child)> = exes
@@ -909,7 +898,7 @@ fn generated_cpp_round_trips_every_golden_case_with_gcc_and_clang() {
         })
         .collect();
     for (cxx, child) in runs {
-        let stdout = check(child.wait_with_output(), &format!("the driver built by {cxx}"));
+        let stdout = succeeded(child.wait_with_output(), &format!("the driver built by {cxx}"));
         print!("{cxx}:\n{stdout}");
         // Every case, plus the limits-and-hostile-input and second-unit checks.
         let ok = stdout.lines().filter(|l| l.starts_with("ok ")).count();
@@ -1097,7 +1086,7 @@ int main() {
 "#;
     std::fs::write(dir.join("budget_driver.cpp"), driver).expect("write driver");
     let exe = dir.join("budget_driver");
-    check(
+    succeeded(
         Command::new("g++")
             .args(FLAGS)
             .current_dir(dir)
@@ -1107,6 +1096,6 @@ int main() {
             .output(),
         "g++ (budget driver)",
     );
-    let stdout = check(Command::new(&exe).output(), "the budget driver");
+    let stdout = succeeded(Command::new(&exe).output(), "the budget driver");
     assert!(stdout.contains("9 passed, 0 failed"), "{stdout}");
 }

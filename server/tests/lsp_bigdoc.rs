@@ -68,25 +68,10 @@ fn summary(d: &Value) -> String {
     format!("{all} diagnostics, first: {}", d["diagnostics"][0])
 }
 
-fn vm_hwm_mib(c: &Client) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{}/status", c.child.id())).unwrap();
-    let kb: u64 = status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap();
-    kb / 1024
-}
-
 #[test]
 fn big_document_gets_syntax_diagnostics_and_a_warning_and_recovers_when_small() {
     let mut c = Client::start();
-    c.request(
-        "initialize",
-        json!({"processId": null, "rootUri": null, "capabilities": {},
-               "initializationOptions": {"diagnostics": {"delayMs": 0}}}),
-    );
-    c.notify("initialized", json!({}));
+    c.initialize_without_delay(None);
     let big = "file:///tmp/wirelens-bigdoc/big.sdp";
     let text = schema(LIMIT + LIMIT / 2); // 3 MiB, generated
     let lines = text.lines().count() as u32;
@@ -173,7 +158,7 @@ fn big_document_gets_syntax_diagnostics_and_a_warning_and_recovers_when_small() 
     assert!(took < Duration::from_secs(1), "hover took {took:?}");
 
     // Memory stays bounded: no copy of the text per edit (before, 4 MiB peaked at 741 MiB).
-    let hwm = vm_hwm_mib(&c);
+    let hwm = c.vm_hwm_kb() / 1024;
     eprintln!("peak resident memory {hwm} MiB");
     assert!(hwm < 400, "peak resident memory {hwm} MiB");
 

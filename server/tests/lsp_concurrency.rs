@@ -24,13 +24,7 @@ fn workspace() -> tempfile::TempDir {
 
 fn start(root: &std::path::Path) -> Client {
     let mut c = Client::start();
-    let uri = format!("file://{}", root.display());
-    c.request(
-        "initialize",
-        json!({"processId": null, "rootUri": uri, "capabilities": {},
-               "initializationOptions": {"diagnostics": {"delayMs": 0}}}),
-    );
-    c.notify("initialized", json!({}));
+    c.initialize_without_delay(Some(&format!("file://{}", root.display())));
     c
 }
 

@@ -28,16 +28,6 @@ fn schema(fields: usize) -> String {
     format!("struct Big {{\n{body}}}\n")
 }
 
-/// Peak resident memory of the server in kB.
-fn vm_hwm(c: &Client) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{}/status", c.child.id())).unwrap();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap()
-}
-
 /// CPU time the server has used so far, all threads (`/proc/PID/task/*/schedstat`, in
 /// ns). Timing the server's CPU rather than the wall clock keeps the ratios meaningful
 /// while other builds load the machine (wall time under load varied by more than the 5×
@@ -63,12 +53,7 @@ const URI: &str = "file:///tmp/wirelens-scaling/big.sdp";
 impl Server {
     fn start(fields: usize) -> Server {
         let mut c = Client::start();
-        c.request(
-            "initialize",
-            json!({"processId": null, "rootUri": null, "capabilities": {},
-                   "initializationOptions": {"diagnostics": {"delayMs": 0}}}),
-        );
-        c.notify("initialized", json!({}));
+        c.initialize_without_delay(None);
         c.open(URI, "sdp", &schema(fields));
         c.diagnostics(URI);
         Server { c, fields, version: 1 }
@@ -161,7 +146,7 @@ fn diagnostics_tokens_symbols_hints_and_formatting_grow_linearly() {
         report.push(format!("{kind}: {a:?} → {b:?} ({ratio:.1}×)"));
         worst.push((ratio, kind));
     }
-    let (hwm_small, hwm_large) = (vm_hwm(&small.c), vm_hwm(&large.c));
+    let (hwm_small, hwm_large) = (small.c.vm_hwm_kb(), large.c.vm_hwm_kb());
     let mem = hwm_large as f64 / hwm_small as f64;
     report.push(format!("VmHWM: {hwm_small} kB → {hwm_large} kB ({mem:.1}×)"));
     eprintln!("N = {N} vs 4N:\n{}", report.join("\n"));

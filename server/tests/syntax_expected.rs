@@ -167,6 +167,11 @@ fn expected(case: &Case) -> Vec<(u64, u64, String)> {
         .collect()
 }
 
+/// The failure line of `case` when `got` is not what it expects.
+fn mismatch(case: &Case, got: Vec<(u64, u64, String)>) -> Option<String> {
+    (got != expected(case)).then(|| format!("{}:\n  expected {:?}\n  got      {got:?}", case.name, case.expected))
+}
+
 #[test]
 fn wirelens_check_says_what_was_expected() {
     let dir = tempfile::tempdir().unwrap();
@@ -181,13 +186,10 @@ fn wirelens_check_says_what_was_expected() {
             .unwrap();
         assert_eq!(out.status.code(), Some(1), "{}: exit status", case.name);
         let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{}: {e}", case.name));
-        let got = syntax_errors(v.as_array().unwrap(), "line", "column", 0);
-        if got != expected(case) {
-            failures.push(format!(
-                "{}:\n  expected {:?}\n  got      {got:?}",
-                case.name, case.expected
-            ));
-        }
+        failures.extend(mismatch(
+            case,
+            syntax_errors(v.as_array().unwrap(), "line", "column", 0),
+        ));
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
@@ -203,20 +205,16 @@ fn the_language_server_says_what_was_expected() {
         c.open(&uri, lang, case.text);
         let d = c.diagnostics(&uri);
         let d = d["diagnostics"].as_array().cloned().unwrap_or_default();
-        let starts: Vec<Value> = d.iter().map(|d| d["range"]["start"].clone()).collect();
         let flat: Vec<Value> = d
             .iter()
-            .zip(&starts)
-            .map(|(d, s)| serde_json::json!({"code": d["code"], "message": d["message"], "line": s["line"], "character": s["character"]}))
+            .map(|d| {
+                let start = &d["range"]["start"];
+                serde_json::json!({"code": d["code"], "message": d["message"],
+                                   "line": start["line"], "character": start["character"]})
+            })
             .collect();
         // LSP positions are 0-based (UTF-16 columns: every case is ASCII).
-        let got = syntax_errors(&flat, "line", "character", 1);
-        if got != expected(case) {
-            failures.push(format!(
-                "{}:\n  expected {:?}\n  got      {got:?}",
-                case.name, case.expected
-            ));
-        }
+        failures.extend(mismatch(case, syntax_errors(&flat, "line", "character", 1)));
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -224,14 +224,7 @@ impl Conn {
     /// The next `publishDiagnostics` for `uri` (with `version` when the server sends
     /// one) that arrives after `t0`; `None` after the timeout.
     fn diagnostics(&mut self, uri: &str, version: i64, t0: Instant, timeout: Duration) -> Option<Instant> {
-        let wanted = |m: &Value| {
-            m.get("method").and_then(Value::as_str) == Some("textDocument/publishDiagnostics")
-                && m["params"]["uri"].as_str() == Some(uri)
-                && m["params"]
-                    .get("version")
-                    .and_then(Value::as_i64)
-                    .is_none_or(|v| v >= version)
-        };
+        let wanted = |m: &Value| is_diagnostics_for(m, uri, version);
         let pending = std::mem::take(&mut self.pending);
         let mut found = None;
         for (at, m) in pending {
@@ -423,6 +416,16 @@ impl Editing<'_> {
     }
 }
 
+/// `m` publishes the diagnostics of `uri` at `version` or later (or without a version).
+fn is_diagnostics_for(m: &Value, uri: &str, version: i64) -> bool {
+    m.get("method").and_then(Value::as_str) == Some("textDocument/publishDiagnostics")
+        && m["params"]["uri"].as_str() == Some(uri)
+        && m["params"]
+            .get("version")
+            .and_then(Value::as_i64)
+            .is_none_or(|v| v >= version)
+}
+
 /// [`Conn::diagnostics`] while `load` keeps its query running.
 fn diagnostics_under_load(
     conn: &mut Conn,
@@ -431,14 +434,7 @@ fn diagnostics_under_load(
     version: i64,
     t0: Instant,
 ) -> Option<Instant> {
-    let wanted = |m: &Value| {
-        m.get("method").and_then(Value::as_str) == Some("textDocument/publishDiagnostics")
-            && m["params"]["uri"].as_str() == Some(uri)
-            && m["params"]
-                .get("version")
-                .and_then(Value::as_i64)
-                .is_none_or(|v| v >= version)
-    };
+    let wanted = |m: &Value| is_diagnostics_for(m, uri, version);
     let deadline = t0 + timeout(10);
     let mut found = None;
     for (at, m) in std::mem::take(&mut conn.pending) {

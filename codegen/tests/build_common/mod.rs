@@ -5,7 +5,7 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output};
 
 pub fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -29,7 +29,13 @@ pub fn compiler(var: &str, default: &str) -> String {
 
 /// Runs `cmd`, fails the test with its output unless it succeeds, returns its stdout.
 pub fn run(cmd: &mut Command, what: &str) -> String {
-    let out = cmd.output().unwrap_or_else(|e| panic!("{what}: {e}"));
+    succeeded(cmd.output(), what)
+}
+
+/// The stdout of a finished process (`Command::output`, `Child::wait_with_output`);
+/// fails the test with its output unless it succeeded.
+pub fn succeeded(out: std::io::Result<Output>, what: &str) -> String {
+    let out = out.unwrap_or_else(|e| panic!("{what}: {e}"));
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(
         out.status.success(),

@@ -147,6 +147,28 @@ impl Client {
         r
     }
 
+    /// `initialize` + `initialized` with diagnostics published at once (`delayMs` 0, no
+    /// debounce), as the tests that time or count publications need; `root_uri` is the
+    /// workspace folder, if any.
+    pub fn initialize_without_delay(&mut self, root_uri: Option<&str>) {
+        self.request(
+            "initialize",
+            json!({"processId": null, "rootUri": root_uri, "capabilities": {},
+                   "initializationOptions": {"diagnostics": {"delayMs": 0}}}),
+        );
+        self.notify("initialized", json!({}));
+    }
+
+    /// Peak resident memory of the server in kB (`VmHWM` in `/proc/PID/status`).
+    pub fn vm_hwm_kb(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .unwrap()
+    }
+
     pub fn open(&mut self, uri: &str, lang: &str, text: &str) {
         self.notify(
             "textDocument/didOpen",
