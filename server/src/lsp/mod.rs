@@ -26,17 +26,15 @@ use tower_lsp_server::{LspService, Server};
 /// `c_src/mimalloc/v3/include/mimalloc.h`; the same in its v2 header); its Rust
 /// bindings do not export these two. Check them when that crate is upgraded.
 fn tune_allocator() {
+    use libmimalloc_sys::{mi_free, mi_malloc, mi_realloc, mi_zalloc};
     use std::os::raw::{c_int, c_long, c_void};
     // `mi_option_arena_eager_commit`, `mi_option_purge_delay`.
     const ARENA_EAGER_COMMIT: c_int = 4;
     const PURGE_DELAY: c_int = 15;
     extern "C" {
-        // Linked in through the `mimalloc` global allocator's `libmimalloc-sys`.
+        // In `libmimalloc-sys` only behind its `extended` feature (which pulls in a
+        // further crate for this one function).
         fn mi_option_set(option: c_int, value: c_long);
-        fn mi_malloc(size: usize) -> *mut c_void;
-        fn mi_calloc(count: usize, size: usize) -> *mut c_void;
-        fn mi_realloc(p: *mut c_void, size: usize) -> *mut c_void;
-        fn mi_free(p: *mut c_void);
     }
     // tree-sitter requires non-null results (its own default aborts when out of
     // memory, and so do these).
@@ -45,8 +43,12 @@ fn tune_allocator() {
         non_null(unsafe { mi_malloc(size) }, size)
     }
     extern "C" fn ts_calloc(count: usize, size: usize) -> *mut c_void {
-        // SAFETY: plain allocation.
-        non_null(unsafe { mi_calloc(count, size) }, count.saturating_mul(size))
+        // An overflowing size is out of memory, as for calloc.
+        let Some(size) = count.checked_mul(size) else {
+            std::process::abort();
+        };
+        // SAFETY: plain allocation, zeroed.
+        non_null(unsafe { mi_zalloc(size) }, size)
     }
     extern "C" fn ts_realloc(p: *mut c_void, size: usize) -> *mut c_void {
         // SAFETY: tree-sitter passes only pointers these functions returned.
