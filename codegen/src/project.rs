@@ -126,12 +126,19 @@ pub struct Project {
     client: ClientSettings,
     /// The nearest `wirelens.toml` per schema folder (`None`: there is none).
     configs: Mutex<HashMap<PathBuf, Option<(PathBuf, Config)>>>,
+    /// Emit a schema's languages on their own threads. A command-line run or a build
+    /// script waits for the result; an editor generates in the background and leaves the
+    /// other core to the analysis of the next keystroke.
+    parallel_languages: bool,
 }
 
 impl Project {
     /// For the CLI and `build.rs`: no client settings, output anywhere the caller says.
     pub fn local() -> Project {
-        Project::default()
+        Project {
+            parallel_languages: true,
+            ..Project::default()
+        }
     }
 
     /// For an editor: generation only inside `roots`.
@@ -141,6 +148,7 @@ impl Project {
             confined: true,
             client,
             configs: Mutex::default(),
+            parallel_languages: false,
         }
     }
 
@@ -350,8 +358,13 @@ impl Project {
                 if cancelled() {
                     return Err(stop());
                 }
-                let files = emit_languages(&loaded.analysis, &file_name(path), &settings.languages)
-                    .map_err(|e| vec![FileError::new(path, "generate", e.0)])?;
+                let files = emit_languages(
+                    &loaded.analysis,
+                    &file_name(path),
+                    &settings.languages,
+                    self.parallel_languages,
+                )
+                .map_err(|e| vec![FileError::new(path, "generate", e.0)])?;
                 if cancelled() {
                     return Err(stop());
                 }
@@ -386,11 +399,16 @@ impl Project {
     }
 }
 
-/// Every language's files for one schema, in `langs` order. The languages are emitted
-/// on their own threads: they only read the analysis, and for a large schema emitting
-/// (tens of MB of text per language) is most of `gen`'s time, so two cores halve it.
-fn emit_languages(analysis: &Analysis, source_name: &str, langs: &[Lang]) -> Result<Vec<OutputFile>, EmitError> {
-    if langs.len() < 2 {
+/// Every language's files for one schema, in `langs` order. With `parallel`, the
+/// languages are emitted on their own threads: they only read the analysis, and for a
+/// large schema emitting (tens of MB of text per language) is most of `gen`'s time.
+fn emit_languages(
+    analysis: &Analysis,
+    source_name: &str,
+    langs: &[Lang],
+    parallel: bool,
+) -> Result<Vec<OutputFile>, EmitError> {
+    if !parallel || langs.len() < 2 {
         return generate_files(analysis, source_name, langs);
     }
     let per_lang: Vec<Result<Vec<OutputFile>, EmitError>> = std::thread::scope(|scope| {
