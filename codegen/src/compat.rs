@@ -15,7 +15,7 @@ use std::ops::Range;
 
 use crate::dialect::Dialect;
 use crate::graph::Graph;
-use crate::layout::{FieldLayout, Layout, SizeInfo, TypeLayout, Wire};
+use crate::layout::{FieldLayout, Layout, Offset, SizeInfo, TypeLayout, Wire};
 use crate::model::{Schema, TypeId};
 use crate::Analysis;
 
@@ -105,11 +105,19 @@ pub struct FieldPlace {
     pub wire_index: usize,
     /// The constant part of the offset when there is no variable part.
     pub offset: Option<u64>,
-    /// `12`, or `12 + |name|`.
-    pub offset_expr: String,
+    /// The whole offset; [`FieldPlace::offset_expr`] spells it.
+    pub at: Offset,
     pub size: SizeInfo,
     /// The field declaration in that version's text.
     pub range: Range<usize>,
+}
+
+impl FieldPlace {
+    /// `12`, or `12 + |name|`. Spelled on demand: a comparison places every field of
+    /// every type, on each keystroke in the editor, and only hovers and `diff` read it.
+    pub fn offset_expr(&self) -> String {
+        self.at.expr()
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -401,7 +409,7 @@ fn place(f: &FieldLayout, range: &Range<usize>) -> FieldPlace {
     FieldPlace {
         wire_index: f.wire_index,
         offset: f.offset.constant(),
-        offset_expr: f.offset.expr(),
+        at: f.offset.clone(),
         size: f.size,
         range: range.clone(),
     }
