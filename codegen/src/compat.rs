@@ -13,6 +13,8 @@
 
 use std::ops::Range;
 
+use rustc_hash::FxHashMap;
+
 use crate::dialect::Dialect;
 use crate::graph::Graph;
 use crate::layout::{FieldLayout, Layout, Offset, SizeInfo, TypeLayout, Wire};
@@ -266,7 +268,7 @@ pub fn compare(old: &Analysis, new: &Analysis) -> Report {
     }
     // Per type, the types with breaks that reach it, in the order of `breaks`: one pass
     // over the breaks (a search per type was quadratic: 5,000 renumbered structs).
-    let mut reached: std::collections::HashMap<&str, Vec<&str>> = std::collections::HashMap::new();
+    let mut reached: FxHashMap<&str, Vec<&str>> = FxHashMap::default();
     for b in &breaks {
         for t in std::iter::once(&b.type_name).chain(&b.affects) {
             let by = reached.entry(t.as_str()).or_default();
@@ -292,7 +294,7 @@ pub fn compare(old: &Analysis, new: &Analysis) -> Report {
 struct Side<'a> {
     schema: &'a Schema,
     layout: &'a Layout,
-    names: std::collections::HashMap<&'a str, TypeId>,
+    names: FxHashMap<&'a str, TypeId>,
     /// For each type, the types that mention it.
     users: Vec<Vec<TypeId>>,
 }
@@ -300,7 +302,8 @@ struct Side<'a> {
 impl<'a> Side<'a> {
     fn new(a: &'a Analysis) -> Side<'a> {
         let schema = &a.schema;
-        let mut names = std::collections::HashMap::new();
+        // Fx, sized: every comparison (each keystroke with a baseline) hashes every name.
+        let mut names = FxHashMap::with_capacity_and_hasher(schema.types.len(), Default::default());
         for (id, t) in schema.types.iter().enumerate() {
             names.entry(t.name.as_str()).or_insert(id);
         }
