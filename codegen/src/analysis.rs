@@ -157,7 +157,14 @@ fn sort_by_position(tagged: Vec<(Diagnostic, Origin)>) -> (Vec<Diagnostic>, Vec<
         .collect();
     keys.sort_unstable();
     let mut slots: Vec<Option<(Diagnostic, Origin)>> = tagged.into_iter().map(Some).collect();
-    keys.iter().filter_map(|k| slots[k.3].take()).unzip()
+    // Sized up front: an SDP file can carry a lint per struct, thousands per keystroke.
+    let mut diagnostics = Vec::with_capacity(keys.len());
+    let mut origins = Vec::with_capacity(keys.len());
+    for (d, o) in keys.iter().filter_map(|k| slots[k.3].take()) {
+        diagnostics.push(d);
+        origins.push(o);
+    }
+    (diagnostics, origins)
 }
 
 impl Analysis {

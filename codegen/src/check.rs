@@ -66,8 +66,9 @@ pub fn check_schema(schema: &Schema, graph: &Graph, text_is_blank: bool) -> Vec<
             }
         }
         Dialect::Ffi => {
-            ffi_roots(schema, graph, &mut d);
-            ffi_depth(schema, graph, &mut d);
+            let referenced = referenced_types(graph);
+            ffi_roots(schema, &referenced, &mut d);
+            ffi_depth(schema, graph, &referenced, &mut d);
         }
     }
     d
@@ -478,8 +479,7 @@ fn ffi_identifiers(def: &TypeDef, d: &mut Vec<Diagnostic>) {
     }
 }
 
-fn ffi_roots(schema: &Schema, graph: &Graph, d: &mut Vec<Diagnostic>) {
-    let referenced = referenced_types(graph);
+fn ffi_roots(schema: &Schema, referenced: &[bool], d: &mut Vec<Diagnostic>) {
     let mut roots = 0;
     for (id, def) in schema.types.iter().enumerate() {
         if referenced[id] {
@@ -505,7 +505,7 @@ fn ffi_roots(schema: &Schema, graph: &Graph, d: &mut Vec<Diagnostic>) {
 }
 
 /// E011: the deepest value under each root, computed bottom-up in dependency order.
-fn ffi_depth(schema: &Schema, graph: &Graph, d: &mut Vec<Diagnostic>) {
+fn ffi_depth(schema: &Schema, graph: &Graph, referenced: &[bool], d: &mut Vec<Diagnostic>) {
     let (order, bad) = (&graph.order, &graph.unresolvable);
     // depth[t] = how many levels a value of type t adds below itself.
     let mut depth: Vec<u32> = vec![0; schema.types.len()];
@@ -526,7 +526,6 @@ fn ffi_depth(schema: &Schema, graph: &Graph, d: &mut Vec<Diagnostic>) {
             TypeKind::Alias { target, .. } => expr_depth(target, &depth),
         };
     }
-    let referenced = referenced_types(graph);
     for (id, def) in schema.types.iter().enumerate() {
         if !bad[id] && !referenced[id] && depth[id] > MAX_FFI_DEPTH {
             d.push(

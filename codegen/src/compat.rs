@@ -13,9 +13,11 @@
 
 use std::ops::Range;
 
+use rustc_hash::FxHashMap;
+
 use crate::dialect::Dialect;
 use crate::graph::Graph;
-use crate::layout::{FieldLayout, Layout, SizeInfo, TypeLayout, Wire};
+use crate::layout::{FieldLayout, Layout, Offset, SizeInfo, TypeLayout, Wire};
 use crate::model::{Schema, TypeId};
 use crate::Analysis;
 
@@ -105,11 +107,19 @@ pub struct FieldPlace {
     pub wire_index: usize,
     /// The constant part of the offset when there is no variable part.
     pub offset: Option<u64>,
-    /// `12`, or `12 + |name|`.
-    pub offset_expr: String,
+    /// The whole offset; [`FieldPlace::offset_expr`] spells it.
+    pub at: Offset,
     pub size: SizeInfo,
     /// The field declaration in that version's text.
     pub range: Range<usize>,
+}
+
+impl FieldPlace {
+    /// `12`, or `12 + |name|`. Spelled on demand: a comparison places every field of
+    /// every type, on each keystroke in the editor, and only hovers and `diff` read it.
+    pub fn offset_expr(&self) -> String {
+        self.at.expr()
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -258,7 +268,7 @@ pub fn compare(old: &Analysis, new: &Analysis) -> Report {
     }
     // Per type, the types with breaks that reach it, in the order of `breaks`: one pass
     // over the breaks (a search per type was quadratic: 5,000 renumbered structs).
-    let mut reached: std::collections::HashMap<&str, Vec<&str>> = std::collections::HashMap::new();
+    let mut reached: FxHashMap<&str, Vec<&str>> = FxHashMap::default();
     for b in &breaks {
         for t in std::iter::once(&b.type_name).chain(&b.affects) {
             let by = reached.entry(t.as_str()).or_default();
@@ -284,7 +294,7 @@ pub fn compare(old: &Analysis, new: &Analysis) -> Report {
 struct Side<'a> {
     schema: &'a Schema,
     layout: &'a Layout,
-    names: std::collections::HashMap<&'a str, TypeId>,
+    names: FxHashMap<&'a str, TypeId>,
     /// For each type, the types that mention it.
     users: Vec<Vec<TypeId>>,
 }
@@ -292,7 +302,8 @@ struct Side<'a> {
 impl<'a> Side<'a> {
     fn new(a: &'a Analysis) -> Side<'a> {
         let schema = &a.schema;
-        let mut names = std::collections::HashMap::new();
+        // Fx, sized: every comparison (each keystroke with a baseline) hashes every name.
+        let mut names = FxHashMap::with_capacity_and_hasher(schema.types.len(), Default::default());
         for (id, t) in schema.types.iter().enumerate() {
             names.entry(t.name.as_str()).or_insert(id);
         }
@@ -401,7 +412,7 @@ fn place(f: &FieldLayout, range: &Range<usize>) -> FieldPlace {
     FieldPlace {
         wire_index: f.wire_index,
         offset: f.offset.constant(),
-        offset_expr: f.offset.expr(),
+        at: f.offset.clone(),
         size: f.size,
         range: range.clone(),
     }

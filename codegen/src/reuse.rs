@@ -154,6 +154,15 @@ impl Memo {
         Some(item)
     }
 
+    /// How many items and types the previous analysis had.
+    pub fn item_count(&self) -> usize {
+        self.items.len()
+    }
+
+    pub fn type_count(&self) -> usize {
+        self.types.len()
+    }
+
     pub fn take_names(&mut self) -> Names {
         std::mem::take(&mut self.names)
     }

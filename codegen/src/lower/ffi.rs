@@ -23,7 +23,7 @@ pub(super) fn lower(
     diags: &mut Vec<Diagnostic>,
     decls: &mut Declarations,
 ) -> Schema {
-    let mut types = Vec::new();
+    let mut types = Vec::with_capacity(decls.types_hint());
     let mut package: Option<(String, Range<usize>)> = None;
     let mut directive: Option<(FieldOrder, Range<usize>)> = None;
     let kinds = top_kinds(Dialect::Ffi);

@@ -42,12 +42,13 @@ pub(crate) fn lower_reusing(
     let mut diags = Vec::new();
     let (nodes, errors) = top_level(tree.root_node());
     let mut names = memo.as_mut().map(|m| m.take_names()).unwrap_or_default();
+    let items = Vec::with_capacity(memo.as_ref().map_or(0, |m| m.item_count()));
     let mut decls = Declarations {
         memo,
         errors,
         next_error: 0,
         prev_end: 0,
-        items: Vec::new(),
+        items,
     };
     let mut schema = match dialect {
         Dialect::Sdp => sdp::lower(text, &nodes, &mut decls),
@@ -79,6 +80,12 @@ pub(crate) struct Declarations<'m> {
 }
 
 impl Declarations<'_> {
+    /// A capacity for the lowered types: the previous analysis' count, since an edit
+    /// rarely changes it (growing a vector of thousands of types copies them over and over).
+    pub fn types_hint(&self) -> usize {
+        self.memo.as_ref().map_or(0, |m| m.type_count())
+    }
+
     /// A node that is not a declaration (and not a comment) ends the text of the next item.
     pub fn other(&mut self, node: Node) {
         self.prev_end = node.end_byte();
@@ -209,23 +216,28 @@ pub(crate) fn children_through_errors<'t>(node: Node<'t>) -> Vec<Node<'t>> {
 
 /// [`children_through_errors`], and the ranges of the `ERROR` nodes looked through.
 fn top_level(node: Node<'_>) -> (Vec<Node<'_>>, Vec<Range<usize>>) {
-    let mut out = Vec::new();
+    // Sized up front: on a big file this runs per keystroke over thousands of nodes.
+    let mut out = Vec::with_capacity(node.named_child_count());
     let mut errors = Vec::new();
-    // Iterative: error recovery can nest ERROR nodes deeply on hostile input.
     let mut cursor = node.walk();
-    let mut stack: Vec<Node> = node.named_children(&mut cursor).collect();
-    stack.reverse();
-    while let Some(child) = stack.pop() {
-        if child.is_error() {
-            // Kept disjoint and in order (an ERROR inside another adds nothing).
-            if errors.last().is_none_or(|e: &Range<usize>| e.end <= child.start_byte()) {
-                errors.push(child.byte_range());
+    // Iterative: error recovery can nest ERROR nodes deeply on hostile input. The stack
+    // holds only what ERROR nodes contain; the common case never touches it.
+    let mut stack: Vec<Node> = Vec::new();
+    for child in node.named_children(&mut cursor) {
+        stack.push(child);
+        while let Some(child) = stack.pop() {
+            if child.is_error() {
+                // Kept disjoint and in order (an ERROR inside another adds nothing).
+                if errors.last().is_none_or(|e: &Range<usize>| e.end <= child.start_byte()) {
+                    errors.push(child.byte_range());
+                }
+                let mut c = child.walk();
+                let at = stack.len();
+                stack.extend(child.named_children(&mut c));
+                stack[at..].reverse();
+            } else {
+                out.push(child);
             }
-            let mut c = child.walk();
-            let inner: Vec<Node> = child.named_children(&mut c).collect();
-            stack.extend(inner.into_iter().rev());
-        } else {
-            out.push(child);
         }
     }
     (out, errors)

@@ -9,7 +9,7 @@ use crate::dialect::Dialect;
 use crate::model::{Field, OrderSource, Primitive, Schema, TypeDef, TypeExpr, TypeExprKind, TypeKind};
 
 pub(super) fn lower(text: &str, nodes: &[Node], decls: &mut Declarations) -> Schema {
-    let mut types = Vec::new();
+    let mut types = Vec::with_capacity(decls.types_hint());
     // The comments since the last declaration: the `///` ones are the next struct's docs.
     let kinds = top_kinds(Dialect::Sdp);
     let mut comments: Vec<Node> = Vec::new();

@@ -198,7 +198,7 @@ fn place_json(p: &Option<FieldPlace>) -> Value {
         Some(p) => json!({
             "wire_index": p.wire_index,
             "offset": p.offset,
-            "offset_expr": p.offset_expr,
+            "offset_expr": p.offset_expr(),
             "size": p.size.fixed,
             "min_size": p.size.min,
             "max_size": p.size.max,

@@ -231,7 +231,7 @@ fn place_text(p: &Option<FieldPlace>) -> String {
                 (None, Some(max)) => format!("{}–{max} B", p.size.min),
                 (None, None) => format!("≥ {} B", p.size.min),
             };
-            format!("#{} · @{} · {size}", p.wire_index, p.offset_expr).replace('|', "\\|")
+            format!("#{} · @{} · {size}", p.wire_index, p.offset_expr()).replace('|', "\\|")
         }
     }
 }
