@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -23,6 +24,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -110,6 +112,12 @@ inline T load_le(const uint8_t* p) noexcept {
         std::memcpy(&v, &u, sizeof v);
         return v;
     }
+}
+
+/// load_le into `out`, its type deduced (what generated code uses for a block's fields).
+template <class T>
+inline void load_le(const uint8_t* p, T& out) noexcept {
+    out = load_le<T>(p);
 }
 
 /// Writes a primitive little-endian at `p`.
@@ -780,9 +788,10 @@ private:
             return false;
         }
         // Into the vector's own storage (reused when decoding into an existing value).
-        if (!elements(out, n)) {
+        if (!charge(n, sizeof(T))) {
             return false;
         }
+        out.resize(n);
         if constexpr (little_endian_host && !std::is_same_v<T, bool>) {
             if (n != 0) {
                 std::memcpy(out.data(), p, n * sizeof(T));
@@ -850,6 +859,11 @@ public:
     /// `base` is the offset of `out` in the caller's buffer (for error offsets); a failure
     /// is recorded in `err`.
     Writer(uint8_t* out, size_t base, Error& err) noexcept : start_(out), p_(out), base_(base), err_(&err) {}
+
+    /// Appending to `vec` (encode): the value's last run of primitives (its `tail_bytes`)
+    /// is not part of `vec`'s size yet; prims() appends it with one copy (no zero-fill
+    /// first). `vec` must have the capacity for it.
+    void append_tail_to(std::vector<uint8_t>* vec) noexcept { grow_ = vec; }
 
     size_t written() const noexcept { return static_cast<size_t>(p_ - start_); }
     const Error& error() const noexcept { return *err_; }
@@ -957,6 +971,14 @@ private:
     template <class T>
     WIRELENS_HOT bool prims(const std::vector<T>& v) noexcept {
         if constexpr (little_endian_host && !std::is_same_v<T, bool>) {
+            if (grow_ != nullptr && p_ == grow_->data() + grow_->size()) {
+                // The tail: everything before it is written (reserve() made room, so
+                // the cursor's pointers stay valid).
+                const auto* b = static_cast<const uint8_t*>(static_cast<const void*>(v.data()));
+                grow_->insert(grow_->end(), b, b + v.size() * sizeof(T));
+                p_ += v.size() * sizeof(T);
+                return true;
+            }
             return raw(v.data(), v.size() * sizeof(T));
         } else {
             for (size_t i = 0; i < v.size(); ++i) {
@@ -970,7 +992,15 @@ private:
     uint8_t* p_;
     size_t base_;
     Error* err_;
+    std::vector<uint8_t>* grow_ = nullptr;
 };
+
+namespace detail {
+template <class T, class = void>
+struct has_tail : std::false_type {};
+template <class T>
+struct has_tail<T, std::void_t<decltype(T::tail_bytes(std::declval<const T&>()))>> : std::true_type {};
+}  // namespace detail
 
 // ---------------------------------------------------------------- entry points
 // Everything built on the per-type functions lives here, once. A generated value type T
@@ -1013,7 +1043,17 @@ Status encode_append(const T& value, std::vector<uint8_t>& out) {
     if (Message && n > std::numeric_limits<uint32_t>::max()) {
         return Error::make(ErrorKind::too_long, start + 6, n, std::numeric_limits<uint32_t>::max());
     }
-    out.resize(start + head + n);
+    // A value ending in an array of primitives: that run is appended by the writer with
+    // one copy, instead of zero-filled by resize() and then overwritten.
+    size_t tail = 0;
+    if constexpr (little_endian_host && detail::has_tail<T>::value) {
+        tail = T::tail_bytes(value);
+        if (out.capacity() < start + head + n) {
+            // Geometric, as resize() would grow (records appended one by one stay linear).
+            out.reserve(std::max(start + head + n, 2 * out.capacity()));
+        }
+    }
+    out.resize(start + head + n - tail);
     uint8_t* p = out.data() + start;
     if constexpr (Message) {
         p[0] = 'S';
@@ -1025,6 +1065,9 @@ Status encode_append(const T& value, std::vector<uint8_t>& out) {
     }
     Error err;
     Writer w(p + head, start + head, err);
+    if (tail != 0) {
+        w.append_tail_to(&out);
+    }
     if (!T::write_to(w, value)) {
         out.resize(start);
         return err;
@@ -1108,13 +1151,16 @@ Result<V> decode_value(const uint8_t* data, size_t len, uint16_t id, size_t budg
                                                                 size_t budget = SIZE_MAX) {                   \
         return wirelens::decode_at<T>(data, len, 0, false, budget);                                            \
     }                                                                                                          \
-    /** Zero-copy decoders: the View points into `data`. */                                                   \
-    static wirelens::Result<View> decode_view(const uint8_t* data, size_t len, size_t budget = SIZE_MAX) {    \
-        return wirelens::decode_value<View>(data, len, 0, budget);                                             \
+    /** Zero-copy decoders: the View points into `data`. (Templates only so that the View */                 \
+    /** may be defined after T: call them without template arguments.) */                                     \
+    template <class V = View>                                                                                  \
+    static wirelens::Result<V> decode_view(const uint8_t* data, size_t len, size_t budget = SIZE_MAX) {       \
+        return wirelens::decode_value<V>(data, len, 0, budget);                                                \
     }                                                                                                          \
-    static wirelens::Result<wirelens::Decoded<View>> decode_view_prefix(const uint8_t* data, size_t len,      \
-                                                                        size_t budget = SIZE_MAX) {           \
-        return wirelens::decode_at<View>(data, len, 0, false, budget);                                         \
+    template <class V = View>                                                                                  \
+    static wirelens::Result<wirelens::Decoded<V>> decode_view_prefix(const uint8_t* data, size_t len,         \
+                                                                     size_t budget = SIZE_MAX) {              \
+        return wirelens::decode_at<V>(data, len, 0, false, budget);                                            \
     }
 
 /// The SDP message members of a generated struct `T` ("SDP2" header, type id, length).
@@ -1130,9 +1176,10 @@ Result<V> decode_value(const uint8_t* data, size_t len, uint16_t id, size_t budg
                                                                         size_t budget = SIZE_MAX) {            \
         return wirelens::decode_at<T>(data, len, MESSAGE_ID, false, budget);                                   \
     }                                                                                                          \
-    static wirelens::Result<View> decode_message_view(const uint8_t* data, size_t len,                         \
-                                                      size_t budget = SIZE_MAX) {                              \
-        return wirelens::decode_value<View>(data, len, MESSAGE_ID, budget);                                    \
+    template <class V = View>                                                                                  \
+    static wirelens::Result<V> decode_message_view(const uint8_t* data, size_t len,                            \
+                                                   size_t budget = SIZE_MAX) {                                 \
+        return wirelens::decode_value<V>(data, len, MESSAGE_ID, budget);                                       \
     }
 
 // ---------------------------------------------------------------- SDP dispatch
