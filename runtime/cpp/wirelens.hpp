@@ -860,11 +860,6 @@ public:
     /// is recorded in `err`.
     Writer(uint8_t* out, size_t base, Error& err) noexcept : start_(out), p_(out), base_(base), err_(&err) {}
 
-    /// Appending to `vec` (encode): the value's last run of primitives (its `tail_bytes`)
-    /// is not part of `vec`'s size yet; prims() appends it with one copy (no zero-fill
-    /// first). `vec` must have the capacity for it.
-    void append_tail_to(std::vector<uint8_t>* vec) noexcept { grow_ = vec; }
-
     size_t written() const noexcept { return static_cast<size_t>(p_ - start_); }
     const Error& error() const noexcept { return *err_; }
 
@@ -971,14 +966,6 @@ private:
     template <class T>
     WIRELENS_HOT bool prims(const std::vector<T>& v) noexcept {
         if constexpr (little_endian_host && !std::is_same_v<T, bool>) {
-            if (grow_ != nullptr && p_ == grow_->data() + grow_->size()) {
-                // The tail: everything before it is written (reserve() made room, so
-                // the cursor's pointers stay valid).
-                const auto* b = static_cast<const uint8_t*>(static_cast<const void*>(v.data()));
-                grow_->insert(grow_->end(), b, b + v.size() * sizeof(T));
-                p_ += v.size() * sizeof(T);
-                return true;
-            }
             return raw(v.data(), v.size() * sizeof(T));
         } else {
             for (size_t i = 0; i < v.size(); ++i) {
@@ -992,14 +979,14 @@ private:
     uint8_t* p_;
     size_t base_;
     Error* err_;
-    std::vector<uint8_t>* grow_ = nullptr;
 };
 
 namespace detail {
+/// Whether T is one array of primitives (generated `T::bulk(v)` returns it).
 template <class T, class = void>
-struct has_tail : std::false_type {};
+struct has_bulk : std::false_type {};
 template <class T>
-struct has_tail<T, std::void_t<decltype(T::tail_bytes(std::declval<const T&>()))>> : std::true_type {};
+struct has_bulk<T, std::void_t<decltype(T::bulk(std::declval<const T&>()))>> : std::true_type {};
 }  // namespace detail
 
 // ---------------------------------------------------------------- entry points
@@ -1043,17 +1030,17 @@ Status encode_append(const T& value, std::vector<uint8_t>& out) {
     if (Message && n > std::numeric_limits<uint32_t>::max()) {
         return Error::make(ErrorKind::too_long, start + 6, n, std::numeric_limits<uint32_t>::max());
     }
-    // A value ending in an array of primitives: that run is appended by the writer with
-    // one copy, instead of zero-filled by resize() and then overwritten.
-    size_t tail = 0;
-    if constexpr (little_endian_host && detail::has_tail<T>::value) {
-        tail = T::tail_bytes(value);
+    // A value that is one array of primitives: its elements are appended with one copy
+    // after the count, instead of zero-filled by resize() and then overwritten.
+    size_t bulk = 0;
+    if constexpr (little_endian_host && detail::has_bulk<T>::value) {
+        bulk = T::bulk(value).size() * sizeof(T::bulk(value)[0]);
         if (out.capacity() < start + head + n) {
             // Geometric, as resize() would grow (records appended one by one stay linear).
             out.reserve(std::max(start + head + n, 2 * out.capacity()));
         }
     }
-    out.resize(start + head + n - tail);
+    out.resize(start + head + n - bulk);
     uint8_t* p = out.data() + start;
     if constexpr (Message) {
         p[0] = 'S';
@@ -1063,11 +1050,20 @@ Status encode_append(const T& value, std::vector<uint8_t>& out) {
         store_le<uint16_t>(p + 4, T::MESSAGE_ID);
         store_le<uint32_t>(p + 6, static_cast<uint32_t>(n));
     }
+    if constexpr (little_endian_host && detail::has_bulk<T>::value) {
+        // The count prefix is what the exact size has besides the elements (u16 or u32).
+        const auto& a = T::bulk(value);
+        if (n - bulk == 2) {
+            store_le<uint16_t>(p + head, static_cast<uint16_t>(a.size()));
+        } else {
+            store_le<uint32_t>(p + head, static_cast<uint32_t>(a.size()));
+        }
+        const auto* b = static_cast<const uint8_t*>(static_cast<const void*>(a.data()));
+        out.insert(out.end(), b, b + bulk);
+        return Status();
+    }
     Error err;
     Writer w(p + head, start + head, err);
-    if (tail != 0) {
-        w.append_tail_to(&out);
-    }
     if (!T::write_to(w, value)) {
         out.resize(start);
         return err;

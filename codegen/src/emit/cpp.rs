@@ -191,6 +191,7 @@ const MEMBERS: &[&str] = &[
     "to_owned",
     "max_len",
     "measure",
+    "bulk",
 ];
 
 /// The C++ type of a primitive (owned strings: `std::string`); the conformance engine
@@ -735,17 +736,17 @@ impl Gen<'_> {
             "static constexpr size_t max_len = {};",
             self.plan.prefix.max()
         ));
-        if let Some(Step::Value {
+        if let [Step::Value {
             path,
             value: Value::BulkPrims(_, prim),
-        }) = p.steps.last()
+        }] = p.steps.as_slice()
         {
             if *prim != Primitive::Bool {
-                // encode() appends this run with one copy instead of zero-filling it first.
+                // One array of primitives: encode() appends its elements with one copy
+                // instead of zero-filling them first.
                 let place = self.place(p.id, path);
                 c.line(&format!(
-                    "static size_t tail_bytes(const {name}& v) noexcept {{ return sizeof({}) * v{}.size(); }}",
-                    Self::prim_ty(*prim),
+                    "static const auto& bulk(const {name}& v) noexcept {{ return v{}; }}",
                     place.access
                 ));
             }
