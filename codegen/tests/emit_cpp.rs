@@ -50,6 +50,12 @@ struct Outer {
     holder: Holder,
     tail: f64,
 }
+
+/// One array of primitives (encode appends its elements with one copy), named like the
+/// generated accessor `bulk`.
+struct Samples {
+    bulk: []i16,
+}
 ";
 
 /// Every ffire optional kind, C++ keywords and generated names as field names, array
@@ -139,6 +145,9 @@ fn extra_values() -> Vec<(&'static str, &'static str, bool, serde_json::Value)> 
             true,
             json!({"head": 65535, "holder": holder, "tail": -1.5e300}),
         ),
+        ("extra.sdp", "Samples", true, json!({"bulk": [1, -2, 32767, -32768]})),
+        ("extra.sdp", "Samples", false, json!({"bulk": []})),
+        ("extra.sdp", "Samples", false, json!({"bulk": [7]})),
         ("extra.ffi", "Everything", false, everything),
         ("extra.ffi", "Everything", false, nothing),
         ("extra.ffi", "Stamp", false, json!(-42)),
@@ -568,6 +577,22 @@ static std::string special_checks() {
         Bytes buf(ok.encoded_size());
         auto n = ok.encode_into(buf.data(), buf.size());
         CHECK(n && *n == 2 + 4 * 65535, "encode_into size at the limit");
+        // A value that is one array of primitives: encode appends the elements with one copy
+        // (no zero-fill first), after bytes already in the buffer, record after record,
+        // growing from a small capacity; encode_into (through write_to) gives the same bytes.
+        ffi_array_int_canon::IntListMessage a, b, none;
+        a.value = {1, -2, 3};
+        b.value.assign(1000, 0x01020304);
+        Bytes tails{9};
+        CHECK(a.encode(tails).ok() && none.encode(tails).ok() && b.encode(tails).ok() && a.encode(tails).ok(),
+              "encoding values that end in an array of primitives");
+        Bytes want{9};
+        for (const auto* v : {&a, &none, &b, &a}) {
+            Bytes one(v->encoded_size());
+            CHECK(v->encode_into(one.data(), one.size()).ok(), "encode_into");
+            want.insert(want.end(), one.begin(), one.end());
+        }
+        CHECK(tails == want, "appended arrays of primitives differ from encode_into");
         // Inside nested structs (each written through its own copy of the cursor): the
         // failure still reaches the caller, at the output offset of the string's prefix.
         ffi_complex_canon::PluginListMessage list;

@@ -56,9 +56,13 @@ fn check(dialect: Dialect, text: &str) -> usize {
             }
             doc_blocks = None;
         }
-        if let Some(rest) = line.strip_prefix("inline ") {
-            // `inline bool Name::write_to(` etc.: the definitions of one type.
-            let after_ty = rest.split_once(' ').map_or("", |(_, r)| r);
+        // `inline bool Name::write_to(` etc. (and `bool Name::read_fields(` after its
+        // `template` line): the definitions of one type.
+        let def = line
+            .strip_prefix("inline ")
+            .map(|rest| rest.split_once(' ').map_or("", |(_, r)| r))
+            .or_else(|| line.strip_prefix("bool "));
+        if let Some(after_ty) = def {
             current = owner(&ident(after_ty));
             let func = after_ty.split_once("::").map_or("", |(_, f)| f);
             in_measure = func.starts_with("measure(");
@@ -95,7 +99,7 @@ fn check(dialect: Dialect, text: &str) -> usize {
                 checked += 1;
             }
         }
-        for marker in ["w.block(", "rd.fixed("] {
+        for marker in ["w.block(", "out.block(", "rd.fixed("] {
             if let Some(n) = number_after(l, marker) {
                 if let Some(seen) = blocks.as_mut() {
                     seen.push(n);

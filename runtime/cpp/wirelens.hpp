@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -23,6 +24,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -110,6 +112,12 @@ inline T load_le(const uint8_t* p) noexcept {
         std::memcpy(&v, &u, sizeof v);
         return v;
     }
+}
+
+/// load_le into `out`, its type deduced (what generated code uses for a block's fields).
+template <class T>
+inline void load_le(const uint8_t* p, T& out) noexcept {
+    out = load_le<T>(p);
 }
 
 /// Writes a primitive little-endian at `p`.
@@ -780,9 +788,10 @@ private:
             return false;
         }
         // Into the vector's own storage (reused when decoding into an existing value).
-        if (!elements(out, n)) {
+        if (!charge(n, sizeof(T))) {
             return false;
         }
+        out.resize(n);
         if constexpr (little_endian_host && !std::is_same_v<T, bool>) {
             if (n != 0) {
                 std::memcpy(out.data(), p, n * sizeof(T));
@@ -972,6 +981,14 @@ private:
     Error* err_;
 };
 
+namespace detail {
+/// Whether T is one array of primitives (generated `T::bulk(v)` returns it).
+template <class T, class = void>
+struct has_bulk : std::false_type {};
+template <class T>
+struct has_bulk<T, std::void_t<decltype(T::bulk(std::declval<const T&>()))>> : std::true_type {};
+}  // namespace detail
+
 // ---------------------------------------------------------------- entry points
 // Everything built on the per-type functions lives here, once. A generated value type T
 // has `static size_t measure(const T&, Fits&)` (the exact size),
@@ -1013,7 +1030,17 @@ Status encode_append(const T& value, std::vector<uint8_t>& out) {
     if (Message && n > std::numeric_limits<uint32_t>::max()) {
         return Error::make(ErrorKind::too_long, start + 6, n, std::numeric_limits<uint32_t>::max());
     }
-    out.resize(start + head + n);
+    // A value that is one array of primitives: its elements are appended with one copy
+    // after the count, instead of zero-filled by resize() and then overwritten.
+    size_t bulk = 0;
+    if constexpr (little_endian_host && detail::has_bulk<T>::value) {
+        bulk = T::bulk(value).size() * sizeof(T::bulk(value)[0]);
+        if (out.capacity() < start + head + n) {
+            // Geometric, as resize() would grow (records appended one by one stay linear).
+            out.reserve(std::max(start + head + n, 2 * out.capacity()));
+        }
+    }
+    out.resize(start + head + n - bulk);
     uint8_t* p = out.data() + start;
     if constexpr (Message) {
         p[0] = 'S';
@@ -1022,6 +1049,18 @@ Status encode_append(const T& value, std::vector<uint8_t>& out) {
         p[3] = '2';
         store_le<uint16_t>(p + 4, T::MESSAGE_ID);
         store_le<uint32_t>(p + 6, static_cast<uint32_t>(n));
+    }
+    if constexpr (little_endian_host && detail::has_bulk<T>::value) {
+        // The count prefix is what the exact size has besides the elements (u16 or u32).
+        const auto& a = T::bulk(value);
+        if (n - bulk == 2) {
+            store_le<uint16_t>(p + head, static_cast<uint16_t>(a.size()));
+        } else {
+            store_le<uint32_t>(p + head, static_cast<uint32_t>(a.size()));
+        }
+        const auto* b = static_cast<const uint8_t*>(static_cast<const void*>(a.data()));
+        out.insert(out.end(), b, b + bulk);
+        return Status();
     }
     Error err;
     Writer w(p + head, start + head, err);
@@ -1108,13 +1147,16 @@ Result<V> decode_value(const uint8_t* data, size_t len, uint16_t id, size_t budg
                                                                 size_t budget = SIZE_MAX) {                   \
         return wirelens::decode_at<T>(data, len, 0, false, budget);                                            \
     }                                                                                                          \
-    /** Zero-copy decoders: the View points into `data`. */                                                   \
-    static wirelens::Result<View> decode_view(const uint8_t* data, size_t len, size_t budget = SIZE_MAX) {    \
-        return wirelens::decode_value<View>(data, len, 0, budget);                                             \
+    /** Zero-copy decoders: the View points into `data`. (Templates only so that the View */                 \
+    /** may be defined after T: call them without template arguments.) */                                     \
+    template <class V = View>                                                                                  \
+    static wirelens::Result<V> decode_view(const uint8_t* data, size_t len, size_t budget = SIZE_MAX) {       \
+        return wirelens::decode_value<V>(data, len, 0, budget);                                                \
     }                                                                                                          \
-    static wirelens::Result<wirelens::Decoded<View>> decode_view_prefix(const uint8_t* data, size_t len,      \
-                                                                        size_t budget = SIZE_MAX) {           \
-        return wirelens::decode_at<View>(data, len, 0, false, budget);                                         \
+    template <class V = View>                                                                                  \
+    static wirelens::Result<wirelens::Decoded<V>> decode_view_prefix(const uint8_t* data, size_t len,         \
+                                                                     size_t budget = SIZE_MAX) {              \
+        return wirelens::decode_at<V>(data, len, 0, false, budget);                                            \
     }
 
 /// The SDP message members of a generated struct `T` ("SDP2" header, type id, length).
@@ -1130,9 +1172,10 @@ Result<V> decode_value(const uint8_t* data, size_t len, uint16_t id, size_t budg
                                                                         size_t budget = SIZE_MAX) {            \
         return wirelens::decode_at<T>(data, len, MESSAGE_ID, false, budget);                                   \
     }                                                                                                          \
-    static wirelens::Result<View> decode_message_view(const uint8_t* data, size_t len,                         \
-                                                      size_t budget = SIZE_MAX) {                              \
-        return wirelens::decode_value<View>(data, len, MESSAGE_ID, budget);                                    \
+    template <class V = View>                                                                                  \
+    static wirelens::Result<V> decode_message_view(const uint8_t* data, size_t len,                            \
+                                                   size_t budget = SIZE_MAX) {                                 \
+        return wirelens::decode_value<V>(data, len, MESSAGE_ID, budget);                                       \
     }
 
 // ---------------------------------------------------------------- SDP dispatch

@@ -191,6 +191,7 @@ const MEMBERS: &[&str] = &[
     "to_owned",
     "max_len",
     "measure",
+    "bulk",
 ];
 
 /// The C++ type of a primitive (owned strings: `std::string`); the conformance engine
@@ -334,6 +335,14 @@ pub fn generate(schema: &Schema, layout: &Layout, source: &str) -> Result<Vec<Ou
     let mut c = Code::default();
     g.header(&mut c, source, &ns);
     g.forward_decls(&mut c);
+    // One `!=` for every value type of the header (found by argument-dependent lookup),
+    // not one per type.
+    c.blank();
+    c.line("/// `a != b` for the value types of this header (each defines operator==).");
+    c.line("template <class T, class = decltype(T::max_len)>");
+    c.open("bool operator!=(const T& a, const T& b) {");
+    c.line("return !(a == b);");
+    c.close("}");
     for &id in &order {
         g.type_defs(&mut c, id);
     }
@@ -571,8 +580,9 @@ impl Gen<'_> {
 
     fn forward_decls(&self, c: &mut Code) {
         for (id, def) in self.schema.types.iter().enumerate() {
+            // Only views: a type's owned struct (which names its view) comes before its view,
+            // and every struct after the types its members contain.
             if def.is_struct() || self.is_value_type(id) {
-                c.line(&format!("struct {};", self.name(id)));
                 if let Some(Some(v)) = self.views.get(id) {
                     c.line(&format!("struct {v};"));
                 }
@@ -688,7 +698,9 @@ impl Gen<'_> {
     }
 
     /// The view (when the type has one) and the owned struct, with member declarations and
-    /// the runtime's API macros. The view comes first so the owned struct's API can name it.
+    /// the runtime's API macros. The owned struct comes first so the view's read_from can
+    /// call its read_fields (the API's view decoders are templates: they need the view
+    /// complete only where they are called).
     fn type_defs(&self, c: &mut Code, id: TypeId) {
         let (Some(t), Some(p)) = (self.layout.get(id), self.plan.get(id)) else {
             return;
@@ -701,19 +713,6 @@ impl Gen<'_> {
         let view = self.views.get(id).cloned().flatten();
         let fixed = p.size.fixed.is_some() && p.is_struct;
         let members = self.declared(id, t);
-        if let Some(view) = &view {
-            c.blank();
-            c.line(&format!("/// Zero-copy view of {name}."));
-            c.open(&format!("struct {view} {{"));
-            for (member, docs, wire) in &members {
-                self.docs(c, docs);
-                c.line(&format!("{} {member}{{}};", self.view_ty(wire)));
-            }
-            c.blank();
-            c.line(&format!("{name} to_owned() const;"));
-            c.line(&format!("static bool read_from(wirelens::Reader& rd, {view}& v);"));
-            c.close("};");
-        }
         c.blank();
         self.docs(c, &def.docs);
         if !def.docs.is_empty() {
@@ -737,6 +736,21 @@ impl Gen<'_> {
             "static constexpr size_t max_len = {};",
             self.plan.prefix.max()
         ));
+        if let [Step::Value {
+            path,
+            value: Value::BulkPrims(_, prim),
+        }] = p.steps.as_slice()
+        {
+            if *prim != Primitive::Bool {
+                // One array of primitives: encode() appends its elements with one copy
+                // instead of zero-filling them first.
+                let place = self.place(p.id, path);
+                c.line(&format!(
+                    "static const auto& bulk(const {name}& v) noexcept {{ return v{}; }}",
+                    place.access
+                ));
+            }
+        }
         c.blank();
         c.line(&format!("WIRELENS_VALUE_API({name})"));
         if p.message_id.is_some() {
@@ -756,10 +770,14 @@ impl Gen<'_> {
             ));
         }
         c.line(&format!("static bool write_to(wirelens::Writer& w, const {name}& v);"));
-        c.line(&format!("static bool read_from(wirelens::Reader& rd, {name}& v);"));
         if view.is_some() {
+            c.line(&format!(
+                "static bool read_from(wirelens::Reader& rd, {name}& v) {{ return read_fields(rd, v); }}"
+            ));
             c.line("template <class V>");
             c.line("static bool read_fields(wirelens::Reader& rd, V& v);");
+        } else {
+            c.line(&format!("static bool read_from(wirelens::Reader& rd, {name}& v);"));
         }
         if fixed {
             c.line(&format!("static void write_block(uint8_t* b, const {name}& v);"));
@@ -777,6 +795,29 @@ impl Gen<'_> {
             c.line("return true;");
         } else if one_line.len() + 4 * c.depth <= 100 {
             c.line(&one_line);
+        } else if members.len() >= 4 {
+            // Member-wise (same order and short-circuit as `&&`), each name written once:
+            // half the text of the `a.x == b.x && …` chain (#13: generated size).
+            c.line(&format!("auto t = [](const {name}& x) {{"));
+            c.depth += 1;
+            let items: Vec<String> = members.iter().map(|(m, ..)| format!("x.{m}")).collect();
+            let (top, mut line) = (c.depth, "return std::tie(".to_string());
+            for (i, item) in items.iter().enumerate() {
+                let sep = if i + 1 == items.len() { ");" } else { "," };
+                if line.len() + item.len() + sep.len() + 1 + 4 * c.depth > 100 && !line.ends_with('(') {
+                    c.line(line.trim_end());
+                    c.depth = top + 1;
+                    line = String::new();
+                } else if !line.ends_with('(') {
+                    line.push(' ');
+                }
+                line.push_str(item);
+                line.push_str(sep);
+            }
+            c.line(&line);
+            c.depth = top - 1;
+            c.line("};");
+            c.line("return t(a) == t(b);");
         } else {
             // Several comparisons per line, wrapped at 100 columns.
             let mut line = format!("return {}", eq[0]);
@@ -798,10 +839,22 @@ impl Gen<'_> {
             c.depth = top;
         }
         c.close("}");
-        c.line(&format!(
-            "friend bool operator!=(const {name}& a, const {name}& b) {{ return !(a == b); }}"
-        ));
         c.close("};");
+        if let Some(view) = &view {
+            c.blank();
+            c.line(&format!("/// Zero-copy view of {name}."));
+            c.open(&format!("struct {view} {{"));
+            for (member, docs, wire) in &members {
+                self.docs(c, docs);
+                c.line(&format!("{} {member}{{}};", self.view_ty(wire)));
+            }
+            c.blank();
+            c.line(&format!("{name} to_owned() const;"));
+            c.line(&format!(
+                "static bool read_from(wirelens::Reader& rd, {view}& v) {{ return {name}::read_fields(rd, v); }}"
+            ));
+            c.close("};");
+        }
     }
 
     /// Non-root ffire aliases: a `using` for the user's convenience (generated code uses
@@ -840,12 +893,6 @@ impl Gen<'_> {
             // The value and its view read with one body (they differ only in the types of
             // nested structs): half the decoder source of a schema with strings or arrays.
             self.read_from(c, &name, p, true);
-            c.line(&format!(
-                "inline bool {name}::read_from(wirelens::Reader& rd, {name}& v) {{ return read_fields(rd, v); }}"
-            ));
-            c.line(&format!(
-                "inline bool {view}::read_from(wirelens::Reader& rd, {view}& v) {{ return {name}::read_fields(rd, v); }}"
-            ));
             c.blank();
             self.to_owned(c, &name, view, &members);
         } else {
@@ -861,17 +908,27 @@ impl Gen<'_> {
         if p.size.fixed.is_some() {
             return;
         }
-        c.open(&format!(
-            // `f` is unused when only nested structs or optionals vary (no length to check).
-            "inline size_t {name}::measure(const {name}& v, [[maybe_unused]] wirelens::Fits& f) noexcept {{"
-        ));
-        c.line(&format!("size_t n = {};", p.exact_size.constant));
+        let mut body = Code {
+            depth: c.depth + 1,
+            ..Code::default()
+        };
+        body.line(&format!("size_t n = {};", p.exact_size.constant));
         let mut k = 0;
         for (path, term) in &p.exact_size.terms {
             let place = self.place(p.id, path);
-            self.size_term(c, &format!("v{}", place.access), term, &mut k);
+            self.size_term(&mut body, &format!("v{}", place.access), term, &mut k);
         }
-        c.line("return n;");
+        body.line("return n;");
+        // `f` is unnamed when only optionals vary (no length to check, no nested measure).
+        let f = if body.out.contains("f.len(") || body.out.contains(", f)") {
+            " f"
+        } else {
+            ""
+        };
+        c.open(&format!(
+            "inline size_t {name}::measure(const {name}& v, wirelens::Fits&{f}) noexcept {{"
+        ));
+        c.out.push_str(&body.out);
         c.close("}");
         c.blank();
     }
@@ -921,10 +978,34 @@ impl Gen<'_> {
 
     // ------------------------------------------------------------------ encode
 
+    /// A fixed-size struct whose plan is one block of its own fields: its write_to and
+    /// read_from are its write_block / read_block at the cursor (same stores, loads and
+    /// error paths), not second copies of those bodies (#13: generated size).
+    fn one_block(p: &TypePlan) -> Option<u64> {
+        if p.size.fixed.is_none() || !p.is_struct {
+            return None;
+        }
+        match p.steps.as_slice() {
+            [Step::Block { block, .. }]
+                if !block.leaves.is_empty() && block.leaves.iter().all(|l| l.path.len() == 1) =>
+            {
+                Some(block.size)
+            }
+            _ => None,
+        }
+    }
+
     fn write_to(&self, c: &mut Code, name: &str, p: &TypePlan) {
         c.open(&format!(
             "inline bool {name}::write_to(wirelens::Writer& out, const {name}& v) {{"
         ));
+        if let Some(size) = Self::one_block(p) {
+            c.line(&format!("write_block(out.block({size}), v);"));
+            c.line("return true;");
+            c.close("}");
+            c.blank();
+            return;
+        }
         // The cursor in a register, not reloaded after every store (see wirelens::Writer).
         c.line("wirelens::Writer w = out;");
         let mut k = 0;
@@ -958,7 +1039,8 @@ impl Gen<'_> {
     fn store(&self, c: &mut Code, b: &str, at: u64, place: &str, kind: LeafKind) {
         let off = if at == 0 { b.to_string() } else { format!("{b} + {at}") };
         match kind {
-            LeafKind::Prim(p) => c.line(&format!("wirelens::store_le<{}>({off}, {place});", Self::prim_ty(p))),
+            // The member's type is the primitive's: store_le deduces it.
+            LeafKind::Prim(_) => c.line(&format!("wirelens::store_le({off}, {place});")),
             LeafKind::Struct(id) => c.line(&format!("{}::write_block({off}, {place});", self.name(id))),
         }
     }
@@ -1060,7 +1142,7 @@ impl Gen<'_> {
         let err = Self::err(names, "");
         match kind {
             LeafKind::Prim(Primitive::Bool) => c.line(&format!("if (!rd.block_bool({off}, {place})) {err}")),
-            LeafKind::Prim(p) => c.line(&format!("{place} = wirelens::load_le<{}>({off});", Self::prim_ty(p))),
+            LeafKind::Prim(_) => c.line(&format!("wirelens::load_le({off}, {place});")),
             LeafKind::Struct(id) => c.line(&format!(
                 "if (!{}::read_block(rd, {off}, {place})) {err}",
                 self.name(id)
@@ -1090,13 +1172,26 @@ impl Gen<'_> {
     fn read_from(&self, c: &mut Code, name: &str, p: &TypePlan, generic: bool) {
         if generic {
             c.line("template <class V>");
-            c.open(&format!(
-                "inline bool {name}::read_fields(wirelens::Reader& rd, V& v) {{"
-            ));
+            c.open(&format!("bool {name}::read_fields(wirelens::Reader& rd, V& v) {{"));
         } else {
             c.open(&format!(
                 "inline bool {name}::read_from(wirelens::Reader& rd, {name}& v) {{"
             ));
+        }
+        if let (Some(size), false) = (Self::one_block(p), generic) {
+            let first = p.steps.iter().find_map(|s| match s {
+                Step::Block { block, .. } => block.leaves.first().map(|l| self.place(p.id, &l.path).names),
+                Step::Value { .. } => None,
+            });
+            c.line(&format!("const uint8_t* b = rd.fixed({size});"));
+            c.line(&format!(
+                "if (b == nullptr) {}",
+                Self::err(first.as_deref().unwrap_or(&[]), "")
+            ));
+            c.line("return read_block(rd, b, v);");
+            c.close("}");
+            c.blank();
+            return;
         }
         let mut k = 0;
         let mut bn = 0;
@@ -1336,7 +1431,7 @@ mod tests {
         // canonical: Id (8-byte), Flag (1-byte), Name (variable)
         assert!(code.contains("Fixed blocks: 9 B at 0."), "{code}");
         assert!(code.contains("const uint8_t* b0 = rd.fixed(9);"), "{code}");
-        let id = code.find("v.id = wirelens::load_le<int64_t>(b0);").expect("id");
+        let id = code.find("wirelens::load_le(b0, v.id);").expect("id");
         let flag = code.find("rd.block_bool(b0 + 8, v.flag)").expect("flag");
         let name = code.find("rd.str16(v.name)").expect("name");
         assert!(id < flag && flag < name, "{code}");
