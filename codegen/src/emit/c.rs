@@ -139,6 +139,7 @@ const KEYWORDS: &[&str] = &[
 /// Per-type identifiers the generated code defines besides the type itself (`T_<suffix>`).
 const TYPE_SUFFIXES: &[&str] = &[
     "type",
+    "CODEC_",
     "view_type",
     "view",
     "size",
@@ -1321,15 +1322,31 @@ impl Gen<'_> {
             if blockers.contains(&id) {
                 self.get_put(&mut c, p);
             }
-            let views: &[bool] = if self.n.has_view_wire(&t.wire) {
-                &[false, true]
-            } else {
-                &[false]
+            let fns = |view: bool| {
+                let mut f = Code::default();
+                self.measure_fn(&mut f, p, view);
+                self.write_fn(&mut f, id, items, view);
+                self.read_fn(&mut f, id, items, view);
+                f.out
             };
-            for &view in views {
-                self.measure_fn(&mut c, p, view);
-                self.write_fn(&mut c, id, items, view);
-                self.read_fn(&mut c, id, items, view);
+            let owned = fns(false);
+            if !self.n.has_view_wire(&t.wire) {
+                c.out.push_str(&owned);
+            } else {
+                let view = fns(true);
+                match shared_bodies(&format!("{n}_CODEC_"), &owned, &view) {
+                    Some(text) => {
+                        c.blank();
+                        c.line(&format!(
+                            "// {n} and {n}_view share one text of these functions (the view's differ only in names)."
+                        ));
+                        c.out.push_str(&text);
+                    }
+                    None => {
+                        c.out.push_str(&owned);
+                        c.out.push_str(&view);
+                    }
+                }
             }
             self.tables(&mut c, id, t);
         }
@@ -1900,6 +1917,127 @@ impl Gen<'_> {
     }
 }
 
+/// A token of generated C: an identifier or number, a string literal, or one other character.
+fn c_tokens(s: &str) -> Option<Vec<&str>> {
+    let b = s.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let start = i;
+        if b[i].is_ascii_alphanumeric() || b[i] == b'_' {
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                i += 1;
+            }
+        } else if b[i] == b'"' {
+            i += 1;
+            while i < b.len() && b[i] != b'"' {
+                i += if b[i] == b'\\' { 2 } else { 1 };
+            }
+            i += 1;
+            if i > b.len() {
+                return None;
+            }
+        } else {
+            // One character (UTF-8 only ever occurs inside string literals).
+            i += s[i..].chars().next().map_or(1, char::len_utf8);
+        }
+        out.push(&s[start..i]);
+    }
+    Some(out)
+}
+
+/// The owned and the view functions of a type as one macro instantiated twice, when
+/// their texts differ only in identifiers (the view's type, its nested functions and
+/// `wl_*_view` helpers): the view functions were ~40 % of the generated C of a large
+/// schema. A name that differs by an inserted `_view` is pasted with parameter `WL_V`
+/// (empty or `_view`), one with `array` in place of `view` with `WL_K`, any other pair
+/// becomes a parameter of its own. None (emit both texts) when the texts differ otherwise.
+fn shared_bodies(macro_name: &str, owned: &str, view: &str) -> Option<String> {
+    if owned.contains("//") || owned.lines().any(|l| l.ends_with('\\')) {
+        return None; // a comment or a line splice cannot go inside a macro body
+    }
+    let (a, b) = (c_tokens(owned)?, c_tokens(view)?);
+    if a.len() != b.len() {
+        return None;
+    }
+    let ident = |t: &str| t.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_');
+    // Parameter names that no token of the body uses.
+    let fresh = |base: &str| {
+        let mut name = base.to_string();
+        while a.contains(&name.as_str()) || b.contains(&name.as_str()) {
+            name.push('_');
+        }
+        name
+    };
+    let (pv, pk) = (fresh("WL_V"), fresh("WL_K"));
+    let mut extra: Vec<(String, &str, &str)> = Vec::new();
+    let mut text = String::with_capacity(owned.len() + owned.len() / 8);
+    let paste = |pre: &str, param: &str, post: &str| {
+        let mut s = String::new();
+        for part in [pre, param, post].into_iter().filter(|x| !x.is_empty()) {
+            if !s.is_empty() {
+                s.push_str("##");
+            }
+            s.push_str(part);
+        }
+        s
+    };
+    for (x, y) in a.iter().zip(&b) {
+        if x == y {
+            text.push_str(x);
+            continue;
+        }
+        if !ident(x) || !ident(y) {
+            return None;
+        }
+        let inserted = (0..=x.len()).find(|&i| {
+            x.is_char_boundary(i)
+                && y.len() == x.len() + 5
+                && y.starts_with(&x[..i])
+                && y[i..].starts_with("_view")
+                && y[i + 5..] == x[i..]
+        });
+        if let Some(i) = inserted {
+            text.push_str(&paste(&x[..i], &pv, &x[i..]));
+            continue;
+        }
+        let swapped = x.match_indices("array").map(|(i, _)| i).find(|&i| {
+            y.len() + 1 == x.len() && y.starts_with(&x[..i]) && y[i..].starts_with("view") && y[i + 4..] == x[i + 5..]
+        });
+        if let Some(i) = swapped {
+            text.push_str(&paste(&x[..i], &pk, &x[i + 5..]));
+            continue;
+        }
+        let k = match extra.iter().position(|(_, o, v)| o == x && v == y) {
+            Some(k) => k,
+            None => {
+                extra.push((fresh(&format!("WL_P{}", extra.len())), x, y));
+                extra.len() - 1
+            }
+        };
+        text.push_str(&extra[k].0);
+    }
+    let mut params = vec![pv, pk];
+    params.extend(extra.iter().map(|(p, _, _)| p.clone()));
+    let mut out = format!("#define {macro_name}({})", params.join(", "));
+    for line in text.lines().filter(|l| !l.is_empty()) {
+        out.push_str(" \\\n");
+        out.push_str(line);
+    }
+    out.push('\n');
+    for (v, k, pick) in [("", "array", 0), ("_view", "view", 1)] {
+        let mut args = vec![v.to_string(), k.to_string()];
+        args.extend(
+            extra
+                .iter()
+                .map(|(_, o, w)| if pick == 0 { o.to_string() } else { w.to_string() }),
+        );
+        let _ = writeln!(out, "{macro_name}({})", args.join(", "));
+    }
+    let _ = writeln!(out, "#undef {macro_name}");
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -2004,6 +2142,34 @@ mod tests {
             "{c}"
         );
         assert!(!c.contains("switch"), "{c}");
+    }
+
+    #[test]
+    fn view_functions_share_the_owned_text() {
+        let (_, c) = gen(
+            Dialect::Sdp,
+            "struct A { s: str, v: []u16 }\nstruct B { a: A, l: []A }\n",
+        )
+        .expect("generates");
+        assert!(c.contains("#define test_B_CODEC_(WL_V, WL_K) \\\n"), "{c}");
+        assert!(c.contains("    p = wl_put_u16_##WL_K(p, 4, v->v); \\\n"), "{c}");
+        assert!(c.contains("test_A##WL_V##_read(rd, &out->a)"), "{c}");
+        assert!(c.contains("test_A##WL_V *a0 = NULL;"), "{c}");
+        assert!(
+            c.contains("test_B_CODEC_(, array)\ntest_B_CODEC_(_view, view)\n#undef test_B_CODEC_\n"),
+            "{c}"
+        );
+        assert!(
+            !c.contains("static wl_status test_A_view_read"),
+            "one text per function: {c}"
+        );
+        // A pair of names without either pattern is a parameter; parameter names avoid the body's.
+        let t = shared_bodies("M", "int WL_V = f(x_array);\n", "int WL_V = g(x_view);\n").expect("shares");
+        assert_eq!(t, "#define M(WL_V_, WL_K, WL_P0) \\\nint WL_V = WL_P0(x_##WL_K);\nM(, array, f)\nM(_view, view, g)\n#undef M\n");
+        // Texts that differ in anything but identifiers, or hold a comment, stay apart.
+        assert_eq!(shared_bodies("M", "f(1);\n", "f(2);\n"), None);
+        assert_eq!(shared_bodies("M", "f(a);\n", "f(a, b);\n"), None);
+        assert_eq!(shared_bodies("M", "f(a); // x\n", "f(b); // x\n"), None);
     }
 
     #[test]
