@@ -15,7 +15,8 @@
 //!   `T_decode_message_view(_prefix)`, and the dispatcher `Message` (a tagged union).
 //!
 //! Only `T_measure`, `T_write` and `T_read` (and their view variants) are compiled per
-//! type, behind the tables `T_type` / `T_view_type`; the public functions above are
+//! type, behind the tables `T_type` / `T_view_type` (when the view variants differ only
+//! in names, their text is written once: a macro instantiated for `T` and `T_view`); the public functions above are
 //! one-line macros over the runtime's generic `wl_size` / `wl_encode` / `wl_encode_buf` /
 //! `wl_decode`, and the dispatcher reads through a table indexed by type id.
 //!
