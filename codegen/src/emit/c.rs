@@ -1961,74 +1961,94 @@ fn shared_bodies(macro_name: &str, owned: &str, view: &str) -> Option<String> {
     if owned.contains("//") || owned.lines().any(|l| l.ends_with('\\')) {
         return None; // a comment or a line splice cannot go inside a macro body
     }
-    let (a, b) = (c_tokens(owned)?, c_tokens(view)?);
-    if a.len() != b.len() {
-        return None;
-    }
     let ident = |t: &str| t.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_');
-    // Parameter names that no token of the body uses.
+    // Parameter names that occur nowhere in the texts (not even inside a longer name).
     let fresh = |base: &str| {
         let mut name = base.to_string();
-        while a.contains(&name.as_str()) || b.contains(&name.as_str()) {
+        while owned.contains(name.as_str()) || view.contains(name.as_str()) {
             name.push('_');
         }
         name
     };
     let (pv, pk) = (fresh("WL_V"), fresh("WL_K"));
-    let mut extra: Vec<(String, &str, &str)> = Vec::new();
-    let mut text = String::with_capacity(owned.len() + owned.len() / 8);
-    let paste = |pre: &str, param: &str, post: &str| {
-        let mut s = String::new();
+    let paste = |out: &mut String, pre: &str, param: &str, post: &str| {
+        let mut first = true;
         for part in [pre, param, post].into_iter().filter(|x| !x.is_empty()) {
-            if !s.is_empty() {
-                s.push_str("##");
+            if !first {
+                out.push_str("##");
             }
-            s.push_str(part);
+            out.push_str(part);
+            first = false;
         }
-        s
     };
-    for (x, y) in a.iter().zip(&b) {
-        if x == y {
-            text.push_str(x);
+    let mut extra: Vec<(String, &str, &str)> = Vec::new();
+    let mut body = String::with_capacity(owned.len() + owned.len() / 8);
+    let (mut la, mut lb) = (owned.lines(), view.lines());
+    loop {
+        let (x, y) = match (la.next(), lb.next()) {
+            (None, None) => break,
+            (Some(x), Some(y)) => (x, y),
+            _ => return None,
+        };
+        if x.is_empty() && y.is_empty() {
             continue;
         }
-        if !ident(x) || !ident(y) {
+        body.push_str(" \\\n");
+        // Most lines are the same; only the others are compared token by token.
+        if x == y {
+            body.push_str(x);
+            continue;
+        }
+        let (a, b) = (c_tokens(x)?, c_tokens(y)?);
+        if a.len() != b.len() {
             return None;
         }
-        let inserted = (0..=x.len()).find(|&i| {
-            x.is_char_boundary(i)
-                && y.len() == x.len() + 5
-                && y.starts_with(&x[..i])
-                && y[i..].starts_with("_view")
-                && y[i + 5..] == x[i..]
-        });
-        if let Some(i) = inserted {
-            text.push_str(&paste(&x[..i], &pv, &x[i..]));
-            continue;
-        }
-        let swapped = x.match_indices("array").map(|(i, _)| i).find(|&i| {
-            y.len() + 1 == x.len() && y.starts_with(&x[..i]) && y[i..].starts_with("view") && y[i + 4..] == x[i + 5..]
-        });
-        if let Some(i) = swapped {
-            text.push_str(&paste(&x[..i], &pk, &x[i + 5..]));
-            continue;
-        }
-        let k = match extra.iter().position(|(_, o, v)| o == x && v == y) {
-            Some(k) => k,
-            None => {
-                extra.push((fresh(&format!("WL_P{}", extra.len())), x, y));
-                extra.len() - 1
+        for (x, y) in a.into_iter().zip(b) {
+            if x == y {
+                body.push_str(x);
+                continue;
             }
-        };
-        text.push_str(&extra[k].0);
+            if !ident(x) || !ident(y) {
+                return None;
+            }
+            let inserted = (y.len() == x.len() + 5)
+                .then(|| {
+                    (0..=x.len()).find(|&i| {
+                        x.is_char_boundary(i)
+                            && y.starts_with(&x[..i])
+                            && y[i..].starts_with("_view")
+                            && y[i + 5..] == x[i..]
+                    })
+                })
+                .flatten();
+            if let Some(i) = inserted {
+                paste(&mut body, &x[..i], &pv, &x[i..]);
+                continue;
+            }
+            let swapped = x.match_indices("array").map(|(i, _)| i).find(|&i| {
+                y.len() + 1 == x.len()
+                    && y.starts_with(&x[..i])
+                    && y[i..].starts_with("view")
+                    && y[i + 4..] == x[i + 5..]
+            });
+            if let Some(i) = swapped {
+                paste(&mut body, &x[..i], &pk, &x[i + 5..]);
+                continue;
+            }
+            let k = match extra.iter().position(|(_, o, v)| *o == x && *v == y) {
+                Some(k) => k,
+                None => {
+                    extra.push((fresh(&format!("WL_P{}", extra.len())), x, y));
+                    extra.len() - 1
+                }
+            };
+            body.push_str(&extra[k].0);
+        }
     }
     let mut params = vec![pv, pk];
     params.extend(extra.iter().map(|(p, _, _)| p.clone()));
     let mut out = format!("#define {macro_name}({})", params.join(", "));
-    for line in text.lines().filter(|l| !l.is_empty()) {
-        out.push_str(" \\\n");
-        out.push_str(line);
-    }
+    out.push_str(&body);
     out.push('\n');
     for (v, k, pick) in [("", "array", 0), ("_view", "view", 1)] {
         let mut args = vec![v.to_string(), k.to_string()];
