@@ -20,8 +20,9 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
+use crate::emit::rust::{OwnedStrings, RustOptions};
 use crate::emit::{Lang, OutputFile};
-use crate::generate::{file_name, generate_files, merge_outputs, schema_errors, write_files, WriteReport};
+use crate::generate::{file_name, generate_files_with, merge_outputs, schema_errors, write_files, WriteReport};
 use crate::{analyze, Analysis, Config, Dialect, FieldOrder, OrderChoice, SourceFile};
 
 /// The [`FileError::code`] of a generation stopped by [`Project::prepare_cancellable`].
@@ -97,6 +98,8 @@ pub struct Settings {
     pub languages: Vec<Lang>,
     pub out_dir: PathBuf,
     pub on_save: bool,
+    /// The Rust generator's options (`[generate.rust]`, or [`Project::with_rust_strings`]).
+    pub rust: RustOptions,
 }
 
 /// The default output folder, beside the schema.
@@ -126,6 +129,8 @@ pub struct Project {
     client: ClientSettings,
     /// The nearest `wirelens.toml` per schema folder (`None`: there is none).
     configs: Mutex<HashMap<PathBuf, Option<(PathBuf, Config)>>>,
+    /// `Builder::rust_strings`: beats `[generate.rust] strings`.
+    rust_strings: Option<OwnedStrings>,
 }
 
 impl Project {
@@ -141,7 +146,15 @@ impl Project {
             confined: true,
             client,
             configs: Mutex::default(),
+            rust_strings: None,
         }
+    }
+
+    /// The owned string type of generated Rust, over `wirelens.toml`'s (`None`: keep it).
+    #[must_use]
+    pub fn with_rust_strings(mut self, strings: Option<OwnedStrings>) -> Project {
+        self.rust_strings = strings;
+        self
     }
 
     pub fn roots(&self) -> &[PathBuf] {
@@ -239,6 +252,13 @@ impl Project {
                 .on_save
                 .or(toml.and_then(|c| c.generate.on_save))
                 .unwrap_or(false),
+            rust: RustOptions {
+                strings: self
+                    .rust_strings
+                    .or(toml.and_then(|c| c.generate.rust.strings))
+                    .unwrap_or_default(),
+                ..RustOptions::default()
+            },
         })
     }
 
@@ -352,8 +372,13 @@ impl Project {
                     if cancelled() {
                         return Err(stop());
                     }
-                    let more = generate_files(&loaded.analysis, &file_name(path), std::slice::from_ref(lang))
-                        .map_err(|e| vec![FileError::new(path, "generate", e.0)])?;
+                    let more = generate_files_with(
+                        &loaded.analysis,
+                        &file_name(path),
+                        std::slice::from_ref(lang),
+                        &settings.rust,
+                    )
+                    .map_err(|e| vec![FileError::new(path, "generate", e.0)])?;
                     files.extend(more);
                 }
                 Ok((settings.out_dir, files))
