@@ -50,14 +50,6 @@ pub trait Prim: Copy + Sized + 'static {
         }
     }
 
-    /// Decodes `b` (whole elements; a partial last one is ignored) into a new `Vec`.
-    #[inline]
-    fn vec_from_le(b: &[u8]) -> Vec<Self> {
-        let mut v = Vec::with_capacity(b.len() / Self::SIZE);
-        v.extend(b.chunks_exact(Self::SIZE).map(Self::from_le));
-        v
-    }
-
     /// Writes the encoding of `vs` into `dst`, which holds exactly `vs.len() × SIZE` bytes.
     #[inline]
     fn write_le(vs: &[Self], dst: &mut [u8]) {
@@ -89,36 +81,6 @@ macro_rules! host_is_wire {
     () => {};
 }
 
-/// [`Prim::vec_from_le`] for numbers on little-endian hosts: one `memcpy` into the new
-/// vector's storage, with no zero fill and no per-element conversion (the loop was
-/// 1.7× memcpy on a 20 KB `[]int32`).
-#[cfg(target_endian = "little")]
-macro_rules! number_vec_from_le {
-    () => {
-        #[inline]
-        #[allow(unsafe_code)]
-        fn vec_from_le(b: &[u8]) -> Vec<Self> {
-            let n = b.len() / Self::SIZE;
-            let mut v: Vec<Self> = Vec::with_capacity(n);
-            // SAFETY: the allocation holds `n` elements, i.e. `n × SIZE ≤ b.len()` bytes,
-            // and `b` (shared) cannot overlap the new vector; `Self` is a plain number
-            // (`SIZE == size_of::<Self>()`, every bit pattern valid) whose host
-            // representation is the little-endian wire encoding, so after the copy the
-            // first `n` elements are initialized.
-            unsafe {
-                core::ptr::copy_nonoverlapping(b.as_ptr(), v.as_mut_ptr().cast::<u8>(), n * Self::SIZE);
-                v.set_len(n);
-            }
-            v
-        }
-    };
-}
-
-#[cfg(not(target_endian = "little"))]
-macro_rules! number_vec_from_le {
-    () => {};
-}
-
 #[inline(always)]
 fn arr<const K: usize>(b: &[u8]) -> [u8; K] {
     let mut a = [0u8; K];
@@ -140,7 +102,6 @@ macro_rules! prim {
                 self.to_le_bytes()
             }
             host_is_wire!();
-            number_vec_from_le!();
         }
 
         #[doc = concat!("Reads a `", stringify!($t), "` at `at` inside a checked block.")]
@@ -258,7 +219,9 @@ impl<'a, T: Prim> LeSlice<'a, T> {
     /// Copies the elements into a `Vec` (one exact-size allocation).
     #[inline]
     pub fn to_vec(&self) -> Vec<T> {
-        T::vec_from_le(self.bytes)
+        let mut v = Vec::with_capacity(self.len());
+        v.extend(self.iter());
+        v
     }
 }
 

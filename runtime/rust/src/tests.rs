@@ -514,16 +514,3 @@ fn exact_size_writer_leaves_the_buffer_unchanged_on_error() {
     assert_eq!(out, [7, 7]);
     assert!(TooLong.to_bytes().is_err());
 }
-
-#[test]
-fn number_arrays_decode_with_one_copy() {
-    let vs: Vec<i32> = (0..1000).map(|i| i * 7919 - 3_000_000).collect();
-    let mut out = Vec::new();
-    out.len16(vs.len()).unwrap();
-    out.put_prims(&vs);
-    let mut r = Reader::new(&out);
-    assert_eq!(r.prims16_vec::<i32>().unwrap(), vs);
-    // A partial last element is ignored, not read past.
-    assert_eq!(<u32 as Prim>::vec_from_le(&[1, 0, 0, 0, 9, 9]), [1]);
-    assert_eq!(<f64 as Prim>::vec_from_le(&[]), Vec::<f64>::new());
-}
