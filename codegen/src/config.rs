@@ -71,6 +71,19 @@ pub struct GenerateConfig {
     pub on_save: Option<bool>,
     pub languages: Option<Vec<String>>,
     pub out_dir: Option<PathBuf>,
+    /// `[generate.rust]`: options of the Rust generator.
+    #[serde(default)]
+    pub rust: RustGenerateConfig,
+}
+
+/// `[generate.rust]`: options of the Rust generator.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RustGenerateConfig {
+    /// `strings = "std"` (owned string fields are `String`, the default) or `"compact"`
+    /// (`wirelens_runtime::CompactString`: strings up to 24 bytes inline, so decoding
+    /// allocates only for longer ones; needs the runtime's `compact-strings` feature).
+    pub strings: Option<crate::emit::rust::OwnedStrings>,
 }
 
 impl Config {

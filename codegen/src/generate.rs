@@ -14,6 +14,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use crate::emit::rust::{OwnedStrings, RustOptions};
 use crate::emit::{self, is_generated, EmitError, Lang, OutputFile};
 use crate::files::{remove_stale_temps, write_temp};
 use crate::project::{FileError, Flags, Project};
@@ -41,9 +42,25 @@ pub fn schema_errors(source: &SourceFile, analysis: &Analysis) -> Vec<FileError>
 /// The files for one analysed schema in each of `langs`, runtime headers included.
 /// `source_name` is the schema's file name (it names the outputs).
 pub fn generate_files(analysis: &Analysis, source_name: &str, langs: &[Lang]) -> Result<Vec<OutputFile>, EmitError> {
+    generate_files_with(analysis, source_name, langs, &RustOptions::default())
+}
+
+/// [`generate_files`] with the Rust generator's options.
+pub fn generate_files_with(
+    analysis: &Analysis,
+    source_name: &str,
+    langs: &[Lang],
+    rust: &RustOptions,
+) -> Result<Vec<OutputFile>, EmitError> {
     let mut files = Vec::new();
     for &lang in langs {
-        files.extend(emit::generate(lang, &analysis.schema, &analysis.layout, source_name)?);
+        files.extend(emit::generate_with(
+            lang,
+            &analysis.schema,
+            &analysis.layout,
+            source_name,
+            rust,
+        )?);
         files.extend(emit::runtime_files(lang));
     }
     Ok(files)
@@ -233,6 +250,7 @@ pub struct Builder {
     out_dir: Option<PathBuf>,
     order: Option<FieldOrder>,
     cargo_rerun: bool,
+    rust_strings: Option<OwnedStrings>,
 }
 
 impl Default for Builder {
@@ -248,6 +266,7 @@ impl Builder {
             out_dir: None,
             order: None,
             cargo_rerun: true,
+            rust_strings: None,
         }
     }
 
@@ -266,6 +285,14 @@ impl Builder {
     /// The ffire field order, overriding `wirelens.toml` and `//wirelens:order`.
     pub fn order(mut self, order: FieldOrder) -> Builder {
         self.order = Some(order);
+        self
+    }
+
+    /// The owned type of string fields in generated Rust, overriding `wirelens.toml`'s
+    /// `[generate.rust] strings` (default `String`). [`OwnedStrings::Compact`] needs the
+    /// `wirelens-runtime` feature `compact-strings`.
+    pub fn rust_strings(mut self, strings: OwnedStrings) -> Builder {
+        self.rust_strings = Some(strings);
         self
     }
 
@@ -303,6 +330,7 @@ impl Builder {
             out_dir: Some(out_dir),
         };
         let prepared = Project::local()
+            .with_rust_strings(self.rust_strings)
             .prepare(&paths, &flags, &Default::default())
             .map_err(BuildError)?;
         let written = crate::project::write_prepared(&prepared).map_err(|e| BuildError(vec![e]))?;

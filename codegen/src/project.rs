@@ -20,8 +20,9 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
+use crate::emit::rust::{OwnedStrings, RustOptions};
 use crate::emit::{EmitError, Lang, OutputFile};
-use crate::generate::{file_name, generate_files, merge_outputs, schema_errors, write_files, WriteReport};
+use crate::generate::{file_name, generate_files_with, merge_outputs, schema_errors, write_files, WriteReport};
 use crate::{analyze, Analysis, Config, Dialect, FieldOrder, OrderChoice, SourceFile};
 
 /// The [`FileError::code`] of a generation stopped by [`Project::prepare_cancellable`].
@@ -97,6 +98,8 @@ pub struct Settings {
     pub languages: Vec<Lang>,
     pub out_dir: PathBuf,
     pub on_save: bool,
+    /// The Rust generator's options (`[generate.rust]`, or [`Project::with_rust_strings`]).
+    pub rust: RustOptions,
 }
 
 /// The default output folder, beside the schema.
@@ -130,6 +133,8 @@ pub struct Project {
     /// script waits for the result; an editor generates in the background and leaves the
     /// other core to the analysis of the next keystroke.
     parallel_languages: bool,
+    /// `Builder::rust_strings`: beats `[generate.rust] strings`.
+    rust_strings: Option<OwnedStrings>,
 }
 
 impl Project {
@@ -149,7 +154,15 @@ impl Project {
             client,
             configs: Mutex::default(),
             parallel_languages: false,
+            rust_strings: None,
         }
+    }
+
+    /// The owned string type of generated Rust, over `wirelens.toml`'s (`None`: keep it).
+    #[must_use]
+    pub fn with_rust_strings(mut self, strings: Option<OwnedStrings>) -> Project {
+        self.rust_strings = strings;
+        self
     }
 
     pub fn roots(&self) -> &[PathBuf] {
@@ -247,6 +260,13 @@ impl Project {
                 .on_save
                 .or(toml.and_then(|c| c.generate.on_save))
                 .unwrap_or(false),
+            rust: RustOptions {
+                strings: self
+                    .rust_strings
+                    .or(toml.and_then(|c| c.generate.rust.strings))
+                    .unwrap_or_default(),
+                ..RustOptions::default()
+            },
         })
     }
 
@@ -362,6 +382,7 @@ impl Project {
                     &loaded.analysis,
                     &file_name(path),
                     &settings.languages,
+                    &settings.rust,
                     self.parallel_languages,
                 )
                 .map_err(|e| vec![FileError::new(path, "generate", e.0)])?;
@@ -406,15 +427,18 @@ fn emit_languages(
     analysis: &Analysis,
     source_name: &str,
     langs: &[Lang],
+    rust: &RustOptions,
     parallel: bool,
 ) -> Result<Vec<OutputFile>, EmitError> {
     if !parallel || langs.len() < 2 {
-        return generate_files(analysis, source_name, langs);
+        return generate_files_with(analysis, source_name, langs, rust);
     }
     let per_lang: Vec<Result<Vec<OutputFile>, EmitError>> = std::thread::scope(|scope| {
         let handles: Vec<_> = langs
             .iter()
-            .map(|lang| scope.spawn(move || generate_files(analysis, source_name, std::slice::from_ref(lang))))
+            .map(|lang| {
+                scope.spawn(move || generate_files_with(analysis, source_name, std::slice::from_ref(lang), rust))
+            })
             .collect();
         handles
             .into_iter()

@@ -62,6 +62,17 @@ struct Named {
     pair: Pair,
     tail: u16,
 }
+
+/// Fields named like the decoder's own locals (which hold fields under their names).
+struct Locals {
+    rd: u32,
+    b0: str,
+    n0: []u16,
+    x: str,
+    f_x: bool,
+    i_0: u8,
+    base0: Option<Label>,
+}
 ";
 
 const EXTRA_FFI: &str = "package extra
@@ -137,6 +148,12 @@ fn extra_values() -> Vec<(&'static str, &'static str, bool, serde_json::Value)> 
         ("extra.sdp", "Named", false, named.clone()),
         ("extra.sdp", "Named", true, named),
         ("extra.sdp", "LabelView", false, json!({"text": "v"})),
+        (
+            "extra.sdp",
+            "Locals",
+            false,
+            json!({"rd": 1, "b0": "b", "n0": [2, 3], "x": "x", "f_x": true, "i_0": 4, "base0": {"text": "t", "size": 5}}),
+        ),
         ("extra.sdp", "Holder", false, holder.clone()),
         ("extra.sdp", "Holder", false, holder_empty),
         ("extra.sdp", "Holder", true, holder),

@@ -334,3 +334,37 @@ fn user_files_keep_their_owner() {
     assert_eq!((after.uid(), after.gid()), (before.uid(), before.gid()));
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "new");
 }
+
+/// `[generate.rust] strings = "compact"` in `wirelens.toml` (what `wirelens gen` and the
+/// editor read) makes owned strings `CompactString`; `Builder::rust_strings` beats it; an
+/// unknown value is refused with its position.
+#[test]
+fn rust_string_type_comes_from_wirelens_toml_or_the_builder() {
+    use codegen::emit::rust::OwnedStrings;
+    let (_dir, root) = canonical_root();
+    let schema = root.join("t.sdp");
+    std::fs::write(&schema, "struct T {\n    name: str,\n}\n").unwrap();
+    let flags = Flags {
+        languages: Some(vec![Lang::Rust]),
+        ..Flags::default()
+    };
+    let rust = |project: &Project| -> String {
+        let files = outputs(project, &schema, &flags, None);
+        files.into_iter().find(|f| f.name.ends_with(".rs")).unwrap().contents
+    };
+    assert!(rust(&Project::local()).contains("pub name: String,"));
+    std::fs::write(root.join("wirelens.toml"), "[generate.rust]\nstrings = \"compact\"\n").unwrap();
+    let compact = rust(&Project::local());
+    assert!(compact.contains("pub name: rt::CompactString,"), "{compact}");
+    assert!(compact.contains("rd.compact32()"), "{compact}");
+    let overridden = rust(&Project::local().with_rust_strings(Some(OwnedStrings::Std)));
+    assert!(overridden.contains("pub name: String,"), "{overridden}");
+    std::fs::write(root.join("wirelens.toml"), "[generate.rust]\nstrings = \"tiny\"\n").unwrap();
+    let err = Project::local()
+        .prepare(std::slice::from_ref(&schema), &flags, &HashMap::new())
+        .unwrap_err();
+    assert!(
+        err[0].line_col == Some((2, 11)) && err[0].message.contains("compact"),
+        "{err:?}"
+    );
+}

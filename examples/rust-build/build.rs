@@ -12,4 +12,15 @@ fn main() {
         eprintln!("{e}");
         std::process::exit(1);
     }
+    // The golden AudioUnit schema again with owned strings as `CompactString` (no
+    // allocation for strings up to 24 bytes; needs the runtime's `compact-strings`).
+    let out = std::path::PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR")).join("compact");
+    let compact = codegen::generate::Builder::new()
+        .out_dir(out)
+        .rust_strings(codegen::emit::rust::OwnedStrings::Compact)
+        .compile(&["../../tests/vectors/sdp/schemas/audiounit.sdp"]);
+    if let Err(e) = compact {
+        eprintln!("{e}");
+        std::process::exit(1);
+    }
 }

@@ -100,8 +100,10 @@ pub struct RustOptions {
     pub strings: OwnedStrings,
 }
 
-/// The owned type of string fields ([`RustOptions::strings`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// The owned type of string fields ([`RustOptions::strings`]; `wirelens.toml`:
+/// `[generate.rust] strings = "std" | "compact"`; `build.rs`: `Builder::rust_strings`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum OwnedStrings {
     /// `String` (the default): one heap allocation per decoded string.
     #[default]
@@ -216,6 +218,22 @@ pub fn prim_type(p: Primitive) -> &'static str {
     Gen::prim_ty(p)
 }
 
+/// Whether a decoder may hold field `name` (a [`field_names`] entry) in a local of the
+/// same name: lowercase (never a pattern such as `None`) and not one of the decoder's
+/// own locals (`rd`, `b0`, `base0`, `n0`, `i0`, `x0`, `i_0_1`) or of the `f_`-prefixed
+/// ones the other fields get.
+fn local_is_field_name(name: &str) -> bool {
+    let lower = name.starts_with(|c: char| c.is_ascii_lowercase())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+    let numbered = ["b", "base", "n", "i", "x"].iter().any(|p| {
+        name.strip_prefix(p)
+            .is_some_and(|rest| rest.chars().all(|c| c.is_ascii_digit()))
+    });
+    lower && !numbered && name != "rd" && !name.starts_with("f_") && !name.starts_with("i_")
+}
+
 /// Drops blank lines before a closing brace.
 fn trim_blank(c: &mut Code) {
     while c.out.ends_with("\n\n") {
@@ -250,6 +268,29 @@ fn struct_borrows(layout: &Layout) -> Vec<bool> {
         if !changed {
             return b;
         }
+    }
+}
+
+/// One segment of an error path in generated code.
+#[derive(Debug, Clone)]
+enum Seg {
+    /// A field, by its quoted schema name (`"name"`).
+    Field(String),
+    /// An array element, by the loop variable holding its index.
+    Index(String),
+}
+
+/// The path a read's error gets, innermost segment first.
+#[derive(Debug, Clone, Default)]
+struct Ctx(Vec<Seg>);
+
+impl Ctx {
+    /// The context of an element (index variable `var`) of the array read in `self`.
+    fn in_element(&self, var: String) -> Ctx {
+        let mut segs = Vec::with_capacity(self.0.len() + 1);
+        segs.push(Seg::Index(var));
+        segs.extend(self.0.iter().cloned());
+        Ctx(segs)
     }
 }
 
@@ -313,9 +354,9 @@ impl Gen<'_> {
         c.line("#[allow(unused_imports)] // `Vec`/`String` for `no_std` crates; the std prelude has them too");
         c.line("use rt::prelude::*;");
         let traits = if self.sdp() {
-            "Decode as _, Message as _, SdpMessage as _"
+            "At as _, Decode as _, Message as _, SdpMessage as _"
         } else {
-            "Decode as _, Message as _"
+            "At as _, Decode as _, Message as _"
         };
         c.line("#[allow(unused_imports)] // the traits whose methods this module calls");
         c.line(&format!("use rt::{{{traits}}};"));
@@ -605,11 +646,20 @@ impl Gen<'_> {
         parts.join(".")
     }
 
-    /// The decoder's local variable for a plan path.
+    /// The decoder's local variable for a plan path: a field's own name where that is
+    /// safe (so the struct literal can use the shorthand `Self { name, .. }`), else
+    /// `f_name`.
     fn local(&self, owner: TypeId, path: &[usize]) -> String {
         match path {
             [] => "f_0".into(),
-            [i] => format!("f_{}", self.field_names(owner).get(*i).map_or("", |s| s.as_str())),
+            [i] => {
+                let name = self.field_names(owner).get(*i).map_or("", |s| s.as_str());
+                if local_is_field_name(name) {
+                    ident(name)
+                } else {
+                    format!("f_{name}")
+                }
+            }
             _ => {
                 let idx: Vec<String> = path.iter().map(|i| i.to_string()).collect();
                 format!("i_{}", idx.join("_"))
@@ -617,20 +667,20 @@ impl Gen<'_> {
         }
     }
 
-    /// The error-path context of a plan path, innermost field first (`.field("b").field("a")`).
-    fn ctx(&self, owner: TypeId, path: &[usize]) -> String {
+    /// The error-path context of a plan path (innermost field first).
+    fn ctx(&self, owner: TypeId, path: &[usize]) -> Ctx {
         let mut ty = owner;
-        let mut names = Vec::with_capacity(path.len());
+        let mut segs = Vec::with_capacity(path.len());
         for &i in path {
             let name = self.schema.types[ty]
                 .fields()
                 .get(i)
                 .map_or("?", |f| f.json_name.as_str());
-            names.push(format!(".field({name:?})"));
+            segs.push(Seg::Field(format!("{name:?}")));
             ty = self.nested(ty, i).unwrap_or(ty);
         }
-        names.reverse();
-        names.concat()
+        segs.reverse();
+        Ctx(segs)
     }
 
     // ------------------------------------------------------------------ size
@@ -845,11 +895,23 @@ impl Gen<'_> {
 
     // ------------------------------------------------------------------ decode
 
-    fn map_err(ctx: &str) -> String {
-        if ctx.is_empty() {
-            String::new()
-        } else {
-            format!(".map_err(|e| e{ctx})")
+    /// What a read's result is followed by to add `ctx` to an error's path: the runtime's
+    /// `At` methods for the common shapes (shorter source), `map_err` otherwise.
+    fn map_err(ctx: &Ctx) -> String {
+        match ctx.0.as_slice() {
+            [] => String::new(),
+            [Seg::Field(name)] => format!(".at({name})"),
+            [Seg::Index(i), Seg::Field(name)] => format!(".at_index({i}, {name})"),
+            segs => {
+                let calls: Vec<String> = segs
+                    .iter()
+                    .map(|s| match s {
+                        Seg::Field(name) => format!(".field({name})"),
+                        Seg::Index(i) => format!(".index({i})"),
+                    })
+                    .collect();
+                format!(".map_err(|e| e{})", calls.concat())
+            }
         }
     }
 
@@ -881,7 +943,7 @@ impl Gen<'_> {
                     if needs_base {
                         c.line(&format!("let {base} = rd.position();"));
                     }
-                    let first = b.leaves.first().map_or_else(String::new, |l| self.ctx(p.id, &l.path));
+                    let first = b.leaves.first().map_or_else(Ctx::default, |l| self.ctx(p.id, &l.path));
                     c.line(&format!(
                         "let {name} = rd.fixed::<{}>(){}?;",
                         b.size,
@@ -935,13 +997,18 @@ impl Gen<'_> {
             .iter()
             .map(|f| {
                 let value = self.local(p.id, &[f.decl_index]);
-                format!("{}: {value}", ident(&names[f.decl_index]))
+                let field = ident(&names[f.decl_index]);
+                if value == field {
+                    field
+                } else {
+                    format!("{field}: {value}")
+                }
             })
             .collect()
     }
 
     /// A single-expression read, when there is one.
-    fn simple_read(&self, v: &Value, ctx: &str, view: bool) -> Option<String> {
+    fn simple_read(&self, v: &Value, ctx: &Ctx, view: bool) -> Option<String> {
         let me = Self::map_err(ctx);
         let bits = |p: &Prefix| if *p == Prefix::U32 { "32" } else { "16" };
         Some(match v {
@@ -971,7 +1038,7 @@ impl Gen<'_> {
         })
     }
 
-    fn read_value(&self, c: &mut Code, var: &str, v: &Value, ctx: &str, d: usize, view: bool) {
+    fn read_value(&self, c: &mut Code, var: &str, v: &Value, ctx: &Ctx, d: usize, view: bool) {
         if let Some(e) = self.simple_read(v, ctx, view) {
             c.line(&format!("let {var} = {e};"));
             return;
@@ -982,7 +1049,7 @@ impl Gen<'_> {
             c.line(&format!("let n{d} = rd.count{}({min}){me}?;", bits(pre)));
             c.line(&format!("let mut {var} = rd.vec(n{d}){me}?;"));
             c.open(&format!("for i{d} in 0..n{d} {{"));
-            let inner_ctx = format!(".index(i{d}){ctx}");
+            let inner_ctx = ctx.in_element(format!("i{d}"));
             match self.simple_read(elem, &inner_ctx, view) {
                 Some(expr) => c.line(&format!("{var}.push({expr});")),
                 None => {
@@ -1140,9 +1207,9 @@ mod tests {
         )
         .expect("generates");
         // canonical: Id (8-byte), Flag (1-byte), Name (variable)
-        let id = code.find("let f_id = ").expect("id");
-        let flag = code.find("let f_flag = ").expect("flag");
-        let name = code.find("let f_name = ").expect("name");
+        let id = code.find("let id = ").expect("id");
+        let flag = code.find("let flag = ").expect("flag");
+        let name = code.find("let name = ").expect("name");
         assert!(id < flag && flag < name, "{code}");
         assert!(code.contains("Fixed blocks: 9 B at 0."), "{code}");
         assert!(code.contains("let b0 = rd.fixed::<9>()"), "{code}");
@@ -1168,8 +1235,8 @@ mod tests {
             !plain.contains("rd.fixed::<") && !plain.contains("put_prims("),
             "{plain}"
         );
-        assert!(plain.contains("let f_x = rd.u32()"), "{plain}");
-        assert!(plain.contains("let f_ok = rd.bool()"), "{plain}");
+        assert!(plain.contains("let f_x = rd.u32()"), "{plain}"); // `x` is reserved (x0, x1…)
+        assert!(plain.contains("let ok = rd.bool()"), "{plain}");
         assert!(plain.contains("w.put_prim(*x0);"), "{plain}");
     }
 

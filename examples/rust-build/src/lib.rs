@@ -16,6 +16,11 @@ pub mod audiounit {
     include!(concat!(env!("OUT_DIR"), "/audiounit.rs"));
 }
 
+/// The same schema with owned strings as `CompactString` (`Builder::rust_strings`).
+pub mod audiounit_compact {
+    include!(concat!(env!("OUT_DIR"), "/compact/audiounit.rs"));
+}
+
 /// A registry with one plugin, as a scanner would send it.
 pub fn sample_registry() -> plugin_registry::PluginRegistry {
     use plugin_registry::*;

@@ -1,6 +1,6 @@
 //! The code `build.rs` generated, used as an application would.
 
-use wirelens_example_build::{audiounit, plugin_registry, sample_registry, telemetry};
+use wirelens_example_build::{audiounit, audiounit_compact, plugin_registry, sample_registry, telemetry};
 use wirelens_runtime::{Dispatch as _, Message as _, SdpMessage as _};
 
 fn vector(name: &str) -> Vec<u8> {
@@ -17,6 +17,19 @@ fn golden_audiounit_bytes_decode_and_reencode_exactly() {
     assert_eq!(registry.to_bytes().expect("encode"), bytes);
     let view = audiounit::PluginRegistry::decode_view(&bytes).expect("view");
     assert_eq!(view.to_owned_value(), registry);
+}
+
+#[test]
+fn compact_strings_decode_and_reencode_the_golden_bytes() {
+    let bytes = vector("sdp/cases/audiounit_full.bin");
+    let compact = audiounit_compact::PluginRegistry::decode(&bytes).expect("decode");
+    let name: &wirelens_runtime::CompactString = &compact.plugins[0].name;
+    let plain = audiounit::PluginRegistry::decode(&bytes).expect("decode");
+    assert_eq!(name.as_str(), plain.plugins[0].name);
+    assert_eq!(compact.to_bytes().expect("encode"), bytes);
+    let mut out = Vec::new();
+    compact.encode(&mut out).expect("encode");
+    assert_eq!(out, bytes);
 }
 
 #[test]

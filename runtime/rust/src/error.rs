@@ -146,6 +146,35 @@ impl DecodeError {
     }
 }
 
+/// Adds the enclosing field (and array index) to a failed read's value path: generated
+/// code writes `rd.u32().at("count")?` for `.map_err(|e| e.field("count"))?` (the same
+/// effect, shorter source: this is called once per field read).
+pub trait At<T> {
+    /// On error, adds the enclosing field `name` to the path.
+    fn at(self, name: &'static str) -> Result<T, DecodeError>;
+
+    /// On error, adds the array index `i`, then the enclosing field `name`, to the path.
+    fn at_index(self, i: usize, name: &'static str) -> Result<T, DecodeError>;
+}
+
+impl<T> At<T> for Result<T, DecodeError> {
+    #[inline(always)]
+    fn at(self, name: &'static str) -> Result<T, DecodeError> {
+        match self {
+            Ok(v) => Ok(v),
+            Err(e) => Err(e.field(name)),
+        }
+    }
+
+    #[inline(always)]
+    fn at_index(self, i: usize, name: &'static str) -> Result<T, DecodeError> {
+        match self {
+            Ok(v) => Ok(v),
+            Err(e) => Err(e.index(i).field(name)),
+        }
+    }
+}
+
 impl fmt::Display for DecodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let path = self.path();

@@ -8,6 +8,7 @@
 use alloc::vec::Vec;
 
 use crate::sdp::{self, HEADER_LEN};
+use crate::sink::VecSink;
 use crate::{DecodeError, EncodeError, Reader, SliceSink};
 
 /// A value read from the input: an owned generated type (for every `'a`) or the
@@ -36,8 +37,13 @@ pub trait Message: Sized + for<'a> Decode<'a> {
     #[inline]
     fn encode(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         let start = out.len();
-        out.reserve(self.encoded_size());
-        let result = self.write_to(out);
+        // The size pass only for a vector without spare room (a new one: one exact
+        // allocation); a reused buffer skips it, and the writer checks the capacity as
+        // it goes (growing is its cold path).
+        if out.capacity() == start {
+            out.reserve(self.encoded_size());
+        }
+        let result = self.write_to(&mut VecSink::new(out));
         if result.is_err() {
             out.truncate(start);
         }
@@ -61,7 +67,7 @@ pub trait Message: Sized + for<'a> Decode<'a> {
     #[inline]
     fn to_bytes(&self) -> Result<Vec<u8>, EncodeError> {
         let mut out = Vec::with_capacity(self.encoded_size());
-        self.write_to(&mut out)?;
+        self.write_to(&mut VecSink::new(&mut out))?;
         Ok(out)
     }
 
@@ -134,9 +140,11 @@ pub trait SdpMessage: Message {
         let size = self.encoded_size();
         out.reserve(HEADER_LEN + size);
         let mut result = sdp::write_header(out, Self::MESSAGE_ID, size);
-        if result.is_ok() {
-            result = self.write_to(out);
+        if result.is_err() {
+            out.truncate(start);
+            return result;
         }
+        result = self.write_to(&mut VecSink::new(out));
         if result.is_err() {
             out.truncate(start);
         }

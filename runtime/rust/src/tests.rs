@@ -394,3 +394,123 @@ fn decode_results_fit_in_two_words() {
     assert_eq!(core::mem::size_of::<DecodeError>(), core::mem::size_of::<usize>());
     assert!(core::mem::size_of::<Result<&str, DecodeError>>() <= 2 * core::mem::size_of::<usize>());
 }
+
+/// A hand-written `Message` whose `encoded_size` is wrong by `lie` bytes: `Message` is a
+/// safe trait, so the exact-size writer must stay in bounds and correct anyway.
+struct Liar {
+    strings: Vec<alloc::string::String>,
+    lie: isize,
+}
+
+impl Message for Liar {
+    type View<'a> = Liar;
+
+    fn encoded_size(&self) -> usize {
+        let real: usize = self.strings.iter().map(|s| 4 + s.len()).sum();
+        real.saturating_add_signed(self.lie)
+    }
+
+    fn write_to<S: Sink>(&self, w: &mut S) -> Result<(), EncodeError> {
+        for (i, s) in self.strings.iter().enumerate() {
+            // Both ways generated code writes a string.
+            if i % 2 == 0 {
+                w.str32(s)?;
+            } else {
+                w.len32(s.len())?;
+                w.put(s.as_bytes());
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<'a> Decode<'a> for Liar {
+    fn read_from(_rd: &mut Reader<'a>) -> Result<Self, DecodeError> {
+        Ok(Liar {
+            strings: Vec::new(),
+            lie: 0,
+        })
+    }
+}
+
+/// The reference encoding: `Vec<u8>`'s own `Sink` (`extend_from_slice`).
+fn reference(strings: &[alloc::string::String]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for s in strings {
+        out.str32(s).unwrap();
+    }
+    out
+}
+
+#[test]
+fn exact_size_writer_copies_every_length_and_survives_a_wrong_size() {
+    // Every string length around the copy widths (0–3, 4–7, 8–15, 16–32, longer), with
+    // each byte distinct so an overlapping copy from the wrong offset shows.
+    let strings: Vec<alloc::string::String> = (0..80usize)
+        .map(|n| (0..n).map(|i| char::from(b'!' + (i % 90) as u8)).collect())
+        .collect();
+    let expected = reference(&strings);
+    for lie in [0isize, -1, -4, -100, -1_000_000, 1, 64, 4096] {
+        let m = Liar {
+            strings: strings.clone(),
+            lie,
+        };
+        // into an empty vector (the writer must grow when the size is too small) ...
+        let mut out = Vec::new();
+        m.encode(&mut out).unwrap();
+        assert_eq!(out, expected, "lie {lie}");
+        // ... appended after existing bytes, into a tight and into a roomy buffer ...
+        for cap in [1, expected.len() + 1, 2 * expected.len()] {
+            let mut out = Vec::with_capacity(cap);
+            out.push(0xAA);
+            m.encode(&mut out).unwrap();
+            assert_eq!(out[0], 0xAA);
+            assert_eq!(&out[1..], &expected[..], "lie {lie}, capacity {cap}");
+        }
+        // ... as a fresh vector, into a caller buffer, and through `Vec<u8>`'s own sink.
+        assert_eq!(m.to_bytes().unwrap(), expected, "lie {lie}");
+        let mut buf = vec![0u8; expected.len() + 4096];
+        assert_eq!(m.encode_into(&mut buf), Ok(expected.len()), "lie {lie}");
+        assert_eq!(&buf[..expected.len()], &expected[..]);
+        let mut out = vec![1];
+        m.write_to(&mut out).unwrap();
+        assert_eq!(&out[1..], &expected[..]);
+    }
+    // Each string on its own: the writer's copies never touch bytes past the string.
+    for s in &strings {
+        let mut out = vec![0x55; 3];
+        out.reserve(200);
+        let m = Liar {
+            strings: vec![s.clone()],
+            lie: 0,
+        };
+        m.encode(&mut out).unwrap();
+        assert_eq!(&out[..3], &[0x55; 3]);
+        assert_eq!(&out[3..], &reference(core::slice::from_ref(s))[..]);
+    }
+}
+
+#[test]
+fn exact_size_writer_leaves_the_buffer_unchanged_on_error() {
+    struct TooLong;
+    impl Message for TooLong {
+        type View<'a> = TooLong;
+        fn encoded_size(&self) -> usize {
+            8
+        }
+        fn write_to<S: Sink>(&self, w: &mut S) -> Result<(), EncodeError> {
+            w.put(&[1, 2, 3, 4]);
+            w.len16(70_000)
+        }
+    }
+    impl<'a> Decode<'a> for TooLong {
+        fn read_from(_rd: &mut Reader<'a>) -> Result<Self, DecodeError> {
+            Ok(TooLong)
+        }
+    }
+    let mut out = vec![7, 7];
+    let err = TooLong.encode(&mut out).unwrap_err();
+    assert_eq!(err.offset, 6);
+    assert_eq!(out, [7, 7]);
+    assert!(TooLong.to_bytes().is_err());
+}
