@@ -135,21 +135,29 @@ pub fn write_files(out_dir: &Path, files: &[OutputFile]) -> Result<WriteReport, 
     // Every new file goes to a temporary file first; only when all are on disk are they
     // renamed into place, so a failure (disk full) leaves every target as it was.
     let mut report = WriteReport::default();
-    let mut staged: Vec<(PathBuf, PathBuf)> = Vec::new();
-    for (target, file, same) in plan {
-        if same {
-            report.unchanged.push(target);
-            continue;
+    let mut jobs: Vec<(&Path, &[u8])> = Vec::new();
+    for (target, file, same) in &plan {
+        if *same {
+            report.unchanged.push(target.clone());
+        } else {
+            jobs.push((target.as_path(), file.contents.as_bytes()));
         }
-        match write_temp(&target, file.contents.as_bytes()) {
-            Ok(tmp) => staged.push((tmp, target)),
+    }
+    let mut staged: Vec<(PathBuf, PathBuf)> = Vec::new();
+    let mut failure = None;
+    for ((target, _), result) in jobs.iter().zip(stage_all(&jobs)) {
+        match result {
+            Ok(tmp) => staged.push((tmp, target.to_path_buf())),
             Err(e) => {
-                for (tmp, _) in &staged {
-                    let _ = std::fs::remove_file(tmp);
-                }
-                return Err(io_error(&target, "cannot write the generated file", &e));
+                failure.get_or_insert_with(|| io_error(target, "cannot write the generated file", &e));
             }
         }
+    }
+    if let Some(e) = failure {
+        for (tmp, _) in &staged {
+            let _ = std::fs::remove_file(tmp);
+        }
+        return Err(e);
     }
     for (i, (tmp, target)) in staged.iter().enumerate() {
         if let Err(e) = std::fs::rename(tmp, target) {
@@ -161,6 +169,34 @@ pub fn write_files(out_dir: &Path, files: &[OutputFile]) -> Result<WriteReport, 
         report.written.push(target.clone());
     }
     Ok(report)
+}
+
+/// [`write_temp`] of each `(target, bytes)`, up to four at a time (a large generation's
+/// writes mostly wait for `fsync`, and those waits overlap); results in `jobs` order.
+fn stage_all(jobs: &[(&Path, &[u8])]) -> Vec<std::io::Result<PathBuf>> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Mutex;
+    const WORKERS: usize = 4;
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<std::io::Result<PathBuf>>>> = Mutex::new(jobs.iter().map(|_| None).collect());
+    std::thread::scope(|scope| {
+        for _ in 0..WORKERS.min(jobs.len()) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some((target, bytes)) = jobs.get(i) else {
+                    break;
+                };
+                let result = write_temp(target, bytes);
+                results.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(result);
+            });
+        }
+    });
+    results
+        .into_inner()
+        .unwrap_or_else(|p| p.into_inner())
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|| Err(std::io::Error::other("not written"))))
+        .collect()
 }
 
 /// `--check`: which of `files` are missing from `out_dir` or differ from it. Writes
