@@ -342,16 +342,4 @@ impl Sink for VecSink<'_> {
     fn written(&self) -> usize {
         self.cur.at
     }
-
-    #[inline]
-    fn put_prims<T: Prim>(&mut self, vs: &[T]) {
-        match T::as_le_bytes(vs) {
-            Some(b) => self.put(b),
-            None => {
-                for v in vs {
-                    self.put(v.to_le().as_ref());
-                }
-            }
-        }
-    }
 }
