@@ -349,8 +349,8 @@ impl Project {
         self.prepare_cancellable(ticket, schemas, flags, texts, &|| false)
     }
 
-    /// [`Project::prepare_as`] that asks `cancelled` before each schema and each
-    /// language, and stops with one [`FileError`] of code [`CANCELLED`] when it says yes
+    /// [`Project::prepare_as`] that asks `cancelled` before each schema and again after
+    /// emitting its languages, and stops with one [`FileError`] of code [`CANCELLED`] when it says yes
     /// (an editor's request was cancelled). Nothing is written either way.
     pub fn prepare_cancellable(
         &self,
