@@ -145,7 +145,10 @@ pub fn write_files(out_dir: &Path, files: &[OutputFile]) -> Result<WriteReport, 
     }
     let mut staged: Vec<(PathBuf, PathBuf)> = Vec::new();
     let mut failure = None;
-    for ((target, _), result) in jobs.iter().zip(stage_all(&jobs)) {
+    // Up to four at a time: a large generation's writes mostly wait for `fsync`, and
+    // those waits overlap.
+    let results = map_in_parallel(&jobs, 4, |(target, bytes)| write_temp(target, bytes));
+    for ((target, _), result) in jobs.iter().zip(results) {
         match result {
             Ok(tmp) => staged.push((tmp, target.to_path_buf())),
             Err(e) => {
@@ -171,32 +174,24 @@ pub fn write_files(out_dir: &Path, files: &[OutputFile]) -> Result<WriteReport, 
     Ok(report)
 }
 
-/// [`write_temp`] of each `(target, bytes)`, up to four at a time (a large generation's
-/// writes mostly wait for `fsync`, and those waits overlap); results in `jobs` order.
-fn stage_all(jobs: &[(&Path, &[u8])]) -> Vec<std::io::Result<PathBuf>> {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    use std::sync::Mutex;
-    const WORKERS: usize = 4;
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<std::io::Result<PathBuf>>>> = Mutex::new(jobs.iter().map(|_| None).collect());
+/// `f` of each item, in `items` order, on up to `threads` threads (each takes one
+/// contiguous run of items); on the calling thread alone when one would do. A panic in
+/// `f` is raised again here.
+pub(crate) fn map_in_parallel<T: Sync, R: Send>(items: &[T], threads: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    if threads < 2 || items.len() < 2 {
+        return items.iter().map(f).collect();
+    }
+    let f = &f;
     std::thread::scope(|scope| {
-        for _ in 0..WORKERS.min(jobs.len()) {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some((target, bytes)) = jobs.get(i) else {
-                    break;
-                };
-                let result = write_temp(target, bytes);
-                results.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(result);
-            });
-        }
-    });
-    results
-        .into_inner()
-        .unwrap_or_else(|p| p.into_inner())
-        .into_iter()
-        .map(|r| r.unwrap_or_else(|| Err(std::io::Error::other("not written"))))
-        .collect()
+        let handles: Vec<_> = items
+            .chunks(items.len().div_ceil(threads))
+            .map(|run| scope.spawn(move || run.iter().map(f).collect::<Vec<R>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+            .collect()
+    })
 }
 
 /// `--check`: which of `files` are missing from `out_dir` or differ from it. Writes

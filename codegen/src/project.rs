@@ -22,7 +22,9 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::emit::rust::{OwnedStrings, RustOptions};
 use crate::emit::{EmitError, Lang, OutputFile};
-use crate::generate::{file_name, generate_files_with, merge_outputs, schema_errors, write_files, WriteReport};
+use crate::generate::{
+    file_name, generate_files_with, map_in_parallel, merge_outputs, schema_errors, write_files, WriteReport,
+};
 use crate::{analyze, Analysis, Config, Dialect, FieldOrder, OrderChoice, SourceFile};
 
 /// The [`FileError::code`] of a generation stopped by [`Project::prepare_cancellable`].
@@ -430,24 +432,9 @@ fn emit_languages(
     rust: &RustOptions,
     parallel: bool,
 ) -> Result<Vec<OutputFile>, EmitError> {
-    if !parallel || langs.len() < 2 {
-        return generate_files_with(analysis, source_name, langs, rust);
-    }
-    let per_lang: Vec<Result<Vec<OutputFile>, EmitError>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = langs
-            .iter()
-            .map(|lang| {
-                scope.spawn(move || generate_files_with(analysis, source_name, std::slice::from_ref(lang), rust))
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                // An emitter panicking is a bug; re-raise it on this thread, as the
-                // sequential loop did.
-                h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            })
-            .collect()
+    let threads = if parallel { langs.len() } else { 1 };
+    let per_lang = map_in_parallel(langs, threads, |lang| {
+        generate_files_with(analysis, source_name, std::slice::from_ref(lang), rust)
     });
     let mut files = Vec::new();
     for result in per_lang {
@@ -709,4 +696,23 @@ fn normalize(p: &Path) -> PathBuf {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn languages_emitted_in_parallel_equal_those_emitted_one_after_another() {
+        let text = "struct Inner { s: str, v: []u16 }\nstruct Outer { a: Inner, l: []Inner, o: Option<Inner> }\n";
+        let analysis = analyze(Dialect::Sdp, text, None, OrderChoice::default());
+        let rust = RustOptions::default();
+        let one_thread = emit_languages(&analysis, "m.sdp", &Lang::ALL, &rust, false).expect("emits");
+        let parallel = emit_languages(&analysis, "m.sdp", &Lang::ALL, &rust, true).expect("emits");
+        assert_eq!(parallel, one_thread);
+        let names: Vec<&str> = parallel.iter().map(|f| f.name.as_str()).collect();
+        for name in ["m.h", "m.c", "m.hpp", "m.rs"] {
+            assert!(names.contains(&name), "{name} in {names:?}");
+        }
+    }
 }
