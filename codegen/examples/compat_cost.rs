@@ -18,18 +18,24 @@ fn main() {
         analyze(d, &text, None, OrderChoice::default())
     };
     let (a, b) = (load(&old), load(&new));
-    let mut times = Vec::new();
-    let mut breaks = 0;
-    for _ in 0..20 {
-        let t = std::time::Instant::now();
-        let r = compat::compare(&a, &b);
-        times.push(t.elapsed());
-        breaks = r.breaks.len();
+    // `Fields::All` is what `wirelens diff` runs, `Fields::None` what the editor runs per publish.
+    for (label, fields) in [
+        ("all fields", compat::Fields::All),
+        ("breaks only", compat::Fields::None),
+    ] {
+        let mut times = Vec::new();
+        let mut breaks = 0;
+        for _ in 0..20 {
+            let t = std::time::Instant::now();
+            let r = compat::compare_with(&a, &b, fields);
+            times.push(t.elapsed());
+            breaks = r.breaks.len();
+        }
+        times.sort();
+        println!(
+            "compare ({label}): min {:?} median {:?} ({breaks} breaks)",
+            times[0],
+            times[times.len() / 2]
+        );
     }
-    times.sort();
-    println!(
-        "compare: min {:?} median {:?} ({breaks} breaks)",
-        times[0],
-        times[times.len() / 2]
-    );
 }

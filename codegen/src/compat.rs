@@ -11,6 +11,7 @@
 //! long as it keeps its wire position (always in SDP; in ffire's canonical order the
 //! name decides the position within a size class).
 
+use std::cell::OnceCell;
 use std::ops::Range;
 
 use rustc_hash::FxHashMap;
@@ -84,7 +85,8 @@ pub struct TypeReport {
     /// Types with breaks that this type contains (itself included), by name.
     pub broken_by: Vec<String>,
     /// Per field (new declaration order, then removed fields), where it sits on the wire
-    /// in each version: for a hover that shows old vs new offsets.
+    /// in each version: for a hover that shows old vs new offsets. Empty when compared
+    /// with [`Fields::None`] (then [`field_offsets`] gives one type's on demand).
     pub fields: Vec<FieldOffsets>,
 }
 
@@ -178,22 +180,36 @@ pub struct Break {
     pub affects: Vec<String>,
 }
 
+/// How much [`compare_with`] reports per type besides its breaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fields {
+    /// Every field's place in both versions ([`TypeReport::fields`]): `wirelens diff`.
+    All,
+    /// None: the editor compares on every keystroke and shows one type's table at a time
+    /// ([`field_offsets`]); placing every field of 5,000 types was most of the cost.
+    None,
+}
+
 /// Compares the layouts of two versions of a schema (`old` is the baseline).
 /// Comment, doc, formatting and whitespace edits change nothing in the layout and
 /// yield no break.
 pub fn compare(old: &Analysis, new: &Analysis) -> Report {
+    compare_with(old, new, Fields::All)
+}
+
+/// [`compare`], placing fields as `fields` says.
+pub fn compare_with(old: &Analysis, new: &Analysis, fields: Fields) -> Report {
     let o = Side::new(old);
     let n = Side::new(new);
     let dialect = new.schema.dialect;
     let mut breaks: Vec<Break> = Vec::new();
     let mut types: Vec<TypeReport> = Vec::new();
 
-    let old_ids: Vec<Option<TypeId>> = new.schema.types.iter().map(|t| o.id(&t.name)).collect();
     for (nid, ndef) in new.schema.types.iter().enumerate() {
-        if n.id(&ndef.name) != Some(nid) {
+        if !n.first[nid] {
             continue; // a duplicate name: an error in the schema, compared once
         }
-        let oid = old_ids[nid];
+        let oid = o.id(&ndef.name);
         let (nl, ol) = (n.layout.get(nid), oid.and_then(|id| o.layout.get(id)));
         let mut report = TypeReport {
             name: ndef.name.clone(),
@@ -213,14 +229,15 @@ pub fn compare(old: &Analysis, new: &Analysis) -> Report {
         match (oid, ol, nl) {
             (None, _, _) => report.status = Status::Added,
             (Some(_), Some(ol), Some(nl)) => {
-                compare_type(&o, &n, ol, nl, &mut report.fields, &mut breaks);
+                let offsets = (fields == Fields::All).then_some(&mut report.fields);
+                compare_type(&o, &n, ol, nl, offsets, &mut breaks);
             }
             _ => report.status = Status::Unknown,
         }
         types.push(report);
     }
     for (oid, odef) in old.schema.types.iter().enumerate() {
-        if o.id(&odef.name) != Some(oid) || n.id(&odef.name).is_some() {
+        if !o.first[oid] || n.id(&odef.name).is_some() {
             continue;
         }
         let ol = o.layout.get(oid);
@@ -290,13 +307,31 @@ pub fn compare(old: &Analysis, new: &Analysis) -> Report {
     Report { dialect, types, breaks }
 }
 
+/// Where each field of type `name` sits on the wire in each version (as
+/// [`TypeReport::fields`]); empty when the type is not in both versions with a layout.
+pub fn field_offsets(old: &Analysis, new: &Analysis, name: &str) -> Vec<FieldOffsets> {
+    let (o, n) = (Side::new(old), Side::new(new));
+    let mut offsets = Vec::new();
+    let layouts = o
+        .id(name)
+        .and_then(|id| o.layout.get(id))
+        .zip(n.id(name).and_then(|id| n.layout.get(id)));
+    if let Some((ol, nl)) = layouts {
+        compare_type(&o, &n, ol, nl, Some(&mut offsets), &mut Vec::new());
+    }
+    offsets
+}
+
 /// One version: its schema, layout, name index and reverse references.
 struct Side<'a> {
     schema: &'a Schema,
     layout: &'a Layout,
     names: FxHashMap<&'a str, TypeId>,
-    /// For each type, the types that mention it.
-    users: Vec<Vec<TypeId>>,
+    /// Per type: the first of its name (a later duplicate is an error, compared once).
+    first: Vec<bool>,
+    /// For each type, the types that mention it: built on first use (only a break's
+    /// `affects` needs it).
+    users: OnceCell<Vec<Vec<TypeId>>>,
 }
 
 impl<'a> Side<'a> {
@@ -304,24 +339,33 @@ impl<'a> Side<'a> {
         let schema = &a.schema;
         // Fx, sized: every comparison (each keystroke with a baseline) hashes every name.
         let mut names = FxHashMap::with_capacity_and_hasher(schema.types.len(), Default::default());
+        let mut first = vec![false; schema.types.len()];
         for (id, t) in schema.types.iter().enumerate() {
-            names.entry(t.name.as_str()).or_insert(id);
-        }
-        let graph = Graph::new(schema);
-        let mut users = vec![Vec::new(); schema.types.len()];
-        for from in 0..graph.len() {
-            for e in graph.edges(from) {
-                if e.to != from && !users[e.to].contains(&from) {
-                    users[e.to].push(from);
-                }
-            }
+            let at = *names.entry(t.name.as_str()).or_insert(id);
+            first[id] = at == id;
         }
         Side {
             schema,
             layout: &a.layout,
             names,
-            users,
+            first,
+            users: OnceCell::new(),
         }
+    }
+
+    fn users(&self) -> &[Vec<TypeId>] {
+        self.users.get_or_init(|| {
+            let graph = Graph::new(self.schema);
+            let mut users = vec![Vec::new(); self.schema.types.len()];
+            for from in 0..graph.len() {
+                for e in graph.edges(from) {
+                    if e.to != from && !users[e.to].contains(&from) {
+                        users[e.to].push(from);
+                    }
+                }
+            }
+            users
+        })
     }
 
     fn id(&self, name: &str) -> Option<TypeId> {
@@ -344,6 +388,7 @@ impl<'a> Side<'a> {
         let mut seen = vec![false; self.schema.types.len()];
         let mut stack = vec![id];
         let mut found = Vec::new();
+        let users = self.users();
         while let Some(t) = stack.pop() {
             if std::mem::replace(&mut seen[t], true) {
                 continue;
@@ -351,7 +396,7 @@ impl<'a> Side<'a> {
             if self.is_message(t) {
                 found.push(t);
             }
-            stack.extend(self.users[t].iter().copied().filter(|u| !seen[*u]));
+            stack.extend(users[t].iter().copied().filter(|u| !seen[*u]));
         }
         found.sort_unstable();
         found.into_iter().map(|t| self.name(t).to_string()).collect()
@@ -423,16 +468,18 @@ fn compare_type(
     n: &Side,
     ol: &TypeLayout,
     nl: &TypeLayout,
-    offsets: &mut Vec<FieldOffsets>,
+    mut offsets: Option<&mut Vec<FieldOffsets>>,
     breaks: &mut Vec<Break>,
 ) {
     let odef = &o.schema.types[ol.id];
     let ndef = &n.schema.types[nl.id];
-    let name = ndef.name.clone();
+    if offsets.is_none() && unchanged(o, n, ol, nl) {
+        return;
+    }
     let mut push = |kind, field: Option<&str>, message: String, old_range, new_range| {
         breaks.push(Break {
             kind,
-            type_name: name.clone(),
+            type_name: ndef.name.clone(),
             field: field.map(str::to_string),
             message,
             old_range,
@@ -552,11 +599,13 @@ fn compare_type(
     for (ni, nf_def) in nfields.iter().enumerate() {
         let Some(nf) = nl.field_by_decl(ni) else { continue };
         let Some(oi) = old_of_new[ni] else {
-            offsets.push(FieldOffsets {
-                name: nf_def.name.clone(),
-                old: None,
-                new: Some(place(nf, &nf_def.range)),
-            });
+            if let Some(offsets) = offsets.as_deref_mut() {
+                offsets.push(FieldOffsets {
+                    name: nf_def.name.clone(),
+                    old: None,
+                    new: Some(place(nf, &nf_def.range)),
+                });
+            }
             push(
                 BreakKind::FieldAdded,
                 Some(&nf_def.name),
@@ -574,11 +623,13 @@ fn compare_type(
         };
         let of_def = &ofields[oi];
         let Some(of) = ol.field_by_decl(oi) else { continue };
-        offsets.push(FieldOffsets {
-            name: nf_def.name.clone(),
-            old: Some(place(of, &of_def.range)),
-            new: Some(place(nf, &nf_def.range)),
-        });
+        if let Some(offsets) = offsets.as_deref_mut() {
+            offsets.push(FieldOffsets {
+                name: nf_def.name.clone(),
+                old: Some(place(of, &of_def.range)),
+                new: Some(place(nf, &nf_def.range)),
+            });
+        }
         let k = kept.iter().position(|&(a, b)| a == oi && b == ni).unwrap_or(0);
         if of_def.name != nf_def.name {
             if of.wire_index != nf.wire_index {
@@ -636,11 +687,13 @@ fn compare_type(
             continue;
         }
         let Some(of) = ol.field_by_decl(oi) else { continue };
-        offsets.push(FieldOffsets {
-            name: of_def.name.clone(),
-            old: Some(place(of, &of_def.range)),
-            new: None,
-        });
+        if let Some(offsets) = offsets.as_deref_mut() {
+            offsets.push(FieldOffsets {
+                name: of_def.name.clone(),
+                old: Some(place(of, &of_def.range)),
+                new: None,
+            });
+        }
         push(
             BreakKind::FieldRemoved,
             Some(&of_def.name),
@@ -655,6 +708,30 @@ fn compare_type(
             None,
         );
     }
+}
+
+/// True when [`compare_type`] would find no break: same id, root-ness and kind, and field
+/// by field (in written order) the same name, wire shape and wire position. Checked
+/// without allocating, so that the thousands of types an edit leaves alone cost little.
+fn unchanged(o: &Side, n: &Side, ol: &TypeLayout, nl: &TypeLayout) -> bool {
+    let (odef, ndef) = (&o.schema.types[ol.id], &n.schema.types[nl.id]);
+    if ol.message_id != nl.message_id || ol.root != nl.root || odef.is_struct() != ndef.is_struct() {
+        return false;
+    }
+    if !ndef.is_struct() {
+        return same_wire(o, &ol.wire, n, &nl.wire);
+    }
+    // Pairing the two layouts' fields in wire order (not `field_by_decl`, a search per field).
+    let (ofields, nfields) = (odef.fields(), ndef.fields());
+    ofields.len() == nfields.len()
+        && ol.fields.len() == ofields.len()
+        && nl.fields.len() == nfields.len()
+        && ol.fields.iter().zip(&nl.fields).all(|(of, nf)| {
+            of.decl_index == nf.decl_index
+                && of.wire_index == nf.wire_index
+                && ofields.get(of.decl_index).map(|f| &f.name) == nfields.get(nf.decl_index).map(|f| &f.name)
+                && same_wire(o, &of.wire, n, &nf.wire)
+        })
 }
 
 fn shifted(count: usize, wire_index: usize) -> &'static str {

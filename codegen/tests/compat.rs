@@ -3,7 +3,7 @@
 //! each case asserts the exact breaks reported — kind, place, the text of the source
 //! range in both versions, and the messages affected — or that none is.
 
-use codegen::compat::{compare, Break, Report, Status};
+use codegen::compat::{compare, compare_with, field_offsets, Break, Fields, Report, Status};
 use codegen::{analyze, Analysis, Dialect, FieldOrder, OrderChoice};
 
 const SDP: &str = "\
@@ -70,8 +70,25 @@ fn describe(b: &Break, old: &str, new: &str) -> String {
 fn run(dialect: Dialect, order: FieldOrder, old: &str, new: &str) -> (Report, Vec<String>) {
     let (a, b) = (analysis(dialect, old, order), analysis(dialect, new, order));
     let report = compare(&a, &b);
+    same_without_fields(&a, &b, &report);
     let lines = report.breaks.iter().map(|x| describe(x, old, new)).collect();
     (report, lines)
+}
+
+/// What the editor computes on each publish (no field places, types it finds unchanged
+/// skipped without matching their fields) is `wirelens diff`'s report minus the field
+/// places, and a hover's one-type `field_offsets` are that type's places.
+fn same_without_fields(a: &Analysis, b: &Analysis, full: &Report) {
+    let mut expected = full.clone();
+    for t in &mut expected.types {
+        t.fields.clear();
+    }
+    assert_eq!(compare_with(a, b, Fields::None), expected);
+    for t in &full.types {
+        if t.id.old.is_some() && t.id.new.is_some() {
+            assert_eq!(field_offsets(a, b, &t.name), t.fields, "{}", t.name);
+        }
+    }
 }
 
 /// Applies each `(from, to)` replacement once (each `from` must occur).
@@ -388,6 +405,7 @@ fn order_setting_change_is_a_reorder() {
         analysis(Dialect::Ffi, FFI, FieldOrder::Canonical),
     );
     let report = compare(&a, &b);
+    same_without_fields(&a, &b, &report);
     let lines: Vec<String> = report.breaks.iter().map(|x| describe(x, FFI, FFI)).collect();
     assert_eq!(
         lines,

@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 use std::ops::Range;
 use std::sync::{Arc, Mutex, Weak};
 
-use codegen::compat::{compare, BreakKind, FieldPlace, Report, Status};
+use codegen::compat::{compare_with, field_offsets, BreakKind, FieldPlace, Fields, Report, Status};
 use codegen::{Analysis, Dialect};
 
 use super::Snapshot;
@@ -48,7 +48,8 @@ pub fn report(snap: &Arc<Snapshot>, base: &Baseline) -> Option<Arc<Report>> {
             return Some(report.clone());
         }
     }
-    let report = Arc::new(compare(&base.analysis, &snap.analysis));
+    // Without field places: a hover asks for one type's (`field_offsets`).
+    let report = Arc::new(compare_with(&base.analysis, &snap.analysis, Fields::None));
     *cache = Some((Arc::downgrade(snap), report.clone()));
     Some(report)
 }
@@ -84,7 +85,7 @@ const RENUMBERED_LISTED: usize = 20;
 /// messages are one warning. A removed field is reported on its struct's name; a removed
 /// type at the start of the file.
 pub fn warnings(snap: &Arc<Snapshot>, base: &Baseline) -> Vec<WireWarning> {
-    let Some(report) = report(snap, base) else {
+    let Some(report) = report(snap, base).filter(|r| !r.breaks.is_empty()) else {
         return Vec::new();
     };
     let schema = &snap.analysis.schema;
@@ -275,9 +276,10 @@ pub fn hover_section(snap: &Arc<Snapshot>, base: &Baseline, name: &str) -> Optio
             let _ = writeln!(s, "- message type id {a} → {b}");
         }
     }
-    if !t.fields.is_empty() {
+    let fields = field_offsets(&base.analysis, &snap.analysis, name);
+    if !fields.is_empty() {
         let _ = writeln!(s, "\n| field | {label} | now |\n|---|---|---|");
-        for f in &t.fields {
+        for f in &fields {
             let _ = writeln!(s, "| `{}` | {} | {} |", f.name, place_text(&f.old), place_text(&f.new));
         }
     }
