@@ -168,6 +168,20 @@ fn sort_by_position(tagged: Vec<(Diagnostic, Origin)>) -> (Vec<Diagnostic>, Vec<
 }
 
 impl Analysis {
+    /// Its model, layout and diagnostics, without the tree and what [`analyze_reusing`]
+    /// would reuse: for comparing later versions against (a wire baseline whose text is
+    /// the open document's). Milliseconds, where analysing the same text again takes
+    /// hundreds on a 5,000-struct schema.
+    pub fn model_copy(&self) -> Analysis {
+        Analysis {
+            tree: None,
+            schema: self.schema.clone(),
+            layout: self.layout.clone(),
+            diagnostics: self.diagnostics.clone(),
+            reuse: None,
+        }
+    }
+
     /// An analysis of nothing, to leave behind while the real one is moved into
     /// [`analyze_reusing`].
     pub fn placeholder(dialect: Dialect) -> Analysis {

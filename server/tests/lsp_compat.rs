@@ -242,6 +242,31 @@ fn comment_and_formatting_edits_are_compatible_and_untracked_files_show_nothing(
     assert!(!hover(&mut c, &new, 1, 8).contains("\n---\n"));
 }
 
+/// Opening the committed text unchanged (the usual case) gives the baseline a copy of
+/// the open document's analysis instead of a second analysis; later edits compare
+/// against it like against any other.
+#[test]
+fn a_baseline_equal_to_the_open_text_then_an_edit_that_breaks() {
+    let repo = Repo::new("unchanged");
+    repo.commit("shapes.sdp", SDP);
+    let mut c = start(&repo.0, json!({}));
+    let uri = repo.uri("shapes.sdp");
+    c.open(&uri, "sdp", SDP);
+    assert_eq!(settled_diagnostics(&mut c, &uri), Vec::<Value>::new());
+    let titles = lens_titles(&mut c, &uri);
+    assert_eq!(titles[2..], ["wire-compatible with HEAD", "wire-compatible with HEAD"]);
+
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2},
+               "contentChanges": [{"text": SDP.replace("    y: u32,", "    y: u64,")}]}),
+    );
+    let diags = c.diagnostics(&uri)["diagnostics"].as_array().unwrap().clone();
+    let codes: Vec<&Value> = diags.iter().map(|d| &d["code"]).collect();
+    assert_eq!(codes, [&json!("type-changed")], "{diags:?}");
+    assert!(hover(&mut c, &uri, 1, 8).contains("| `y` | #1 · @4 · 4 B | #1 · @4 · 8 B |"));
+}
+
 const FFI: &str =
     "package s\n\ntype Reading struct {\n\tName string\n\tLow  int32\n\tHigh int32\n}\n\ntype Readings []Reading\n";
 

@@ -65,6 +65,8 @@ fn drop_later<T: Send + 'static>(garbage: T) {
 #[derive(Clone)]
 pub struct Document {
     pub snap: Arc<Snapshot>,
+    /// The field order the snapshot's analysis was made with.
+    pub order: OrderChoice,
 }
 
 /// `doc.source`, `doc.analysis`, `doc.version` read the current snapshot.
@@ -80,6 +82,7 @@ impl Document {
         let analysis = analyze_sized(dialect, &text, None, order);
         Document {
             snap: Arc::new(Snapshot::new(dialect, version, SourceFile::new("", text), analysis)),
+            order,
         }
     }
 
@@ -135,6 +138,7 @@ impl Document {
         };
         let changed = old_fingerprints != analysis.layout.fingerprints || old_shape != shape(&analysis.layout);
         self.snap = Arc::new(Snapshot::new(dialect, version, source, analysis));
+        self.order = order;
         drop_later(tree);
         Some(changed)
     }
@@ -143,6 +147,7 @@ impl Document {
     pub fn reanalyze(&mut self, order: OrderChoice) {
         let s = &self.snap;
         let analysis = analyze_sized(s.dialect, &s.source.text, None, order);
+        self.order = order;
         self.snap = Arc::new(Snapshot::new(
             s.dialect,
             s.version,
