@@ -12,6 +12,9 @@ use crate::model::{Names, Schema};
 use crate::reuse::{Item, Memo, Origin};
 use crate::syntax;
 
+/// Cloning copies the model and what a later [`analyze_reusing`] reuses (the tree is
+/// shared): milliseconds, where analysing the text again takes hundreds at 5,000 structs.
+#[derive(Clone)]
 pub struct Analysis {
     pub tree: Option<Tree>,
     pub schema: Schema,
@@ -24,6 +27,7 @@ pub struct Analysis {
     reuse: Option<Reuse>,
 }
 
+#[derive(Clone)]
 struct Reuse {
     text: String,
     items: Vec<Item>,

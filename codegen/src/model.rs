@@ -280,7 +280,7 @@ impl Schema {
 
 /// Every type's name in order, and the first type with each name: what references are
 /// resolved against.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(crate) struct Names {
     names: Vec<String>,
     first: rustc_hash::FxHashMap<String, TypeId>,

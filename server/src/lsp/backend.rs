@@ -83,17 +83,6 @@ impl State {
     }
 }
 
-/// A copy of the open document's analysis when its text is `text`, analysed with
-/// `order`: a baseline is usually the text just opened (a file unchanged since `HEAD`),
-/// and copying its model under the lock takes milliseconds where analysing it again
-/// would keep a core busy for hundreds while the user types. (Sharing the snapshot
-/// instead would make the next edit analyse afresh: see `Document::change`.)
-fn open_analysis_of(state: &Mutex<State>, uri: &Uri, text: &str, order: OrderChoice) -> Option<codegen::Analysis> {
-    let s = state.lock().unwrap_or_else(|p| p.into_inner());
-    let doc = s.docs.get(uri)?;
-    (doc.order == order && doc.source.text == text).then(|| doc.analysis.model_copy())
-}
-
 pub(super) fn internal_error(message: String) -> tower_lsp_server::jsonrpc::Error {
     tower_lsp_server::jsonrpc::Error {
         code: tower_lsp_server::jsonrpc::ErrorCode::InternalError,
@@ -169,25 +158,31 @@ impl Backend {
         };
         let started = self.with_state("baseline", |s| {
             // A big document has no layout to compare: its baseline is not analysed.
-            let dialect = s.docs.get(&uri).filter(|d| !documents::is_large(d))?.dialect;
             let order = s.order_for(&uri);
+            let doc = s.docs.get(&uri).filter(|d| !documents::is_large(d))?;
+            // Usually the baseline is the text just opened (a file unchanged since `HEAD`).
+            let open = (doc.order == order).then(|| doc.snap.clone());
+            let dialect = doc.dialect;
             let n = s.baseline_loads.entry(uri.clone()).or_default();
             *n += 1;
-            Some((dialect, order, *n, s.project.clone()))
+            Some((dialect, order, open, *n, s.project.clone()))
         });
-        let Some((dialect, order, n, project)) = started else {
+        let Some((dialect, order, open, n, project)) = started else {
             return;
         };
         let (client, state) = (self.client.clone(), self.state.clone());
-        let (open_state, open_uri) = (state.clone(), uri.clone());
         tokio::spawn(async move {
             let loaded = tokio::task::spawn_blocking(move || {
                 catch_unwind(AssertUnwindSafe(|| {
                     let against = project.against_for(&path);
                     match codegen::baseline::load(&path, &against) {
                         Ok(codegen::baseline::Baseline::Found(source)) => {
-                            let analysis = open_analysis_of(&open_state, &open_uri, &source.text, order)
-                                .unwrap_or_else(|| codegen::analyze(dialect, &source.text, None, order));
+                            // Then copying its model takes milliseconds, where analysing the
+                            // same text again keeps a core busy for hundreds while the user types.
+                            let analysis = match open.filter(|o| o.source.text == source.text) {
+                                Some(open) => open.analysis.model_copy(),
+                                None => codegen::analyze(dialect, &source.text, None, order),
+                            };
                             Ok(Some(Baseline::new(baseline_label(&project, &against), analysis)))
                         }
                         Ok(codegen::baseline::Baseline::Missing(_)) => Ok(None),

@@ -106,15 +106,12 @@ impl Document {
             SourceFile::new("", ""),
             Analysis::placeholder(dialect),
         ));
-        // The store normally holds the only reference; if a request is still computing
-        // from the old snapshot, copy its text and tree and analyse afresh.
+        // The store normally holds the only reference; if a request (or a baseline load)
+        // still reads the old snapshot, copy its text and analysis (milliseconds; the
+        // analysis still reuses everything the edit left alone).
         let (mut source, mut previous) = match Arc::try_unwrap(std::mem::replace(&mut self.snap, placeholder)) {
             Ok(s) => (s.source, s.analysis),
-            Err(shared) => {
-                let mut fresh = Analysis::placeholder(dialect);
-                fresh.tree = shared.analysis.tree.clone();
-                (SourceFile::new("", shared.source.text.clone()), fresh)
-            }
+            Err(shared) => (SourceFile::new("", shared.source.text.clone()), shared.analysis.clone()),
         };
         let mut tree = previous.tree.take();
         for change in changes {
@@ -154,5 +151,43 @@ impl Document {
             SourceFile::new("", s.source.text.clone()),
             analysis,
         ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tower_lsp_server::ls_types::{Position, Range};
+
+    /// An edit while someone else still reads the snapshot (a request in flight, a
+    /// baseline load) starts from a copy of the analysis: the result is the same as
+    /// without the reader, and as analysing the edited text from scratch.
+    #[test]
+    fn an_edit_while_the_snapshot_is_shared_gives_the_same_analysis() {
+        let text = "struct A {\n    x: u32,\n}\n\nstruct B {\n    a: A,\n    s: str,\n}\n";
+        let edit = TextDocumentContentChangeEvent {
+            range: Some(Range::new(Position::new(1, 11), Position::new(1, 11))),
+            range_length: None,
+            text: ",\n    y: u64,\n    z: Missing".into(),
+        };
+        let order = OrderChoice::default();
+        let mut alone = Document::open(Dialect::Sdp, 1, text.into(), order);
+        let mut shared = Document::open(Dialect::Sdp, 1, text.into(), order);
+        let reader = shared.snap.clone();
+        for doc in [&mut alone, &mut shared] {
+            assert_eq!(
+                doc.change(2, std::slice::from_ref(&edit), ColumnUnit::Utf16, order),
+                Some(true)
+            );
+        }
+        assert_eq!(reader.version, 1, "the reader keeps its snapshot");
+        let fresh = analyze(Dialect::Sdp, &alone.source.text, None, order);
+        assert_eq!(shared.source.text, alone.source.text);
+        for doc in [&alone, &shared] {
+            assert_eq!(doc.analysis.schema, fresh.schema);
+            assert_eq!(doc.analysis.layout, fresh.layout);
+            assert_eq!(doc.analysis.diagnostics, fresh.diagnostics);
+        }
+        assert!(fresh.diagnostics.iter().any(|d| d.message.contains("Missing")));
     }
 }
