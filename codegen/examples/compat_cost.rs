@@ -1,6 +1,7 @@
 //! The cost of comparing a schema with its baseline (`compat::compare`), which the
 //! language server runs after an edit when a baseline exists:
-//! `cargo run --release -p wirelens-codegen --example compat_cost -- OLD NEW`.
+//! `cargo run --release -p wirelens-codegen --example compat_cost -- OLD NEW [all|none]`
+//! (both field modes by default; one for an instruction count under callgrind).
 use codegen::*;
 
 fn main() {
@@ -17,12 +18,14 @@ fn main() {
         let d = Dialect::from_path(std::path::Path::new(p)).expect(".sdp or .ffi");
         analyze(d, &text, None, OrderChoice::default())
     };
+    let only = args.next();
     let (a, b) = (load(&old), load(&new));
     // `Fields::All` is what `wirelens diff` runs, `Fields::None` what the editor runs per publish.
-    for (label, fields) in [
-        ("all fields", compat::Fields::All),
-        ("breaks only", compat::Fields::None),
-    ] {
+    let modes = [("all", compat::Fields::All), ("none", compat::Fields::None)];
+    for (label, fields) in modes
+        .into_iter()
+        .filter(|(l, _)| only.as_deref().is_none_or(|o| o == *l))
+    {
         let mut times = Vec::new();
         let mut breaks = 0;
         for _ in 0..20 {
@@ -33,7 +36,7 @@ fn main() {
         }
         times.sort();
         println!(
-            "compare ({label}): min {:?} median {:?} ({breaks} breaks)",
+            "compare (fields: {label}): min {:?} median {:?} ({breaks} breaks)",
             times[0],
             times[times.len() / 2]
         );
