@@ -144,19 +144,23 @@ int main(void) {
 "#;
 
 /// C only: every string the UTF-8 check sees is also read by `wl_rd_str` as a view, as
-/// an owned copy (the fused check-and-copy path) and as an owned copy into a fixed arena
-/// one byte too small; each must agree with `wl_utf8_check` (status, error offset,
+/// an owned copy (the fused check-and-copy path), as an owned copy into a fixed arena
+/// one byte too small, and as a view followed by 16 bytes of 0xFF (a check that looked
+/// past the string would see them); each must agree with `wl_utf8_check` (status, error offset,
 /// bytes, NUL terminator, cursor). A disagreement returns an impossible index, which the
 /// caller reports as a failure.
 const C_READ_STR: &str = r#"
 static size_t check_read_str(const unsigned char *s, size_t n) {
     size_t bad = wl_utf8_check(s, n);
-    uint8_t *in = (uint8_t *)malloc(n + 4);
+    uint8_t *exact = (uint8_t *)malloc(n + 4), *more = (uint8_t *)malloc(n + 4 + 16);
     unsigned char *small = (unsigned char *)malloc(n ? n : 1);
     int mode, ok = 1;
-    wl_put_u32(in, (uint32_t)n);
-    if (n) memcpy(in + 4, s, n);
-    for (mode = 0; mode < 3; mode++) {
+    wl_put_u32(more, (uint32_t)n);
+    if (n) memcpy(more + 4, s, n);
+    memcpy(exact, more, n + 4);
+    memset(more + 4 + n, 0xFF, 16); /* not UTF-8: must not count */
+    for (mode = 0; mode < 4; mode++) {
+        const uint8_t *in = mode == 3 ? more : exact;
         wl_reader r;
         wl_error e;
         wl_arena a;
@@ -164,7 +168,7 @@ static size_t check_read_str(const unsigned char *s, size_t n) {
         wl_status st;
         if (mode == 2) wl_arena_init(&a, small, n);
         else wl_arena_init_heap(&a);
-        wl_reader_init(&r, in, n + 4, &a, mode != 0, &e);
+        wl_reader_init(&r, in, n + 4 + (mode == 3 ? 16 : 0), &a, mode == 1 || mode == 2, &e);
         st = wl_rd_str(&r, 4, &out);
         if (bad != n) {
             ok &= st == WL_ERR_UTF8 && e.status == WL_ERR_UTF8 && e.offset == 4 + bad;
@@ -172,12 +176,14 @@ static size_t check_read_str(const unsigned char *s, size_t n) {
             ok &= st == WL_ERR_NO_MEMORY && e.status == WL_ERR_NO_MEMORY && e.offset == 4 && e.value == n + 1;
         } else {
             ok &= st == WL_OK && out.len == n && r.at == n + 4 && (n == 0 || memcmp(out.ptr, s, n) == 0);
-            ok &= mode == 0 ? out.ptr == (const char *)in + 4 : out.ptr != (const char *)in + 4 && out.ptr[n] == 0;
+            ok &= mode == 0 || mode == 3 ? out.ptr == (const char *)in + 4
+                                         : out.ptr != (const char *)in + 4 && out.ptr[n] == 0;
         }
         wl_arena_free(&a);
     }
     free(small);
-    free(in);
+    free(more);
+    free(exact);
     return ok ? bad : (size_t)-1;
 }
 "#;

@@ -648,7 +648,8 @@ static inline void *wl_rd_alloc(wl_reader *r, size_t n, size_t size, size_t alig
     return p;
 }
 
-// As wl_rd_alloc, zero-filled (arrays of structs and options).
+// As wl_rd_alloc, zero-filled: for arrays whose elements a read may leave partly
+// unwritten (an absent optional's payload); the generator picks one or the other.
 static inline void *wl_rd_alloc_zero(wl_reader *r, size_t n, size_t size, size_t align) {
     void *p = wl_rd_alloc(r, n, size, align);
     if (p) memset(p, 0, n * size);
