@@ -450,6 +450,27 @@ static inline void wl_arena_free(wl_arena *a) {
     a->used = 0;
 }
 
+static inline void *wl_arena_alloc(wl_arena *a, size_t size, size_t align);
+
+// wl_arena_alloc when the current block is full: a heap arena adds a chunk (out of
+// line: rare, and it keeps the inlined fast path small).
+WL__OUTLINE void *wl__arena_grow(wl_arena *a, size_t size, size_t align) {
+    size_t want = a->chunks ? a->chunks->h.cap * 2 : 4096;
+    wl__chunk *c;
+    if (!a->heap) return NULL;
+    if (size > SIZE_MAX / 2 - sizeof(wl__chunk) - align) return NULL;
+    if (want < size + align) want = size + align;
+    c = (wl__chunk *)malloc(sizeof(wl__chunk) + want);
+    if (!c) return NULL;
+    c->h.next = a->chunks;
+    c->h.cap = want;
+    a->chunks = c;
+    a->base = (unsigned char *)(c + 1);
+    a->cap = want;
+    a->used = 0;
+    return wl_arena_alloc(a, size, align);
+}
+
 // `size` bytes aligned to `align` (a power of two), or NULL when the arena is full.
 static inline void *wl_arena_alloc(wl_arena *a, size_t size, size_t align) {
     if (!a) return NULL;
@@ -463,22 +484,7 @@ static inline void *wl_arena_alloc(wl_arena *a, size_t size, size_t align) {
             return p;
         }
     }
-    if (!a->heap) return NULL;
-    {
-        size_t want = a->chunks ? a->chunks->h.cap * 2 : 4096;
-        wl__chunk *c;
-        if (size > SIZE_MAX / 2 - sizeof(wl__chunk) - align) return NULL;
-        if (want < size + align) want = size + align;
-        c = (wl__chunk *)malloc(sizeof(wl__chunk) + want);
-        if (!c) return NULL;
-        c->h.next = a->chunks;
-        c->h.cap = want;
-        a->chunks = c;
-        a->base = (unsigned char *)(c + 1);
-        a->cap = want;
-        a->used = 0;
-        return wl_arena_alloc(a, size, align);
-    }
+    return wl__arena_grow(a, size, align);
 }
 
 // ---------------------------------------------------------------- output buffer
