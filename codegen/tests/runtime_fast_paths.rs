@@ -6,6 +6,8 @@
 //!   the same first-bad-byte index as a byte-at-a-time decoder written here from the
 //!   Unicode rules, for every single bad sequence at every position of strings of 0–80
 //!   bytes and for 200,000 random mixes of ASCII, valid and invalid sequences;
+//! - (C) the string reader `wl_rd_str` agrees with that check as a view, as an owned
+//!   copy (the fused check-and-copy path) and with an arena one byte too small;
 //! - the short-copy path (`wl_copy`: two overlapping fixed-width copies up to 32 bytes)
 //!   copies exactly `n` bytes for every n from 0 to 80 at every source/destination
 //!   misalignment, and never writes outside `[d, d + n)` (guard bytes and ASan).
@@ -141,6 +143,51 @@ int main(void) {
 }
 "#;
 
+/// C only: every string the UTF-8 check sees is also read by `wl_rd_str` as a view, as
+/// an owned copy (the fused check-and-copy path), as an owned copy into a fixed arena
+/// one byte too small, and as a view followed by 16 bytes of 0xFF (a check that looked
+/// past the string would see them); each must agree with `wl_utf8_check` (status, error offset,
+/// bytes, NUL terminator, cursor). A disagreement returns an impossible index, which the
+/// caller reports as a failure.
+const C_READ_STR: &str = r#"
+static size_t check_read_str(const unsigned char *s, size_t n) {
+    size_t bad = wl_utf8_check(s, n);
+    uint8_t *exact = (uint8_t *)malloc(n + 4), *more = (uint8_t *)malloc(n + 4 + 16);
+    unsigned char *small = (unsigned char *)malloc(n ? n : 1);
+    int mode, ok = 1;
+    wl_put_u32(more, (uint32_t)n);
+    if (n) memcpy(more + 4, s, n);
+    memcpy(exact, more, n + 4);
+    memset(more + 4 + n, 0xFF, 16); /* not UTF-8: must not count */
+    for (mode = 0; mode < 4; mode++) {
+        const uint8_t *in = mode == 3 ? more : exact;
+        wl_reader r;
+        wl_error e;
+        wl_arena a;
+        wl_str out = {NULL, 0};
+        wl_status st;
+        if (mode == 2) wl_arena_init(&a, small, n);
+        else wl_arena_init_heap(&a);
+        wl_reader_init(&r, in, n + 4 + (mode == 3 ? 16 : 0), &a, mode == 1 || mode == 2, &e);
+        st = wl_rd_str(&r, 4, &out);
+        if (bad != n) {
+            ok &= st == WL_ERR_UTF8 && e.status == WL_ERR_UTF8 && e.offset == 4 + bad;
+        } else if (mode == 2) {
+            ok &= st == WL_ERR_NO_MEMORY && e.status == WL_ERR_NO_MEMORY && e.offset == 4 && e.value == n + 1;
+        } else {
+            ok &= st == WL_OK && out.len == n && r.at == n + 4 && (n == 0 || memcmp(out.ptr, s, n) == 0);
+            ok &= mode == 0 || mode == 3 ? out.ptr == (const char *)in + 4
+                                         : out.ptr != (const char *)in + 4 && out.ptr[n] == 0;
+        }
+        wl_arena_free(&a);
+    }
+    free(small);
+    free(more);
+    free(exact);
+    return ok ? bad : (size_t)-1;
+}
+"#;
+
 fn build_and_run(compiler: &str, lang_args: &[&str], source: &Path, include: &Path, exe: &Path) {
     run(
         Command::new(compiler)
@@ -170,7 +217,7 @@ fn c_runtime_utf8_check_and_short_copies_match_the_reference() {
     std::fs::write(
         &src,
         format!(
-            "#include \"wirelens.h\"\n#define CHECK_UTF8(s, n) wl_utf8_check(s, n)\n\
+            "#include \"wirelens.h\"\n{C_READ_STR}\n#define CHECK_UTF8(s, n) check_read_str(s, n)\n\
              #define COPY(d, s, n) wl_copy(d, s, n)\n{PROGRAM}"
         ),
     )

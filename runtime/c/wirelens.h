@@ -59,12 +59,16 @@ extern "C" {
 
 // Helpers kept out of line: WL__OUTLINE for large paths, WL__COLD for error paths (off
 // the hot path, so the decoders' fast paths stay small). `unused`: a TU may not need them.
+// WL__HOT: a small step that must be inlined into every generated reader (gcc -O2 left
+// wl_rd_str out of line: a call and a 6-register prologue per string).
 #if defined(__GNUC__) || defined(__clang__)
 #define WL__OUTLINE static __attribute__((noinline, unused))
 #define WL__COLD static __attribute__((cold, noinline, unused))
+#define WL__HOT static inline __attribute__((always_inline))
 #else
 #define WL__OUTLINE static inline
 #define WL__COLD static inline
+#define WL__HOT static inline
 #endif
 
 // ---------------------------------------------------------------- status and errors
@@ -129,7 +133,8 @@ static inline wl_status wl_fail(wl_error *e, wl_status s, size_t offset, uint64_
     return s;
 }
 
-static inline void wl_err_push(wl_error *e, const char *field, size_t index) {
+// Only on error paths: out of line, so the generated functions stay small.
+WL__COLD void wl_err_push(wl_error *e, const char *field, size_t index) {
     if (e->depth < WL_PATH_MAX) {
         e->seg[e->depth].field = field;
         e->seg[e->depth].index = index;
@@ -445,6 +450,27 @@ static inline void wl_arena_free(wl_arena *a) {
     a->used = 0;
 }
 
+static inline void *wl_arena_alloc(wl_arena *a, size_t size, size_t align);
+
+// wl_arena_alloc when the current block is full: a heap arena adds a chunk (out of
+// line: rare, and it keeps the inlined fast path small).
+WL__OUTLINE void *wl__arena_grow(wl_arena *a, size_t size, size_t align) {
+    size_t want = a->chunks ? a->chunks->h.cap * 2 : 4096;
+    wl__chunk *c;
+    if (!a->heap) return NULL;
+    if (size > SIZE_MAX / 2 - sizeof(wl__chunk) - align) return NULL;
+    if (want < size + align) want = size + align;
+    c = (wl__chunk *)malloc(sizeof(wl__chunk) + want);
+    if (!c) return NULL;
+    c->h.next = a->chunks;
+    c->h.cap = want;
+    a->chunks = c;
+    a->base = (unsigned char *)(c + 1);
+    a->cap = want;
+    a->used = 0;
+    return wl_arena_alloc(a, size, align);
+}
+
 // `size` bytes aligned to `align` (a power of two), or NULL when the arena is full.
 static inline void *wl_arena_alloc(wl_arena *a, size_t size, size_t align) {
     if (!a) return NULL;
@@ -458,22 +484,7 @@ static inline void *wl_arena_alloc(wl_arena *a, size_t size, size_t align) {
             return p;
         }
     }
-    if (!a->heap) return NULL;
-    {
-        size_t want = a->chunks ? a->chunks->h.cap * 2 : 4096;
-        wl__chunk *c;
-        if (size > SIZE_MAX / 2 - sizeof(wl__chunk) - align) return NULL;
-        if (want < size + align) want = size + align;
-        c = (wl__chunk *)malloc(sizeof(wl__chunk) + want);
-        if (!c) return NULL;
-        c->h.next = a->chunks;
-        c->h.cap = want;
-        a->chunks = c;
-        a->base = (unsigned char *)(c + 1);
-        a->cap = want;
-        a->used = 0;
-        return wl_arena_alloc(a, size, align);
-    }
+    return wl__arena_grow(a, size, align);
 }
 
 // ---------------------------------------------------------------- output buffer
@@ -643,7 +654,8 @@ static inline void *wl_rd_alloc(wl_reader *r, size_t n, size_t size, size_t alig
     return p;
 }
 
-// As wl_rd_alloc, zero-filled (arrays of structs and options).
+// As wl_rd_alloc, zero-filled: for arrays whose elements a read may leave partly
+// unwritten (an absent optional's payload); the generator picks one or the other.
 static inline void *wl_rd_alloc_zero(wl_reader *r, size_t n, size_t size, size_t align) {
     void *p = wl_rd_alloc(r, n, size, align);
     if (p) memset(p, 0, n * size);
@@ -686,53 +698,116 @@ WL__OUTLINE size_t wl__utf8_check_from(const uint8_t *s, size_t n, size_t i) {
     return n;
 }
 
-// The index of the first byte of the first invalid UTF-8 sequence, or n. ASCII is
-// checked 16 and 8 bytes at a time first (short strings: two overlapping words); the
-// first non-ASCII byte hands over to the full check.
-static inline size_t wl_utf8_check(const uint8_t *s, size_t n) {
+// True when s[0..n) is all ASCII: 16 bytes at a time, the tail and short strings as
+// two overlapping loads (three bytes below 4), so no per-byte loop and no libc call.
+static inline bool wl__ascii(const uint8_t *s, size_t n) {
     const uint64_t high = UINT64_C(0x8080808080808080);
-    uint64_t a, b;
+    uint64_t a, b, acc = 0;
     size_t i = 0;
-    for (; n - i >= 16; i += 16) {
-        memcpy(&a, s + i, 8);
-        memcpy(&b, s + i + 8, 8);
-        if ((a | b) & high) return wl__utf8_check_from(s, n, i);
-    }
-    if (n - i >= 8) {
-        memcpy(&a, s + i, 8);
-        memcpy(&b, s + n - 8, 8);
-        return ((a | b) & high) ? wl__utf8_check_from(s, n, i) : n;
-    }
-    if (n - i >= 4) {
+    if (n < 4) return n == 0 || ((s[0] | s[n >> 1] | s[n - 1]) & 0x80) == 0;
+    if (n < 8) {
         uint32_t c, d;
-        memcpy(&c, s + i, 4);
+        memcpy(&c, s, 4);
         memcpy(&d, s + n - 4, 4);
-        return ((c | d) & 0x80808080u) ? wl__utf8_check_from(s, n, i) : n;
+        return ((c | d) & 0x80808080u) == 0;
     }
-    for (; i < n; i++)
-        if (s[i] >= 0x80) return wl__utf8_check_from(s, n, i);
-    return n;
+    if (n >= 16) {
+        for (; n - i > 16; i += 16) {
+            memcpy(&a, s + i, 8);
+            memcpy(&b, s + i + 8, 8);
+            acc |= a | b;
+        }
+        memcpy(&a, s + n - 16, 8); // the last 16 bytes, overlapping what the loop saw
+    } else {
+        memcpy(&a, s, 8);
+    }
+    memcpy(&b, s + n - 8, 8);
+    return ((acc | a | b) & high) == 0;
+}
+
+// The index of the first byte of the first invalid UTF-8 sequence, or n. ASCII is
+// checked first (wl__ascii); any other byte hands over to the full check.
+static inline size_t wl_utf8_check(const uint8_t *s, size_t n) {
+    return wl__ascii(s, n) ? n : wl__utf8_check_from(s, n, 0);
+}
+
+// A string at p (the input at r->at) of n bytes that is not all ASCII: the full check.
+WL__OUTLINE wl_status wl__rd_utf8(wl_reader *r, const uint8_t *p, size_t n) {
+    size_t bad = wl__utf8_check_from(p, n, 0);
+    return bad == n ? WL_OK : wl_fail(r->err, WL_ERR_UTF8, r->at + bad, 0, 0, 0);
+}
+
+// The owned half of wl_rd_str: the n bytes at p (the input at r->at) checked and copied
+// into the arena in one pass (each word loaded once), NUL-terminated. Out of line: it is
+// larger than the view's half and pays an allocation anyway.
+WL__OUTLINE wl_status wl__rd_str_copy(wl_reader *r, const uint8_t *p, size_t n, wl_str *out) {
+    const uint64_t high = UINT64_C(0x8080808080808080);
+    uint64_t acc;
+    char *d = n < SIZE_MAX ? (char *)wl_arena_alloc(r->arena, n + 1, 1) : NULL;
+    if (!d) {
+        // Invalid UTF-8 is reported before a full arena, as when checking came first.
+        if (!wl__ascii(p, n) && wl__rd_utf8(r, p, n) != WL_OK) return WL_ERR_UTF8;
+        return wl_fail(r->err, WL_ERR_NO_MEMORY, r->at, n < SIZE_MAX ? n + 1 : SIZE_MAX, 0, 0);
+    }
+    if (n <= 16) {
+        if (n >= 8) {
+            uint64_t a, b;
+            memcpy(&a, p, 8);
+            memcpy(&b, p + n - 8, 8);
+            memcpy(d, &a, 8);
+            memcpy(d + n - 8, &b, 8);
+            acc = a | b;
+        } else if (n >= 4) {
+            uint32_t a, b;
+            memcpy(&a, p, 4);
+            memcpy(&b, p + n - 4, 4);
+            memcpy(d, &a, 4);
+            memcpy(d + n - 4, &b, 4);
+            acc = a | b;
+        } else if (n > 0) {
+            uint8_t a = p[0], b = p[n >> 1], c = p[n - 1];
+            d[0] = (char)a;
+            d[n >> 1] = (char)b;
+            d[n - 1] = (char)c;
+            acc = a | b | c;
+        } else {
+            acc = 0;
+        }
+        acc &= high;
+    } else if (n <= 32) {
+        uint64_t a, b, c, e;
+        memcpy(&a, p, 8);
+        memcpy(&b, p + 8, 8);
+        memcpy(&c, p + n - 16, 8);
+        memcpy(&e, p + n - 8, 8);
+        memcpy(d, &a, 8);
+        memcpy(d + 8, &b, 8);
+        memcpy(d + n - 16, &c, 8);
+        memcpy(d + n - 8, &e, 8);
+        acc = (a | b | c | e) & high;
+    } else {
+        acc = !wl__ascii(p, n);
+        memcpy(d, p, n);
+    }
+    if (acc && wl__rd_utf8(r, p, n) != WL_OK) return WL_ERR_UTF8;
+    d[n] = '\0';
+    out->ptr = d;
+    out->len = n;
+    r->at += n;
+    return WL_OK;
 }
 
 // A string: length prefix + UTF-8. Owned decodes (r->copy) copy it into the arena,
 // NUL-terminated; views point into the input.
-static inline wl_status wl_rd_str(wl_reader *r, unsigned prefix, wl_str *out) {
-    size_t n, bad;
+WL__HOT wl_status wl_rd_str(wl_reader *r, unsigned prefix, wl_str *out) {
+    size_t n;
     const uint8_t *p;
     wl_status s = wl_rd_count(r, prefix, 1, &n);
     if (s != WL_OK) return s;
     p = r->buf + r->at;
-    bad = wl_utf8_check(p, n);
-    if (bad != n) return wl_fail(r->err, WL_ERR_UTF8, r->at + bad, 0, 0, 0);
-    if (r->copy) {
-        char *d = (char *)wl_rd_alloc(r, n + 1, 1, 1);
-        if (!d) return WL_ERR_NO_MEMORY;
-        wl_copy(d, p, n);
-        d[n] = '\0';
-        out->ptr = d;
-    } else {
-        out->ptr = (const char *)p;
-    }
+    if (r->copy) return wl__rd_str_copy(r, p, n, out);
+    if (!wl__ascii(p, n) && wl__rd_utf8(r, p, n) != WL_OK) return WL_ERR_UTF8;
+    out->ptr = (const char *)p;
     out->len = n;
     r->at += n;
     return WL_OK;
