@@ -95,6 +95,84 @@ pub fn read_case(rel: &str) -> Vec<u8> {
     std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
+/// Whether a reused output buffer starting at `dst` is far enough from a source at `src`
+/// modulo 4 KiB: at least 256 bytes after it and at least 64 bytes before it.
+///
+/// Why: on this machine (AMD Zen 3, glibc 2.36) `memcpy` copies 2,112 bytes or more with
+/// `rep movsb`, which runs ~20x slower when the destination lies 1–31 bytes after the
+/// source modulo 4 KiB, and up to 2.6x slower up to ~128 bytes after (BENCHMARKS.md, "#14
+/// Rust, 2026-11-24 session 2"). The heap decides that distance, so a reused buffer that
+/// happened to land there made `ffi-array-int`'s memcpy baseline 6.6 µs instead of 0.3 µs.
+pub fn apart(dst: usize, src: usize) -> bool {
+    (256..=4032).contains(&(dst.wrapping_sub(src) % 4096))
+}
+
+/// A reused destination of `len` bytes for `memcpy` from `src`, placed half a page after
+/// it modulo 4 KiB at the same alignment modulo 64: `rep movsb`'s best case, so the
+/// baseline is the limit it stands for, the same in every run.
+pub fn memcpy_target(buf: &mut Vec<u8>, src: &[u8]) -> std::ops::Range<usize> {
+    buf.clear();
+    buf.resize(src.len() + 4096, 0);
+    let base = buf.as_ptr() as usize;
+    let at = (src.as_ptr() as usize).wrapping_add(2048).wrapping_sub(base) % 4096;
+    at..at + src.len()
+}
+
+/// A zeroed reused output buffer of `len` bytes whose start is [`apart`] from every
+/// address in `sources` (the inputs and the long arrays a benchmark copies into it):
+/// allocations that land too close are kept alive, so the next one lands elsewhere.
+pub fn buffer_apart(len: usize, sources: &[usize]) -> Vec<u8> {
+    let mut rejected = Vec::new();
+    for _ in 0..256 {
+        let buf = vec![0u8; len];
+        if sources.iter().all(|&s| apart(buf.as_ptr() as usize, s)) {
+            return buf;
+        }
+        rejected.push(buf);
+        // A small block in between moves the next allocation by a few cache lines even
+        // when `len` is a multiple of 4 KiB.
+        rejected.push(vec![0u8; 200]);
+    }
+    panic!("no {len}-byte allocation apart from {sources:x?} in 256 tries")
+}
+
+/// The start addresses of a record's arrays long enough for `memcpy` to use `rep movsb`
+/// when encoded (see [`apart`]); none for the data sets whose arrays are all short.
+pub trait LongArrays {
+    /// Their start addresses.
+    fn long_arrays(&self) -> Vec<usize> {
+        Vec::new()
+    }
+}
+
+macro_rules! no_long_arrays {
+    ($($t:ty),* $(,)?) => {$(impl LongArrays for $t {})*};
+}
+no_long_arrays!(
+    fast::audiounit::PluginRegistry,
+    fast::arrays::ArraysOfPrimitives,
+    fast::complex::PluginListMessage,
+    fast::array_struct::DeviceListMessage,
+    fast::array_string::StringListMessage,
+    compact::audiounit::PluginRegistry,
+    compact::arrays::ArraysOfPrimitives,
+    compact::complex::PluginListMessage,
+    compact::array_struct::DeviceListMessage,
+    compact::array_string::StringListMessage,
+);
+
+impl LongArrays for fast::array_int::IntListMessage {
+    fn long_arrays(&self) -> Vec<usize> {
+        vec![self.0.as_ptr() as usize]
+    }
+}
+
+impl LongArrays for compact::array_int::IntListMessage {
+    fn long_arrays(&self) -> Vec<usize> {
+        vec![self.0.as_ptr() as usize]
+    }
+}
+
 /// Decodes back-to-back records with `decode_prefix` (one record for most cases).
 #[macro_export]
 macro_rules! decode_all {

@@ -98,6 +98,11 @@ pub struct RustOptions {
     pub bulk_arrays: bool,
     /// The owned type of string fields (views always borrow `&'a str`).
     pub strings: OwnedStrings,
+    /// The decoders of structs that are array elements are `#[inline(always)]`, so each
+    /// element is built in place in the loop instead of returned through memory and then
+    /// moved into the `Vec` (measured: view and owned decode 0.6–0.87x the time,
+    /// BENCHMARKS.md "#14 Rust, 2026-11-24 session 2"). Off: LLVM decides.
+    pub inline_elements: bool,
 }
 
 /// The owned type of string fields ([`RustOptions::strings`]; `wirelens.toml`:
@@ -122,6 +127,7 @@ impl RustOptions {
         fixed_blocks: false,
         bulk_arrays: false,
         strings: OwnedStrings::Std,
+        inline_elements: false,
     };
 }
 
@@ -131,6 +137,7 @@ impl Default for RustOptions {
             fixed_blocks: true,
             bulk_arrays: true,
             strings: OwnedStrings::Std,
+            inline_elements: true,
         }
     }
 }
@@ -158,10 +165,13 @@ pub fn generate_with(schema: &Schema, layout: &Layout, source: &str, opts: &Rust
     if schema.types.is_empty() {
         return Err(EmitError(format!("{source}: the schema declares no types")));
     }
+    let plan = Plan::new(layout);
+    let elements = array_elements(&plan, schema.types.len());
     let g = Gen {
         schema,
         layout,
-        plan: Plan::new(layout),
+        plan,
+        elements,
         opts: *opts,
         type_names: (0..schema.types.len())
             .map(|id| type_name(schema, layout, id))
@@ -301,6 +311,31 @@ struct Member {
     wire: Wire,
 }
 
+/// Per type id: whether the type is decoded as (part of) an array element anywhere.
+fn array_elements(plan: &Plan, n: usize) -> Vec<bool> {
+    fn mark(v: &Value, in_array: bool, out: &mut [bool]) {
+        match v {
+            Value::Struct { id, .. } if in_array => {
+                if let Some(e) = out.get_mut(*id) {
+                    *e = true;
+                }
+            }
+            Value::Array { elem, .. } => mark(elem, true, out),
+            Value::Optional(e) => mark(e, in_array, out),
+            _ => {}
+        }
+    }
+    let mut out = vec![false; n];
+    for p in plan.types.iter().flatten() {
+        for step in &p.steps {
+            if let Step::Value { value, .. } = step {
+                mark(value, false, &mut out);
+            }
+        }
+    }
+    out
+}
+
 struct Gen<'s> {
     schema: &'s Schema,
     layout: &'s Layout,
@@ -312,6 +347,8 @@ struct Gen<'s> {
     struct_borrows: Vec<bool>,
     /// Per type id: its fields' Rust names (computed once: the emitters ask per field).
     field_names: Vec<Vec<String>>,
+    /// Per type id: a struct decoded as an array element somewhere in the schema.
+    elements: Vec<bool>,
 }
 
 impl Gen<'_> {
@@ -916,6 +953,9 @@ impl Gen<'_> {
     }
 
     fn read_from(&self, c: &mut Code, p: &TypePlan, view: bool) {
+        if self.opts.inline_elements && self.elements.get(p.id).copied().unwrap_or(false) {
+            c.line("#[inline(always)]");
+        }
         c.open("fn read_from(rd: &mut rt::Reader<'a>) -> Result<Self, rt::DecodeError> {");
         let mut block = 0;
         for step in &p.steps {
@@ -1238,6 +1278,26 @@ mod tests {
         assert!(plain.contains("let f_x = rd.u32()"), "{plain}"); // `x` is reserved (x0, x1…)
         assert!(plain.contains("let ok = rd.bool()"), "{plain}");
         assert!(plain.contains("w.put_prim(*x0);"), "{plain}");
+    }
+
+    #[test]
+    fn decoders_of_array_elements_are_inlined() {
+        // `E` is an element (inside an option too: `O`), `N` only a nested field.
+        let text = "struct E { s: str }\nstruct O { s: str }\nstruct N { s: str }\n\
+                    struct H { es: []E, os: []Option<O>, n: N }";
+        let a = analyze(Dialect::Sdp, text, None, OrderChoice::default());
+        let fast = generate(&a.schema, &a.layout, "test").expect("generates");
+        let inlined = |code: &str, ty: &str| {
+            let head = format!("for {ty} {{\n    #[inline(always)]\n    fn read_from(");
+            let view = format!("for {ty}View<'a> {{\n    #[inline(always)]\n    fn read_from(");
+            (code.contains(&head), code.contains(&view))
+        };
+        assert_eq!(inlined(&fast, "E"), (true, true), "{fast}");
+        assert_eq!(inlined(&fast, "O"), (true, true), "{fast}");
+        assert_eq!(inlined(&fast, "N"), (false, false), "{fast}");
+        assert_eq!(inlined(&fast, "H"), (false, false), "{fast}");
+        let plain = generate_with(&a.schema, &a.layout, "test", &RustOptions::PLAIN).expect("generates");
+        assert!(!plain.contains("#[inline(always)]"), "{plain}");
     }
 
     #[test]
