@@ -119,7 +119,7 @@ void baselines(const char* ds, const char* lang, const std::vector<uint8_t>& byt
     // glibc's memcpy of a few KB and more is `rep movsb`, many times slower when the
     // destination sits a little above the source modulo 4 KiB, so where the two
     // allocations happened to land decided the baseline (seen: 66 and 1,747 ns for the
-    // same 6.6 KB in two runs). The destination is put 2 KiB from the source modulo 4 KiB
+    // same 5.2 KB in two runs). The destination is put 2 KiB from the source modulo 4 KiB
     // (memcpy's good case) in every run: the limit stays the fastest copy of the bytes.
     std::vector<uint8_t> store(n + 4096);
     const auto s = reinterpret_cast<uintptr_t>(bytes.data());
