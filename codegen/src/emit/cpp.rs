@@ -5,7 +5,8 @@
 //!
 //! Per value type `T` (every struct; for ffire also array and named-primitive roots, which
 //! become structs with one member `value`):
-//! - `T` (owned: `std::string`, `std::vector`, `std::optional`; SDP `Box<S>` is `S`) and,
+//! - `T` (owned: `std::string` or, with [`OwnedStrings::Compact`], `wirelens::CompactString`;
+//!   `std::vector`, `std::optional`; SDP `Box<S>` is `S`) and,
 //!   when `T` contains strings or arrays, `TView` (zero-copy: `std::string_view`,
 //!   `wirelens::LeSpan<P>` for primitive arrays, `std::vector<SView>` for other arrays);
 //!   `T::View` names whichever type the view decoders return;
