@@ -395,15 +395,16 @@ struct is_owned_struct<T, std::void_t<typename T::View>> : std::true_type {};
 
 /// How a generated reader fills an array: `start(n)`, then per element `at(i)` (read
 /// into it) and `done()`. Usually the vector is resized and elements are read in place.
-/// For large owned structs of code generated with compact strings (`Compact`), each
-/// element is read into one local and moved in: value-initializing such an element costs
+/// For large owned structs with strings or arrays of code generated with compact strings
+/// (`Compact`), each element is read into one local and moved in: value-initializing such an element costs
 /// a `rep stos` each (g++ -O2), more than the move. (Measured in BENCHMARKS.md, "#14 C++";
 /// std::string members and views measured slower that way.)
 template <class V, bool Compact>
 class Fill {
 public:
     using E = element_t<V>;
-    static constexpr bool by_move = Compact && detail::is_owned_struct<E>::value && sizeof(E) >= 64;
+    static constexpr bool by_move =
+        Compact && detail::is_owned_struct<E>::value && !std::is_trivially_copyable_v<E> && sizeof(E) >= 64;
 
     explicit Fill(V& v) noexcept : v_(v) {}
     WIRELENS_HOT void start(size_t n) {
