@@ -74,6 +74,19 @@ pub struct GenerateConfig {
     /// `[generate.rust]`: options of the Rust generator.
     #[serde(default)]
     pub rust: RustGenerateConfig,
+    /// `[generate.cpp]`: options of the C++ generator.
+    #[serde(default)]
+    pub cpp: CppGenerateConfig,
+}
+
+/// `[generate.cpp]`: options of the C++ generator.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CppGenerateConfig {
+    /// `strings = "std"` (owned string fields are `std::string`, the default) or
+    /// `"compact"` (`wirelens::CompactString` from the runtime header: strings up to 31
+    /// bytes inline, so decoding allocates only for longer ones).
+    pub strings: Option<crate::emit::cpp::OwnedStrings>,
 }
 
 /// `[generate.rust]`: options of the Rust generator.

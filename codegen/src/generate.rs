@@ -14,6 +14,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use crate::emit::cpp::CppOptions;
 use crate::emit::rust::{OwnedStrings, RustOptions};
 use crate::emit::{self, is_generated, EmitError, Lang, OutputFile};
 use crate::files::{remove_stale_temps, write_temp};
@@ -42,15 +43,22 @@ pub fn schema_errors(source: &SourceFile, analysis: &Analysis) -> Vec<FileError>
 /// The files for one analysed schema in each of `langs`, runtime headers included.
 /// `source_name` is the schema's file name (it names the outputs).
 pub fn generate_files(analysis: &Analysis, source_name: &str, langs: &[Lang]) -> Result<Vec<OutputFile>, EmitError> {
-    generate_files_with(analysis, source_name, langs, &RustOptions::default())
+    generate_files_with(
+        analysis,
+        source_name,
+        langs,
+        &RustOptions::default(),
+        &CppOptions::default(),
+    )
 }
 
-/// [`generate_files`] with the Rust generator's options.
+/// [`generate_files`] with the Rust and C++ generators' options.
 pub fn generate_files_with(
     analysis: &Analysis,
     source_name: &str,
     langs: &[Lang],
     rust: &RustOptions,
+    cpp: &CppOptions,
 ) -> Result<Vec<OutputFile>, EmitError> {
     let mut files = Vec::new();
     for &lang in langs {
@@ -60,6 +68,7 @@ pub fn generate_files_with(
             &analysis.layout,
             source_name,
             rust,
+            cpp,
         )?);
         files.extend(emit::runtime_files(lang));
     }
@@ -282,6 +291,7 @@ pub struct Builder {
     order: Option<FieldOrder>,
     cargo_rerun: bool,
     rust_strings: Option<OwnedStrings>,
+    cpp_strings: Option<crate::emit::cpp::OwnedStrings>,
 }
 
 impl Default for Builder {
@@ -298,6 +308,7 @@ impl Builder {
             order: None,
             cargo_rerun: true,
             rust_strings: None,
+            cpp_strings: None,
         }
     }
 
@@ -324,6 +335,13 @@ impl Builder {
     /// `wirelens-runtime` feature `compact-strings`.
     pub fn rust_strings(mut self, strings: OwnedStrings) -> Builder {
         self.rust_strings = Some(strings);
+        self
+    }
+
+    /// The owned type of string fields in generated C++, overriding `wirelens.toml`'s
+    /// `[generate.cpp] strings` (default `std::string`).
+    pub fn cpp_strings(mut self, strings: crate::emit::cpp::OwnedStrings) -> Builder {
+        self.cpp_strings = Some(strings);
         self
     }
 
@@ -362,6 +380,7 @@ impl Builder {
         };
         let prepared = Project::local()
             .with_rust_strings(self.rust_strings)
+            .with_cpp_strings(self.cpp_strings)
             .prepare(&paths, &flags, &Default::default())
             .map_err(BuildError)?;
         let written = crate::project::write_prepared(&prepared).map_err(|e| BuildError(vec![e]))?;

@@ -20,6 +20,7 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
+use crate::emit::cpp::CppOptions;
 use crate::emit::rust::{OwnedStrings, RustOptions};
 use crate::emit::{EmitError, Lang, OutputFile};
 use crate::generate::{
@@ -102,6 +103,8 @@ pub struct Settings {
     pub on_save: bool,
     /// The Rust generator's options (`[generate.rust]`, or [`Project::with_rust_strings`]).
     pub rust: RustOptions,
+    /// The C++ generator's options (`[generate.cpp]`, or [`Project::with_cpp_strings`]).
+    pub cpp: CppOptions,
 }
 
 /// The default output folder, beside the schema.
@@ -137,6 +140,8 @@ pub struct Project {
     parallel_languages: bool,
     /// `Builder::rust_strings`: beats `[generate.rust] strings`.
     rust_strings: Option<OwnedStrings>,
+    /// `Builder::cpp_strings`: beats `[generate.cpp] strings`.
+    cpp_strings: Option<crate::emit::cpp::OwnedStrings>,
 }
 
 impl Project {
@@ -157,6 +162,7 @@ impl Project {
             configs: Mutex::default(),
             parallel_languages: false,
             rust_strings: None,
+            cpp_strings: None,
         }
     }
 
@@ -164,6 +170,13 @@ impl Project {
     #[must_use]
     pub fn with_rust_strings(mut self, strings: Option<OwnedStrings>) -> Project {
         self.rust_strings = strings;
+        self
+    }
+
+    /// The owned string type of generated C++, over `wirelens.toml`'s (`None`: keep it).
+    #[must_use]
+    pub fn with_cpp_strings(mut self, strings: Option<crate::emit::cpp::OwnedStrings>) -> Project {
+        self.cpp_strings = strings;
         self
     }
 
@@ -268,6 +281,12 @@ impl Project {
                     .or(toml.and_then(|c| c.generate.rust.strings))
                     .unwrap_or_default(),
                 ..RustOptions::default()
+            },
+            cpp: CppOptions {
+                strings: self
+                    .cpp_strings
+                    .or(toml.and_then(|c| c.generate.cpp.strings))
+                    .unwrap_or_default(),
             },
         })
     }
@@ -385,6 +404,7 @@ impl Project {
                     &file_name(path),
                     &settings.languages,
                     &settings.rust,
+                    &settings.cpp,
                     self.parallel_languages,
                 )
                 .map_err(|e| vec![FileError::new(path, "generate", e.0)])?;
@@ -430,11 +450,12 @@ fn emit_languages(
     source_name: &str,
     langs: &[Lang],
     rust: &RustOptions,
+    cpp: &CppOptions,
     parallel: bool,
 ) -> Result<Vec<OutputFile>, EmitError> {
     let threads = if parallel { langs.len() } else { 1 };
     let per_lang = map_in_parallel(langs, threads, |lang| {
-        generate_files_with(analysis, source_name, std::slice::from_ref(lang), rust)
+        generate_files_with(analysis, source_name, std::slice::from_ref(lang), rust, cpp)
     });
     let mut files = Vec::new();
     for result in per_lang {
@@ -706,9 +727,9 @@ mod tests {
     fn languages_emitted_in_parallel_equal_those_emitted_one_after_another() {
         let text = "struct Inner { s: str, v: []u16 }\nstruct Outer { a: Inner, l: []Inner, o: Option<Inner> }\n";
         let analysis = analyze(Dialect::Sdp, text, None, OrderChoice::default());
-        let rust = RustOptions::default();
-        let one_thread = emit_languages(&analysis, "m.sdp", &Lang::ALL, &rust, false).expect("emits");
-        let parallel = emit_languages(&analysis, "m.sdp", &Lang::ALL, &rust, true).expect("emits");
+        let (rust, cpp) = (RustOptions::default(), CppOptions::default());
+        let one_thread = emit_languages(&analysis, "m.sdp", &Lang::ALL, &rust, &cpp, false).expect("emits");
+        let parallel = emit_languages(&analysis, "m.sdp", &Lang::ALL, &rust, &cpp, true).expect("emits");
         assert_eq!(parallel, one_thread);
         let names: Vec<&str> = parallel.iter().map(|f| f.name.as_str()).collect();
         for name in ["m.h", "m.c", "m.hpp", "m.rs"] {

@@ -17,7 +17,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use codegen::emit::cpp::{generate, namespace, runtime_files, type_name};
+use codegen::emit::cpp::{generate, generate_with, namespace, runtime_files, type_name, CppOptions, OwnedStrings};
 use codegen::{analyze, Dialect, FieldOrder, OrderChoice};
 
 mod build_common;
@@ -189,7 +189,7 @@ fn extra_bins(a: &codegen::Analysis, file: &str, order: FieldOrder) -> Vec<(Stri
         .collect()
 }
 
-fn modules(vectors: &Path) -> Vec<Module> {
+fn modules(vectors: &Path, opts: &CppOptions) -> Vec<Module> {
     let mut out = Vec::new();
     for (dialect, dir) in [(Dialect::Sdp, "sdp"), (Dialect::Ffi, "ffi")] {
         let mut files: Vec<(String, String, String)> = std::fs::read_dir(vectors.join(dir).join("schemas"))
@@ -218,7 +218,8 @@ fn modules(vectors: &Path) -> Vec<Module> {
                 assert!(!a.has_errors(), "{file}: {:?}", a.diagnostics);
                 // One namespace per (schema, order): the source name picks it.
                 let source = format!("{dir}_{stem}{suffix}.{dir}");
-                let files = generate(&a.schema, &a.layout, &source).unwrap_or_else(|e| panic!("{file}: {e}"));
+                let files =
+                    generate_with(&a.schema, &a.layout, &source, opts).unwrap_or_else(|e| panic!("{file}: {e}"));
                 assert_eq!(files.len(), 1, "{file}: one header");
                 let code = files[0].contents.clone();
                 assert!(code.starts_with(codegen::emit::GENERATED_HEADER));
@@ -777,6 +778,61 @@ static std::string special_checks() {
         CHECK(sdp_optional::Request::read_from(r2, reused), "reused decode");
         CHECK(!reused.metadata.has_value() && reused == without, "a stale optional survived a reused decode");
     }
+    // wirelens::CompactString (the owned string type of strings = "compact"): inline up to
+    // 31 bytes, heap beyond; copies, moves and assignments across the two (ASan checks the
+    // memory).
+    {
+        using wirelens::CompactString;
+        for (size_t n : {0, 1, 15, 16, 30, 31, 32, 33, 100}) {
+            const std::string text(n, 'a');
+            CompactString s(text);
+            CHECK(s.size() == n && s == text && std::strlen(s.c_str()) == n, "compact size " + std::to_string(n));
+            CHECK(s.is_heap() == (n > CompactString::inline_capacity), "compact storage " + std::to_string(n));
+            CompactString copy = s;
+            CHECK(copy == s && copy.data() != s.data(), "compact copy");
+            CompactString moved = std::move(copy);
+            CHECK(moved == s && copy.empty(), "compact move");
+            for (size_t m : {0, 5, 31, 40, 200}) {
+                CompactString t(std::string(m, 'b'));
+                t = s;
+                CHECK(t == s && std::strlen(t.c_str()) == n, "compact assign");
+                CompactString u(std::string(m, 'c'));
+                u = std::move(moved);
+                CHECK(u == s && moved.empty(), "compact move-assign");
+                moved = u;
+            }
+            CompactString& self = s;
+            s = self;
+            CHECK(s == text, "compact self-assign");
+            CHECK(std::string_view(s) == text && s.str() == text && !(s != text), "compact views");
+        }
+        CHECK(CompactString("ab") < CompactString("b") && CompactString() == "", "compact order");
+    }
+    // Decoding into a value that already holds arrays replaces them.
+    {
+        ffi_complex_canon::PluginListMessage big, small;
+        big.value.resize(3);
+        for (auto& p : big.value) {
+            p.name = std::string(40, 'n');
+            p.parameters.resize(4);
+            for (auto& q : p.parameters) {
+                q.display_name = std::string(33, 'd');
+                q.unit = "dB";
+                q.indexed_values.emplace(2, std::string(50, 'i'));
+            }
+        }
+        small.value.resize(1);
+        small.value[0].parameters.resize(1);
+        small.value[0].parameters[0].identifier = "id";
+        auto bb = big.to_bytes().value();
+        auto sb = small.to_bytes().value();
+        ffi_complex_canon::PluginListMessage reused;
+        wirelens::Reader r1(bb.data(), bb.size());
+        CHECK(ffi_complex_canon::PluginListMessage::read_from(r1, reused) && reused == big, "decode into a fresh value");
+        wirelens::Reader r2(sb.data(), sb.size());
+        CHECK(ffi_complex_canon::PluginListMessage::read_from(r2, reused) && reused == small,
+              "decode into a value holding arrays");
+    }
     // Error messages are readable.
     {
         const uint8_t cut[] = {1, 0};
@@ -857,6 +913,29 @@ fn compiler_available(cxx: &str) -> bool {
 
 #[test]
 fn generated_cpp_round_trips_every_golden_case_with_gcc_and_clang() {
+    round_trip(&CppOptions::default());
+}
+
+/// The same with `[generate.cpp] strings = "compact"`: owned strings are
+/// `wirelens::CompactString` (inline up to 31 bytes, heap beyond; the golden cases and the
+/// hostile-input checks have both).
+#[test]
+fn generated_cpp_with_compact_strings_round_trips_every_golden_case_with_gcc_and_clang() {
+    let opts = CppOptions {
+        strings: OwnedStrings::Compact,
+    };
+    let modules = modules(&workspace().join("tests/vectors"), &opts);
+    let owned = modules.iter().find(|m| m.name == "sdp_audiounit").expect("audiounit");
+    assert!(
+        owned.code.contains("wirelens::CompactString display_name{};"),
+        "{}",
+        owned.code
+    );
+    assert!(!owned.code.contains("std::string "), "{}", owned.code);
+    round_trip(&opts);
+}
+
+fn round_trip(opts: &CppOptions) {
     let compilers = [("g++", true), ("clang++", false)];
     for (cxx, _) in compilers {
         assert!(
@@ -866,7 +945,7 @@ fn generated_cpp_round_trips_every_golden_case_with_gcc_and_clang() {
     }
     let root = workspace();
     let vectors = root.join("tests/vectors");
-    let modules = modules(&vectors);
+    let modules = modules(&vectors, opts);
     // Removed with its contents when `tmp` drops (also when the test fails).
     let tmp = tempfile::Builder::new()
         .prefix("wirelens-emit-cpp-")
@@ -941,7 +1020,7 @@ fn generated_cpp_round_trips_every_golden_case_with_gcc_and_clang() {
 /// Generated code never throws and never casts pointers to load values.
 #[test]
 fn generated_cpp_has_no_exceptions_or_pointer_casts() {
-    let modules = modules(&workspace().join("tests/vectors"));
+    let modules = modules(&workspace().join("tests/vectors"), &CppOptions::default());
     let runtime = runtime_files();
     for (name, text) in modules
         .iter()

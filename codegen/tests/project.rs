@@ -335,6 +335,39 @@ fn user_files_keep_their_owner() {
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "new");
 }
 
+/// `[generate.cpp] strings = "compact"` in `wirelens.toml` makes owned C++ strings
+/// `wirelens::CompactString`; `Builder::cpp_strings` / `Project::with_cpp_strings` beat it;
+/// an unknown value is refused with its position.
+#[test]
+fn cpp_string_type_comes_from_wirelens_toml_or_the_builder() {
+    use codegen::emit::cpp::OwnedStrings;
+    let (_dir, root) = canonical_root();
+    let schema = root.join("t.sdp");
+    std::fs::write(&schema, "struct T {\n    name: str,\n}\n").unwrap();
+    let flags = Flags {
+        languages: Some(vec![Lang::Cpp]),
+        ..Flags::default()
+    };
+    let cpp = |project: &Project| -> String {
+        let files = outputs(project, &schema, &flags, None);
+        files.into_iter().find(|f| f.name == "t.hpp").unwrap().contents
+    };
+    assert!(cpp(&Project::local()).contains("    std::string name{};"));
+    std::fs::write(root.join("wirelens.toml"), "[generate.cpp]\nstrings = \"compact\"\n").unwrap();
+    let compact = cpp(&Project::local());
+    assert!(compact.contains("    wirelens::CompactString name{};"), "{compact}");
+    let overridden = cpp(&Project::local().with_cpp_strings(Some(OwnedStrings::Std)));
+    assert!(overridden.contains("    std::string name{};"), "{overridden}");
+    std::fs::write(root.join("wirelens.toml"), "[generate.cpp]\nstrings = \"tiny\"\n").unwrap();
+    let err = Project::local()
+        .prepare(std::slice::from_ref(&schema), &flags, &HashMap::new())
+        .unwrap_err();
+    assert!(
+        err[0].line_col == Some((2, 11)) && err[0].message.contains("compact"),
+        "{err:?}"
+    );
+}
+
 /// `[generate.rust] strings = "compact"` in `wirelens.toml` (what `wirelens gen` and the
 /// editor read) makes owned strings `CompactString`; `Builder::rust_strings` beats it; an
 /// unknown value is refused with its position.

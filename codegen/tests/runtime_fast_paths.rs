@@ -230,20 +230,22 @@ fn c_runtime_utf8_check_and_short_copies_match_the_reference() {
 }
 
 #[test]
-fn cpp_runtime_utf8_check_matches_the_reference() {
+fn cpp_runtime_utf8_check_and_short_copies_match_the_reference() {
     let root = workspace();
     let tmp = tempfile::Builder::new()
         .prefix("wirelens-fast-paths-cpp-")
         .tempdir()
         .expect("temp dir");
     let src = tmp.path().join("fast_paths.cpp");
-    // The C++ Writer's short copies are private: they are covered by the emit_cpp round trips.
+    // The short copies (the Writer's and CompactString's) are for n <= 32; longer runs
+    // are one memcpy, as in Writer::raw.
     std::fs::write(
         &src,
         format!(
             "#include \"wirelens.hpp\"\n#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n\
              #define CHECK_UTF8(s, n) wirelens::utf8_valid_up_to(s, n)\n\
-             #define COPY(d, s, n) std::memcpy(d, s, n)\n{PROGRAM}"
+             #define COPY(d, s, n) ((n) <= 32 ? wirelens::detail::copy_short(d, s, n) : (void)std::memcpy(d, s, n))\n\
+             {PROGRAM}"
         ),
     )
     .expect("write");

@@ -85,6 +85,9 @@ struct uint_of<8> {
 inline const char* as_chars(const uint8_t* p) noexcept {
     return static_cast<const char*>(static_cast<const void*>(p));
 }
+inline const uint8_t* as_bytes(const char* p) noexcept {
+    return static_cast<const uint8_t*>(static_cast<const void*>(p));
+}
 }  // namespace detail
 
 /// Encoded size of a primitive (`bool` is one byte on the wire, whatever sizeof says).
@@ -379,6 +382,65 @@ private:
     Error error_;
 };
 
+/// The element type of an array member (`decltype(v.items)` in generated readers).
+template <class V>
+using element_t = typename std::decay_t<V>::value_type;
+
+namespace detail {
+template <class T, class = void>
+struct is_owned_struct : std::false_type {};
+template <class T>
+struct is_owned_struct<T, std::void_t<typename T::View>> : std::true_type {};
+}  // namespace detail
+
+/// How a generated reader fills an array: `start(n)`, then per element `at(i)` (read
+/// into it) and `done()`. Usually the vector is resized and elements are read in place.
+/// For large owned structs with strings or arrays of code generated with compact strings
+/// (`Compact`), each element is read into one local and moved in: value-initializing such an element costs
+/// a `rep stos` each (g++ -O2), more than the move. (Measured in BENCHMARKS.md, "#14 C++";
+/// std::string members and views measured slower that way.)
+template <class V, bool Compact>
+class Fill {
+public:
+    using E = element_t<V>;
+    static constexpr bool by_move =
+        Compact && detail::is_owned_struct<E>::value && !std::is_trivially_copyable_v<E> && sizeof(E) >= 64;
+
+    explicit Fill(V& v) noexcept : v_(v) {}
+    WIRELENS_HOT void start(size_t n) {
+        if constexpr (by_move) {
+            v_.clear();
+            v_.reserve(n);
+        } else if constexpr (std::is_trivially_copyable_v<E> && sizeof(E) >= 64) {
+            // Copies of one value-initialized element (plain stores); resize(n) would
+            // value-initialize each one, a `rep stos` per element for a large view struct.
+            v_.resize(n, E{});
+        } else {
+            v_.resize(n);
+        }
+    }
+    WIRELENS_HOT E& at(size_t i) noexcept {
+        if constexpr (by_move) {
+            (void)i;
+            return x_;
+        } else {
+            return v_[i];
+        }
+    }
+    WIRELENS_HOT void done() {
+        if constexpr (by_move) {
+            v_.push_back(std::move(x_));
+        }
+    }
+
+private:
+    V& v_;
+    // Default-initialized: a generated struct's members all have initializers, so this
+    // initializes every member with plain stores (`x_{}` zeroes the whole object first,
+    // a `rep stos`).
+    std::conditional_t<by_move, E, char> x_;
+};
+
 /// What the `*_prefix` decoders return: the value and the bytes it used.
 template <class T>
 struct Decoded {
@@ -457,20 +519,212 @@ WIRELENS_HOT size_t utf8_valid_up_to(const uint8_t* s, size_t n) noexcept {
             return detail::utf8_valid_from(s, n, i);
         }
     }
+    uint64_t w;
     if (n - i >= 8) {
         // The last 8 bytes (overlapping what was checked): covers 8..15 left in one load.
         uint64_t a, b;
         std::memcpy(&a, s + i, 8);
         std::memcpy(&b, s + n - 8, 8);
-        return ((a | b) & high) == 0 ? n : detail::utf8_valid_from(s, n, i);
+        w = a | b;
+    } else if (i == n) {
+        return n;
+    } else if (n >= 8) {
+        // Fewer than 8 left after whole 16-byte steps: the last 8 bytes cover them.
+        std::memcpy(&w, s + n - 8, 8);
+    } else if (n >= 4) {
+        // Short strings (most names): two overlapping loads, no byte loop.
+        uint32_t a, b;
+        std::memcpy(&a, s, 4);
+        std::memcpy(&b, s + n - 4, 4);
+        w = a | b;
+    } else if (n >= 2) {
+        uint16_t a, b;
+        std::memcpy(&a, s, 2);
+        std::memcpy(&b, s + n - 2, 2);
+        w = static_cast<uint64_t>(a | b);
+    } else {
+        w = n == 1 ? s[0] : 0;
     }
-    for (; i < n; ++i) {
-        if (s[i] >= 0x80) {
-            return detail::utf8_valid_from(s, n, i);
+    return (w & high) == 0 ? n : detail::utf8_valid_from(s, n, i);
+}
+
+// ---------------------------------------------------------------- short copies
+
+namespace detail {
+template <size_t W>
+WIRELENS_HOT void copy_pair(uint8_t* d, const uint8_t* s, size_t n) noexcept {
+    // Both loads before both stores: the two ranges overlap when n < 2 W.
+    uint8_t a[W], b[W];
+    std::memcpy(a, s, W);
+    std::memcpy(b, s + n - W, W);
+    std::memcpy(d, a, W);
+    std::memcpy(d + n - W, b, W);
+}
+
+/// Copies n <= 32 bytes as two overlapping fixed-width copies inside [d, d + n): no libc
+/// call (most strings are this short).
+WIRELENS_HOT void copy_short(uint8_t* d, const uint8_t* s, size_t n) noexcept {
+    if (n >= 16) {
+        copy_pair<16>(d, s, n);
+    } else if (n >= 8) {
+        copy_pair<8>(d, s, n);
+    } else if (n >= 4) {
+        copy_pair<4>(d, s, n);
+    } else if (n >= 2) {
+        copy_pair<2>(d, s, n);
+    } else if (n == 1) {
+        *d = *s;
+    }
+}
+}  // namespace detail
+
+// ---------------------------------------------------------------- CompactString
+
+/// The owned string type of code generated with `[generate.cpp] strings = "compact"`: the
+/// same 32 bytes as a libstdc++ `std::string`, but strings of up to 31 bytes are stored
+/// inline (std::string: 15), and every member that decoding uses is inline, so decoding a
+/// short string neither allocates nor calls into the library. Longer strings live on the
+/// heap. Always NUL-terminated (c_str()). Converts to std::string_view; build one from a
+/// std::string_view, std::string or C string; compare with any of them.
+class CompactString {
+public:
+    /// The longest string stored inline.
+    static constexpr size_t inline_capacity = 31;
+
+    CompactString() noexcept { set_inline_size(0); }
+    CompactString(std::string_view s) { init(s.data(), s.size()); }
+    CompactString(const std::string& s) { init(s.data(), s.size()); }
+    CompactString(const char* s) { init(s, std::strlen(s)); }
+    CompactString(const char* s, size_t n) { init(s, n); }
+    CompactString(const CompactString& o) {
+        if (o.is_heap()) {
+            init(o.data(), o.size());
+        } else {
+            std::memcpy(b_, o.b_, sizeof b_);
         }
     }
-    return n;
-}
+    CompactString(CompactString&& o) noexcept {
+        std::memcpy(b_, o.b_, sizeof b_);
+        o.set_inline_size(0);
+    }
+    CompactString& operator=(const CompactString& o) {
+        if (this != &o) {
+            assign(o.data(), o.size());
+        }
+        return *this;
+    }
+    CompactString& operator=(CompactString&& o) noexcept {
+        if (this != &o) {
+            release();
+            std::memcpy(b_, o.b_, sizeof b_);
+            o.set_inline_size(0);
+        }
+        return *this;
+    }
+    CompactString& operator=(std::string_view s) { return assign(s.data(), s.size()); }
+    CompactString& operator=(const std::string& s) { return assign(s.data(), s.size()); }
+    CompactString& operator=(const char* s) { return assign(s, std::strlen(s)); }
+    ~CompactString() { release(); }
+
+    /// Replaces the contents with s[0..n) (which may not point into this string).
+    WIRELENS_HOT CompactString& assign(const char* s, size_t n) {
+        if (n <= inline_capacity) {
+            release();
+            detail::copy_short(b_, detail::as_bytes(s), n);
+            set_inline_size(n);
+        } else if (is_heap() && heap_cap() >= n) {
+            char* p = heap_ptr();
+            std::memcpy(p, s, n);
+            p[n] = '\0';
+            store_word(8, n);
+        } else {
+            release();
+            init_heap(s, n);
+        }
+        return *this;
+    }
+
+    size_t size() const noexcept { return is_heap() ? load_word(8) : inline_capacity - b_[inline_capacity]; }
+    size_t length() const noexcept { return size(); }
+    bool empty() const noexcept { return size() == 0; }
+    const char* data() const noexcept { return is_heap() ? heap_ptr() : detail::as_chars(b_); }
+    const char* c_str() const noexcept { return data(); }
+    const char* begin() const noexcept { return data(); }
+    const char* end() const noexcept { return data() + size(); }
+    char operator[](size_t i) const noexcept { return data()[i]; }
+    /// Whether the contents are on the heap (longer than inline_capacity).
+    bool is_heap() const noexcept { return b_[inline_capacity] == heap_tag; }
+
+    operator std::string_view() const noexcept { return std::string_view(data(), size()); }
+    std::string_view view() const noexcept { return *this; }
+    std::string str() const { return std::string(data(), size()); }
+
+    friend bool operator==(const CompactString& a, const CompactString& b) noexcept { return a.view() == b.view(); }
+    friend bool operator==(const CompactString& a, std::string_view b) noexcept { return a.view() == b; }
+    friend bool operator==(std::string_view a, const CompactString& b) noexcept { return a == b.view(); }
+    friend bool operator==(const CompactString& a, const char* b) noexcept { return a.view() == b; }
+    friend bool operator==(const char* a, const CompactString& b) noexcept { return a == b.view(); }
+    friend bool operator==(const CompactString& a, const std::string& b) noexcept { return a.view() == b; }
+    friend bool operator==(const std::string& a, const CompactString& b) noexcept { return a == b.view(); }
+    friend bool operator!=(const CompactString& a, const CompactString& b) noexcept { return !(a == b); }
+    friend bool operator!=(const CompactString& a, const std::string& b) noexcept { return !(a == b); }
+    friend bool operator!=(const std::string& a, const CompactString& b) noexcept { return !(a == b); }
+    friend bool operator!=(const CompactString& a, std::string_view b) noexcept { return !(a == b); }
+    friend bool operator!=(std::string_view a, const CompactString& b) noexcept { return !(a == b); }
+    friend bool operator!=(const CompactString& a, const char* b) noexcept { return !(a == b); }
+    friend bool operator!=(const char* a, const CompactString& b) noexcept { return !(a == b); }
+    friend bool operator<(const CompactString& a, const CompactString& b) noexcept { return a.view() < b.view(); }
+
+private:
+    // b_[31]: inline, 31 - size (so a 31-byte string's last byte is its NUL terminator);
+    // on the heap, heap_tag, with the pointer, size and capacity in bytes 0..24.
+    static constexpr uint8_t heap_tag = 0xFF;
+
+    void set_inline_size(size_t n) noexcept {
+        b_[n] = 0;
+        b_[inline_capacity] = static_cast<uint8_t>(inline_capacity - n);
+    }
+    size_t load_word(size_t at) const noexcept {
+        size_t w;
+        std::memcpy(&w, b_ + at, sizeof w);
+        return w;
+    }
+    void store_word(size_t at, size_t w) noexcept { std::memcpy(b_ + at, &w, sizeof w); }
+    char* heap_ptr() const noexcept {
+        char* p;
+        std::memcpy(&p, b_, sizeof p);
+        return p;
+    }
+    size_t heap_cap() const noexcept { return load_word(16); }
+
+    void init(const char* s, size_t n) {
+        if (n <= inline_capacity) {
+            detail::copy_short(b_, detail::as_bytes(s), n);
+            set_inline_size(n);
+        } else {
+            init_heap(s, n);
+        }
+    }
+    // Out of line: the inline case is the one decoding should inline.
+    WIRELENS_NOINLINE void init_heap(const char* s, size_t n) {
+        char* p = new char[n + 1];
+        std::memcpy(p, s, n);
+        p[n] = '\0';
+        std::memcpy(b_, &p, sizeof p);
+        store_word(8, n);
+        store_word(16, n);
+        b_[inline_capacity] = heap_tag;
+    }
+    void release() noexcept {
+        if (is_heap()) {
+            delete[] heap_ptr();
+            set_inline_size(0);
+        }
+    }
+
+    alignas(8) uint8_t b_[inline_capacity + 1];
+};
+static_assert(sizeof(CompactString) == 32, "CompactString is 32 bytes");
 
 namespace sdp {
 /// Length of the SDP message header: "SDP2" · u16 type id · u32 payload length.
@@ -510,13 +764,14 @@ public:
         return true;
     }
 
-    /// Makes `v` hold `n` elements (count already checked), charged against the budget.
-    template <class V>
-    WIRELENS_HOT bool elements(V& v, size_t n) {
-        if (!charge(n, sizeof(typename V::value_type))) {
+    /// Prepares `f`'s array for `n` elements (count already checked), charged against the
+    /// budget.
+    template <class V, bool C>
+    WIRELENS_HOT bool elements(Fill<V, C>& f, size_t n) {
+        if (!charge(n, sizeof(element_t<V>))) {
             return false;
         }
-        v.resize(n);
+        f.start(n);
         return true;
     }
     size_t remaining() const noexcept { return end_ - at_; }
@@ -621,14 +876,8 @@ public:
 
     /// Strings: u32 (SDP) or u16 (ffire) byte length + UTF-8, as a view into the input or
     /// copied into a std::string.
-    WIRELENS_HOT bool str32(std::string_view& out) {
-        size_t n = 0;
-        return count32(1, n) && utf8(n, out);
-    }
-    WIRELENS_HOT bool str16(std::string_view& out) {
-        size_t n = 0;
-        return count16(1, n) && utf8(n, out);
-    }
+    WIRELENS_HOT bool str32(std::string_view& out) { return str<uint32_t>(out); }
+    WIRELENS_HOT bool str16(std::string_view& out) { return str<uint16_t>(out); }
     WIRELENS_HOT bool str32(std::string& out) {
         std::string_view s;
         if (!str32(s)) {
@@ -641,6 +890,22 @@ public:
         return true;
     }
     WIRELENS_HOT bool str16(std::string& out) {
+        std::string_view s;
+        if (!str16(s) || !charge(s.size(), 1)) {
+            return false;
+        }
+        out.assign(s.data(), s.size());
+        return true;
+    }
+    WIRELENS_HOT bool str32(CompactString& out) {
+        std::string_view s;
+        if (!str32(s) || !charge(s.size(), 1)) {
+            return false;
+        }
+        out.assign(s.data(), s.size());
+        return true;
+    }
+    WIRELENS_HOT bool str16(CompactString& out) {
         std::string_view s;
         if (!str16(s) || !charge(s.size(), 1)) {
             return false;
@@ -737,6 +1002,31 @@ private:
 
     WIRELENS_COLD void end(size_t needed) { fail_at(ErrorKind::unexpected_end, at_, 0, needed, end_ - at_); }
 
+    /// A string: length prefix P, then UTF-8. The one bounds check on the length covers
+    /// the bytes too (count16/32 + utf8 would check them twice); errors as theirs.
+    template <class P>
+    WIRELENS_HOT bool str(std::string_view& out) {
+        const size_t start = at_;
+        const uint8_t* q = fixed(sizeof(P));
+        if (q == nullptr) {
+            return false;
+        }
+        const size_t n = load_le<P>(q);
+        const size_t left = end_ - at_;
+        if (n > left) {
+            at_ = start;
+            return fail_at(ErrorKind::implausible_count, start, n, 1, left);
+        }
+        at_ += n;
+        const uint8_t* p = q + sizeof(P);
+        const size_t good = utf8_valid_up_to(p, n);
+        if (good != n) {
+            return fail_at(ErrorKind::invalid_utf8, start + sizeof(P) + good);
+        }
+        out = std::string_view(detail::as_chars(p), n);
+        return true;
+    }
+
     WIRELENS_HOT bool plausible(size_t start, uint64_t count, size_t min_each, size_t& n) {
         const uint64_t each = min_each == 0 ? 1 : min_each;
         const uint64_t left = remaining();
@@ -745,20 +1035,6 @@ private:
             return fail_at(ErrorKind::implausible_count, start, count, min_each, left);
         }
         n = static_cast<size_t>(count);
-        return true;
-    }
-
-    WIRELENS_HOT bool utf8(size_t n, std::string_view& out) {
-        const size_t start = at_;
-        const uint8_t* p = fixed(n);
-        if (p == nullptr) {
-            return false;
-        }
-        const size_t good = utf8_valid_up_to(p, n);
-        if (good != n) {
-            return fail_at(ErrorKind::invalid_utf8, start + good);
-        }
-        out = std::string_view(detail::as_chars(p), n);
         return true;
     }
 
@@ -931,36 +1207,12 @@ private:
     WIRELENS_HOT bool raw(const void* src, size_t n) noexcept {
         const auto* s = static_cast<const uint8_t*>(src);
         if (n <= 32) {
-            copy_short(p_, s, n);
+            detail::copy_short(p_, s, n);
         } else {
             std::memcpy(p_, s, n);
         }
         p_ += n;
         return true;
-    }
-
-    template <size_t W>
-    static WIRELENS_HOT void copy_pair(uint8_t* d, const uint8_t* s, size_t n) noexcept {
-        // Both loads before both stores: the two ranges overlap when n < 2 W.
-        uint8_t a[W], b[W];
-        std::memcpy(a, s, W);
-        std::memcpy(b, s + n - W, W);
-        std::memcpy(d, a, W);
-        std::memcpy(d + n - W, b, W);
-    }
-
-    static WIRELENS_HOT void copy_short(uint8_t* d, const uint8_t* s, size_t n) noexcept {
-        if (n >= 16) {
-            copy_pair<16>(d, s, n);
-        } else if (n >= 8) {
-            copy_pair<8>(d, s, n);
-        } else if (n >= 4) {
-            copy_pair<4>(d, s, n);
-        } else if (n >= 2) {
-            copy_pair<2>(d, s, n);
-        } else if (n == 1) {
-            *d = *s;
-        }
     }
 
     template <class T>

@@ -5,7 +5,8 @@
 //!
 //! Per value type `T` (every struct; for ffire also array and named-primitive roots, which
 //! become structs with one member `value`):
-//! - `T` (owned: `std::string`, `std::vector`, `std::optional`; SDP `Box<S>` is `S`) and,
+//! - `T` (owned: `std::string` or, with [`OwnedStrings::Compact`], `wirelens::CompactString`;
+//!   `std::vector`, `std::optional`; SDP `Box<S>` is `S`) and,
 //!   when `T` contains strings or arrays, `TView` (zero-copy: `std::string_view`,
 //!   `wirelens::LeSpan<P>` for primitive arrays, `std::vector<SView>` for other arrays);
 //!   `T::View` names whichever type the view decoders return;
@@ -292,9 +293,43 @@ pub fn runtime_files() -> Vec<OutputFile> {
     }]
 }
 
+/// The owned type of string fields in generated C++ ([`CppOptions::strings`];
+/// `wirelens.toml`: `[generate.cpp] strings = "std" | "compact"`; `build.rs`:
+/// `Builder::cpp_strings`). Views always borrow `std::string_view`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OwnedStrings {
+    /// `std::string` (the default): libstdc++ keeps up to 15 bytes inline; decoding a
+    /// longer string allocates.
+    #[default]
+    Std,
+    /// `wirelens::CompactString` (runtime/cpp): the same 32 bytes as a libstdc++
+    /// `std::string`, up to 31 bytes inline, and decoding a short string is inline code
+    /// (no allocation, no library call). Converts to `std::string_view`; build one from a
+    /// `std::string_view`, `std::string` or C string. Measured in BENCHMARKS.md ("#14 C++").
+    Compact,
+}
+
+/// The C++ generator's options (`[generate.cpp]` in `wirelens.toml`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CppOptions {
+    /// The owned type of string fields.
+    pub strings: OwnedStrings,
+}
+
 /// Generates `<module>.hpp` for one schema. `source` names the schema file (it names the
 /// output, the namespace, and appears in the header comment).
 pub fn generate(schema: &Schema, layout: &Layout, source: &str) -> Result<Vec<OutputFile>, EmitError> {
+    generate_with(schema, layout, source, &CppOptions::default())
+}
+
+/// [`generate`] with the generator's options.
+pub fn generate_with(
+    schema: &Schema,
+    layout: &Layout,
+    source: &str,
+    opts: &CppOptions,
+) -> Result<Vec<OutputFile>, EmitError> {
     let missing: Vec<&str> = schema
         .types
         .iter()
@@ -329,6 +364,7 @@ pub fn generate(schema: &Schema, layout: &Layout, source: &str) -> Result<Vec<Ou
         names,
         views,
         members: (0..schema.types.len()).map(|id| field_names(schema, id)).collect(),
+        strings: opts.strings,
     };
     let order = graph.order;
     let ns = namespace(source);
@@ -477,6 +513,7 @@ struct Gen<'s> {
     views: Vec<Option<String>>,
     /// The C++ member names of each type's fields, by declaration index.
     members: Vec<Vec<String>>,
+    strings: OwnedStrings,
 }
 
 impl Gen<'_> {
@@ -567,6 +604,11 @@ impl Gen<'_> {
         c.line("// value inside a parent's fixed block). A TView borrows the decoded input, which must");
         c.line("// outlive it; its to_owned() copies it into a T. T::read_fields<V> is the one body that");
         c.line("// reads a T and a TView (their read_from).");
+        if self.strings == OwnedStrings::Compact {
+            c.line("//");
+            c.line("// Owned strings are wirelens::CompactString ([generate.cpp] strings = \"compact\"): up to 31");
+            c.line("// bytes inline; converts to std::string_view.");
+        }
         c.blank();
         let g = guard(ns);
         c.line(&format!("#ifndef {g}"));
@@ -618,8 +660,17 @@ impl Gen<'_> {
         }
     }
 
+    /// The owned string type ([`OwnedStrings`]).
+    fn string_ty(&self) -> &'static str {
+        match self.strings {
+            OwnedStrings::Std => "std::string",
+            OwnedStrings::Compact => "wirelens::CompactString",
+        }
+    }
+
     fn owned_ty(&self, w: &Wire) -> String {
         match w {
+            Wire::Prim(Primitive::Str) => self.string_ty().into(),
             Wire::Prim(p) => Self::prim_ty(*p).into(),
             Wire::Array(e) => format!("std::vector<{}>", self.owned_ty(e)),
             Wire::Optional(e) => format!("std::optional<{}>", self.owned_ty(e)),
@@ -1255,11 +1306,15 @@ impl Gen<'_> {
                 c.line(&format!("size_t n{j} = 0;"));
                 c.line(&format!("if (!rd.count{}({elem_min}, n{j})) {err}", bits(*prefix)));
                 // Element memory is charged against the caller's budget (Reader::set_budget).
-                c.line(&format!("if (!rd.elements({place}, n{j})) {err}"));
+                // wirelens::Fill picks how the elements are constructed (runtime/cpp).
+                let compact = self.strings == OwnedStrings::Compact;
+                c.line(&format!("wirelens::Fill<decltype({place}), {compact}> f{j}({place});"));
+                c.line(&format!("if (!rd.elements(f{j}, n{j})) {err}"));
                 c.open(&format!("for (size_t i{j} = 0; i{j} < n{j}; ++i{j}) {{"));
-                c.line(&format!("auto& x{j} = {place}[i{j}];"));
+                c.line(&format!("auto& x{j} = f{j}.at(i{j});"));
                 let inner = format!(".index(i{j}){chain}");
                 self.read_value(c, &format!("x{j}"), elem, names, &inner, k, generic);
+                c.line(&format!("f{j}.done();"));
                 c.close("}");
             }
             Value::Optional(inner) => {
@@ -1314,7 +1369,7 @@ impl Gen<'_> {
             return;
         }
         match w {
-            Wire::Prim(_) => c.line(&format!("{dst} = std::string({src});")),
+            Wire::Prim(_) => c.line(&format!("{dst} = {}({src});", self.string_ty())),
             Wire::Array(e) => match &**e {
                 Wire::Prim(p) if *p != Primitive::Str => c.line(&format!("{dst} = {src}.to_vector();")),
                 e => {

@@ -53,20 +53,28 @@ pub struct OutputFile {
 /// name (it names the outputs and appears in their header). The runtime support files
 /// a language needs are not included; see [`runtime_files`].
 pub fn generate(lang: Lang, schema: &Schema, layout: &Layout, source: &str) -> Result<Vec<OutputFile>, EmitError> {
-    generate_with(lang, schema, layout, source, &rust::RustOptions::default())
+    generate_with(
+        lang,
+        schema,
+        layout,
+        source,
+        &rust::RustOptions::default(),
+        &cpp::CppOptions::default(),
+    )
 }
 
-/// [`generate`] with the Rust generator's options (`rust`; the other languages have none).
+/// [`generate`] with the Rust and C++ generators' options (C has none).
 pub fn generate_with(
     lang: Lang,
     schema: &Schema,
     layout: &Layout,
     source: &str,
     rust: &rust::RustOptions,
+    cpp: &cpp::CppOptions,
 ) -> Result<Vec<OutputFile>, EmitError> {
     match lang {
         Lang::C => c::generate(schema, layout, source),
-        Lang::Cpp => cpp::generate(schema, layout, source),
+        Lang::Cpp => cpp::generate_with(schema, layout, source, cpp),
         Lang::Rust => Ok(vec![OutputFile {
             name: format!("{}.rs", module_name(source)),
             contents: rust::generate_with(schema, layout, source, rust)?,

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use codegen::codec::Mode;
-use codegen::emit::cpp::{field_names, generate, namespace, runtime_files, type_names};
+use codegen::emit::cpp::{field_names, generate_with, namespace, runtime_files, type_names, CppOptions, OwnedStrings};
 use codegen::layout::{Layout, Wire};
 use codegen::model::{Primitive, Schema};
 use codegen::{analyze, Dialect, FieldOrder, OrderChoice};
@@ -27,14 +27,17 @@ use crate::{Case, Engine};
 
 pub struct CppEngine {
     root: PathBuf,
+    /// `cpp-compact`: owned strings are `wirelens::CompactString`.
+    strings: OwnedStrings,
     cxx: String,
     built: RefCell<HashMap<PathBuf, Result<PathBuf, String>>>,
 }
 
 impl CppEngine {
-    pub fn new() -> CppEngine {
+    pub fn new(strings: OwnedStrings) -> CppEngine {
         CppEngine {
             root: Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."),
+            strings,
             cxx: std::env::var("CXX").unwrap_or_else(|_| "g++".into()),
             built: RefCell::new(HashMap::new()),
         }
@@ -62,7 +65,11 @@ impl CppEngine {
             Dialect::Sdp => &[FieldOrder::Declaration],
             Dialect::Ffi => &[FieldOrder::Canonical, FieldOrder::Declaration],
         };
-        let dir_name: String = format!("{}_{stem}", case.dialect.name())
+        let flavour = match self.strings {
+            OwnedStrings::Std => "",
+            OwnedStrings::Compact => "compact_",
+        };
+        let dir_name: String = format!("{flavour}{}_{stem}", case.dialect.name())
             .chars()
             .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
             .collect();
@@ -87,7 +94,8 @@ impl CppEngine {
             );
             // One namespace per order: the source name picks it.
             let source = format!("{stem}_{}.{ext}", order.as_str());
-            let files = generate(&a.schema, &a.layout, &source).map_err(|e| e.to_string())?;
+            let opts = CppOptions { strings: self.strings };
+            let files = generate_with(&a.schema, &a.layout, &source, &opts).map_err(|e| e.to_string())?;
             for f in &files {
                 write_if_changed(&dir.join(&f.name), &f.contents)?;
                 let _ = writeln!(includes, "#include \"{}\"", f.name);
@@ -175,7 +183,10 @@ impl CppEngine {
 
 impl Engine for CppEngine {
     fn name(&self) -> &str {
-        "cpp"
+        match self.strings {
+            OwnedStrings::Std => "cpp",
+            OwnedStrings::Compact => "cpp-compact",
+        }
     }
 
     fn encode(&self, case: &Case) -> Result<Vec<u8>, String> {
@@ -511,6 +522,7 @@ const JSON_LIB: &str = r#####"// JSON for the conformance driver: numbers are ke
 #include <cstring>
 #include <limits>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -773,7 +785,8 @@ inline bool known_keys(const Value& obj, const char* const* keys, size_t n) {
     return true;
 }
 
-inline bool get_string(const Value& v, std::string& out) {
+template <class S>
+inline bool get_string(const Value& v, S& out) {
     if (v.kind != Value::String) {
         return bad("expected a string");
     }
@@ -866,7 +879,7 @@ inline bool get_prims(const Value& v, std::vector<T>& out) {
     return true;
 }
 
-inline void put_string(std::string& out, const std::string& s) {
+inline void put_string(std::string& out, std::string_view s) {
     out += '"';
     for (const char ch : s) {
         const unsigned char c = static_cast<unsigned char>(ch);

@@ -9,6 +9,8 @@ use codegen::codec::Mode;
 use codegen::FieldOrder;
 use serde_json::Value;
 
+use codegen::emit::cpp::OwnedStrings;
+
 use crate::{Case, Engine};
 
 pub fn by_name(name: &str) -> Result<Box<dyn Engine>, String> {
@@ -17,9 +19,12 @@ pub fn by_name(name: &str) -> Result<Box<dyn Engine>, String> {
             bin: std::env::var("WIRELENS_BIN").unwrap_or_else(|_| "wirelens".into()),
         })),
         "rust" => Ok(Box::new(crate::rust_engine::RustEngine::new())),
-        "cpp" => Ok(Box::new(crate::cpp_engine::CppEngine::new())),
+        "cpp" => Ok(Box::new(crate::cpp_engine::CppEngine::new(OwnedStrings::Std))),
+        "cpp-compact" => Ok(Box::new(crate::cpp_engine::CppEngine::new(OwnedStrings::Compact))),
         "c" => Ok(Box::new(crate::c_engine::CEngine::new())),
-        other => Err(format!("unknown engine `{other}` (engines: cli, c, cpp, rust)")),
+        other => Err(format!(
+            "unknown engine `{other}` (engines: cli, c, cpp, cpp-compact, rust)"
+        )),
     }
 }
 

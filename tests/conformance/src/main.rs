@@ -22,7 +22,8 @@ struct Args {
     /// A directory with `sdp/` and/or `ffi/`, each holding `schemas/` and `cases/`.
     #[arg(long)]
     vectors: PathBuf,
-    /// Comma-separated engines: cli, c, cpp, rust.
+    /// Comma-separated engines: cli, c, cpp, cpp-compact (owned strings as
+    /// `wirelens::CompactString`), rust.
     #[arg(long, default_value = "cli", value_delimiter = ',')]
     lang: Vec<String>,
 }
