@@ -1379,28 +1379,42 @@ Result<V> decode_value(const uint8_t* data, size_t len, uint16_t id, size_t budg
     return Result<V>(std::move(std::move(r).value().value));
 }
 
-/// The public members of every generated value type `T` (its view type is `View`).
+/// The public members of every generated value type `T` (its view type is `View`). Each is
+/// a template (call it without template arguments) so that it is compiled only in the
+/// translation units that use it: a header of N structs then costs parsing, not 12·N
+/// instantiations of the entry points above (#13: compile cost linear in N).
 #define WIRELENS_VALUE_API(T)                                                                                  \
     /** The exact encoded size; 0 when a string or array is too long to be encoded. */                        \
-    size_t encoded_size() const noexcept { return wirelens::encoded_size(*this); }                             \
-    /** Appends the encoding to `out` (no allocation once warm); on error `out` is unchanged. */              \
-    wirelens::Status encode(std::vector<uint8_t>& out) const { return wirelens::encode_append(*this, out); }  \
-    /** Encodes into buf[0..cap); refuses a buffer smaller than encoded_size(). */                            \
-    wirelens::Result<size_t> encode_into(uint8_t* buf, size_t cap) const {                                    \
-        return wirelens::encode_into(*this, buf, cap);                                                         \
+    template <class WlSelf = T>                                                                                \
+    size_t encoded_size() const noexcept {                                                                     \
+        return wirelens::encoded_size(static_cast<const WlSelf&>(*this));                                      \
     }                                                                                                          \
-    wirelens::Result<std::vector<uint8_t>> to_bytes() const { return wirelens::to_bytes(*this); }             \
+    /** Appends the encoding to `out` (no allocation once warm); on error `out` is unchanged. */              \
+    template <class WlSelf = T>                                                                                \
+    wirelens::Status encode(std::vector<uint8_t>& out) const {                                                \
+        return wirelens::encode_append(static_cast<const WlSelf&>(*this), out);                                \
+    }                                                                                                          \
+    /** Encodes into buf[0..cap); refuses a buffer smaller than encoded_size(). */                            \
+    template <class WlSelf = T>                                                                                \
+    wirelens::Result<size_t> encode_into(uint8_t* buf, size_t cap) const {                                    \
+        return wirelens::encode_into(static_cast<const WlSelf&>(*this), buf, cap);                             \
+    }                                                                                                          \
+    template <class WlSelf = T>                                                                                \
+    wirelens::Result<std::vector<uint8_t>> to_bytes() const {                                                 \
+        return wirelens::to_bytes(static_cast<const WlSelf&>(*this));                                          \
+    }                                                                                                          \
     /** Decodes exactly one value (trailing bytes are an error); _prefix: also the bytes used. */             \
     /** `budget`: the most memory the decoded value may allocate (Reader::set_budget). */                     \
-    static wirelens::Result<T> decode(const uint8_t* data, size_t len, size_t budget = SIZE_MAX) {            \
-        return wirelens::decode_value<T>(data, len, 0, budget);                                                \
+    template <class WlSelf = T>                                                                                \
+    static wirelens::Result<WlSelf> decode(const uint8_t* data, size_t len, size_t budget = SIZE_MAX) {       \
+        return wirelens::decode_value<WlSelf>(data, len, 0, budget);                                           \
     }                                                                                                          \
-    static wirelens::Result<wirelens::Decoded<T>> decode_prefix(const uint8_t* data, size_t len,              \
-                                                                size_t budget = SIZE_MAX) {                   \
-        return wirelens::decode_at<T>(data, len, 0, false, budget);                                            \
+    template <class WlSelf = T>                                                                                \
+    static wirelens::Result<wirelens::Decoded<WlSelf>> decode_prefix(const uint8_t* data, size_t len,         \
+                                                                     size_t budget = SIZE_MAX) {              \
+        return wirelens::decode_at<WlSelf>(data, len, 0, false, budget);                                       \
     }                                                                                                          \
-    /** Zero-copy decoders: the View points into `data`. (Templates only so that the View */                 \
-    /** may be defined after T: call them without template arguments.) */                                     \
+    /** Zero-copy decoders: the View points into `data`. */                                                   \
     template <class V = View>                                                                                  \
     static wirelens::Result<V> decode_view(const uint8_t* data, size_t len, size_t budget = SIZE_MAX) {       \
         return wirelens::decode_value<V>(data, len, 0, budget);                                                \
@@ -1411,18 +1425,23 @@ Result<V> decode_value(const uint8_t* data, size_t len, uint16_t id, size_t budg
         return wirelens::decode_at<V>(data, len, 0, false, budget);                                            \
     }
 
-/// The SDP message members of a generated struct `T` ("SDP2" header, type id, length).
+/// The SDP message members of a generated struct `T` ("SDP2" header, type id, length);
+/// templates for the reason given at WIRELENS_VALUE_API.
 #define WIRELENS_MESSAGE_API(T)                                                                                \
+    template <class WlSelf = T>                                                                                \
     wirelens::Status encode_message(std::vector<uint8_t>& out) const {                                        \
-        return wirelens::encode_append<true>(*this, out);                                                      \
+        return wirelens::encode_append<true>(static_cast<const WlSelf&>(*this), out);                          \
     }                                                                                                          \
     /** `budget`: the most memory the decoded value may allocate (Reader::set_budget). */                      \
-    static wirelens::Result<T> decode_message(const uint8_t* data, size_t len, size_t budget = SIZE_MAX) {     \
-        return wirelens::decode_value<T>(data, len, MESSAGE_ID, budget);                                       \
+    template <class WlSelf = T>                                                                                \
+    static wirelens::Result<WlSelf> decode_message(const uint8_t* data, size_t len,                            \
+                                                   size_t budget = SIZE_MAX) {                                 \
+        return wirelens::decode_value<WlSelf>(data, len, MESSAGE_ID, budget);                                  \
     }                                                                                                          \
-    static wirelens::Result<wirelens::Decoded<T>> decode_message_prefix(const uint8_t* data, size_t len,       \
-                                                                        size_t budget = SIZE_MAX) {            \
-        return wirelens::decode_at<T>(data, len, MESSAGE_ID, false, budget);                                   \
+    template <class WlSelf = T>                                                                                \
+    static wirelens::Result<wirelens::Decoded<WlSelf>> decode_message_prefix(const uint8_t* data, size_t len,  \
+                                                                             size_t budget = SIZE_MAX) {       \
+        return wirelens::decode_at<WlSelf>(data, len, MESSAGE_ID, false, budget);                              \
     }                                                                                                          \
     template <class V = View>                                                                                  \
     static wirelens::Result<V> decode_message_view(const uint8_t* data, size_t len,                            \

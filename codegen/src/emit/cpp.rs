@@ -205,6 +205,7 @@ pub fn prim_type(p: Primitive) -> &'static str {
 /// them in): a schema type with one of these names gets a `_`.
 const TAKEN_TYPES: &[&str] = &[
     "AnyMessage",
+    "WlSelf",
     "View",
     "Result",
     "Status",
@@ -599,11 +600,13 @@ impl Gen<'_> {
         c.line("// MESSAGE_ID (SDP: 1-based position in the schema), max_len (the longest string or array a");
         c.line("// length prefix allows). WIRELENS_VALUE_API / WIRELENS_MESSAGE_API (wirelens.hpp) add the");
         c.line("// functions above and the message forms (\"SDP2\" header, type id, payload length; decoders");
-        c.line("// check them all). Building blocks: measure (the exact size, lengths checked by `f`),");
-        c.line("// write_to / read_from (one value at the cursor), write_block / read_block (a fixed-size");
-        c.line("// value inside a parent's fixed block). A TView borrows the decoded input, which must");
-        c.line("// outlive it; its to_owned() copies it into a T. T::read_fields<V> is the one body that");
-        c.line("// reads a T and a TView (their read_from).");
+        c.line("// check them all); they and operator== are templates (call them without template");
+        c.line("// arguments) so that a translation unit compiles only those it uses. Building blocks:");
+        c.line("// measure (the exact size, lengths checked by `f`), write_to / read_from (one value at");
+        c.line("// the cursor), write_block / read_block (a fixed-size value inside a parent's fixed");
+        c.line("// block). A TView borrows the decoded input, which must outlive it; its to_owned() copies");
+        c.line("// it into a T. T::read_fields<V> is the one body that reads a T and a TView (their");
+        c.line("// read_from).");
         if self.strings == OwnedStrings::Compact {
             c.line("//");
             c.line("// Owned strings are wirelens::CompactString ([generate.cpp] strings = \"compact\"): up to 31");
@@ -838,7 +841,12 @@ impl Gen<'_> {
         }
         c.blank();
         let eq: Vec<String> = members.iter().map(|(m, ..)| format!("a.{m} == b.{m}")).collect();
-        c.open(&format!("friend bool operator==(const {name}& a, const {name}& b) {{"));
+        // A member, not a friend: N friends named `operator==` in one namespace make every
+        // `==` of the header search all N (quadratic). A template so that it is compiled
+        // only where it is used (#13: compile cost linear in the number of structs).
+        c.line(&format!("template <class WlSelf = {name}>"));
+        c.open(&format!("bool operator==(const {name}& b) const {{"));
+        c.line("const WlSelf& a = *this;");
         let one_line = format!("return {};", eq.join(" && "));
         if eq.is_empty() {
             c.line("(void)a;");
@@ -849,7 +857,7 @@ impl Gen<'_> {
         } else if members.len() >= 4 {
             // Member-wise (same order and short-circuit as `&&`), each name written once:
             // half the text of the `a.x == b.x && …` chain (#13: generated size).
-            c.line(&format!("auto t = [](const {name}& x) {{"));
+            c.line("auto t = [](const WlSelf& x) {");
             c.depth += 1;
             let items: Vec<String> = members.iter().map(|(m, ..)| format!("x.{m}")).collect();
             let (top, mut line) = (c.depth, "return std::tie(".to_string());
