@@ -297,19 +297,13 @@ pub fn runtime_files() -> Vec<OutputFile> {
 /// The owned type of string fields in generated C++ ([`CppOptions::strings`];
 /// `wirelens.toml`: `[generate.cpp] strings = "std" | "compact"`; `build.rs`:
 /// `Builder::cpp_strings`). Views always borrow `std::string_view`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum OwnedStrings {
-    /// `std::string` (the default): libstdc++ keeps up to 15 bytes inline; decoding a
-    /// longer string allocates.
-    #[default]
-    Std,
-    /// `wirelens::CompactString` (runtime/cpp): the same 32 bytes as a libstdc++
-    /// `std::string`, up to 31 bytes inline, and decoding a short string is inline code
-    /// (no allocation, no library call). Converts to `std::string_view`; build one from a
-    /// `std::string_view`, `std::string` or C string. Measured in BENCHMARKS.md ("#14 C++").
-    Compact,
-}
+/// - `Std` (the default): `std::string`; libstdc++ keeps up to 15 bytes inline, decoding
+///   a longer string allocates.
+/// - `Compact`: `wirelens::CompactString` (runtime/cpp): the same 32 bytes as a libstdc++
+///   `std::string`, up to 31 bytes inline, and decoding a short string is inline code (no
+///   allocation, no library call). Converts to `std::string_view`; build one from a
+///   `std::string_view`, `std::string` or C string. Measured in BENCHMARKS.md ("#14 C++").
+pub use super::OwnedStrings;
 
 /// The C++ generator's options (`[generate.cpp]` in `wirelens.toml`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -430,3 +430,15 @@ mod tests {
         }
     }
 }
+
+/// The owned string type a generator emits (`[generate.rust|cpp] strings = "std" |
+/// "compact"` in `wirelens.toml`): the language's standard string, or a compact one that
+/// keeps short strings inline so that decoding them allocates nothing. What each means in
+/// each language: `emit::rust::OwnedStrings`, `emit::cpp::OwnedStrings` (re-exports).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OwnedStrings {
+    #[default]
+    Std,
+    Compact,
+}

@@ -107,19 +107,13 @@ pub struct RustOptions {
 
 /// The owned type of string fields ([`RustOptions::strings`]; `wirelens.toml`:
 /// `[generate.rust] strings = "std" | "compact"`; `build.rs`: `Builder::rust_strings`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum OwnedStrings {
-    /// `String` (the default): one heap allocation per decoded string.
-    #[default]
-    Std,
-    /// `compact_str::CompactString` (re-exported as `wirelens_runtime::CompactString`;
-    /// needs the runtime's `compact-strings` feature): the same 24 bytes as a `String`,
-    /// strings of up to 24 bytes stored inline, so decoding allocates only for longer
-    /// ones. Derefs to `str` like `String`; build one with `.into()` or
-    /// `CompactString::from`. Measured in BENCHMARKS.md ("#14 Rust").
-    Compact,
-}
+/// - `Std` (the default): `String`, one heap allocation per decoded string.
+/// - `Compact`: `compact_str::CompactString` (re-exported as
+///   `wirelens_runtime::CompactString`; needs the runtime's `compact-strings` feature): the
+///   same 24 bytes as a `String`, strings of up to 24 bytes stored inline, so decoding
+///   allocates only for longer ones. Derefs to `str` like `String`; build one with `.into()`
+///   or `CompactString::from`. Measured in BENCHMARKS.md ("#14 Rust").
+pub use super::OwnedStrings;
 
 impl RustOptions {
     /// Every optimization off: a straightforward field-by-field codec.
