@@ -15,7 +15,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::emit::cpp::CppOptions;
-use crate::emit::rust::{OwnedStrings, RustOptions};
+use crate::emit::rust::RustOptions;
+use crate::emit::OwnedStrings;
 use crate::emit::{self, is_generated, EmitError, Lang, OutputFile};
 use crate::files::{remove_stale_temps, write_temp};
 use crate::project::{FileError, Flags, Project};
@@ -291,7 +292,7 @@ pub struct Builder {
     order: Option<FieldOrder>,
     cargo_rerun: bool,
     rust_strings: Option<OwnedStrings>,
-    cpp_strings: Option<crate::emit::cpp::OwnedStrings>,
+    cpp_strings: Option<OwnedStrings>,
 }
 
 impl Default for Builder {
@@ -340,7 +341,7 @@ impl Builder {
 
     /// The owned type of string fields in generated C++, overriding `wirelens.toml`'s
     /// `[generate.cpp] strings` (default `std::string`).
-    pub fn cpp_strings(mut self, strings: crate::emit::cpp::OwnedStrings) -> Builder {
+    pub fn cpp_strings(mut self, strings: OwnedStrings) -> Builder {
         self.cpp_strings = Some(strings);
         self
     }

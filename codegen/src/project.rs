@@ -21,7 +21,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::emit::cpp::CppOptions;
-use crate::emit::rust::{OwnedStrings, RustOptions};
+use crate::emit::rust::RustOptions;
+use crate::emit::OwnedStrings;
 use crate::emit::{EmitError, Lang, OutputFile};
 use crate::generate::{
     file_name, generate_files_with, map_in_parallel, merge_outputs, schema_errors, write_files, WriteReport,
@@ -141,7 +142,7 @@ pub struct Project {
     /// `Builder::rust_strings`: beats `[generate.rust] strings`.
     rust_strings: Option<OwnedStrings>,
     /// `Builder::cpp_strings`: beats `[generate.cpp] strings`.
-    cpp_strings: Option<crate::emit::cpp::OwnedStrings>,
+    cpp_strings: Option<OwnedStrings>,
 }
 
 impl Project {
@@ -175,7 +176,7 @@ impl Project {
 
     /// The owned string type of generated C++, over `wirelens.toml`'s (`None`: keep it).
     #[must_use]
-    pub fn with_cpp_strings(mut self, strings: Option<crate::emit::cpp::OwnedStrings>) -> Project {
+    pub fn with_cpp_strings(mut self, strings: Option<OwnedStrings>) -> Project {
         self.cpp_strings = strings;
         self
     }

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use codegen::emit::{Lang, OutputFile};
+use codegen::emit::{Lang, OutputFile, OwnedStrings};
 use codegen::files::{read_regular, replace_user_file};
 use codegen::generate::Builder;
 use codegen::project::{find_schemas, write_prepared, ClientSettings, Flags, Project};
@@ -335,30 +335,46 @@ fn user_files_keep_their_owner() {
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "new");
 }
 
-/// `[generate.cpp] strings = "compact"` in `wirelens.toml` makes owned C++ strings
-/// `wirelens::CompactString`; `Builder::cpp_strings` / `Project::with_cpp_strings` beat it;
-/// an unknown value is refused with its position.
-#[test]
-fn cpp_string_type_comes_from_wirelens_toml_or_the_builder() {
-    use codegen::emit::cpp::OwnedStrings;
+/// One generator's `[generate.LANG] strings` setting, seen through the project service:
+/// `std` by default; `"compact"` in `wirelens.toml` switches the owned string type; the
+/// project override (`Builder::*_strings` / `Project::with_*_strings`) beats the file; an
+/// unknown value is refused with its position.
+fn string_type_setting(
+    lang: Lang,
+    section: &str,
+    file_ext: &str,
+    with_strings: fn(Project, Option<OwnedStrings>) -> Project,
+    std_decl: &str,
+    compact_needles: &[&str],
+) {
     let (_dir, root) = canonical_root();
     let schema = root.join("t.sdp");
     std::fs::write(&schema, "struct T {\n    name: str,\n}\n").unwrap();
     let flags = Flags {
-        languages: Some(vec![Lang::Cpp]),
+        languages: Some(vec![lang]),
         ..Flags::default()
     };
-    let cpp = |project: &Project| -> String {
+    let generated = |project: &Project| -> String {
         let files = outputs(project, &schema, &flags, None);
-        files.into_iter().find(|f| f.name == "t.hpp").unwrap().contents
+        files.into_iter().find(|f| f.name.ends_with(file_ext)).unwrap().contents
     };
-    assert!(cpp(&Project::local()).contains("    std::string name{};"));
-    std::fs::write(root.join("wirelens.toml"), "[generate.cpp]\nstrings = \"compact\"\n").unwrap();
-    let compact = cpp(&Project::local());
-    assert!(compact.contains("    wirelens::CompactString name{};"), "{compact}");
-    let overridden = cpp(&Project::local().with_cpp_strings(Some(OwnedStrings::Std)));
-    assert!(overridden.contains("    std::string name{};"), "{overridden}");
-    std::fs::write(root.join("wirelens.toml"), "[generate.cpp]\nstrings = \"tiny\"\n").unwrap();
+    assert!(generated(&Project::local()).contains(std_decl));
+    std::fs::write(
+        root.join("wirelens.toml"),
+        format!("[generate.{section}]\nstrings = \"compact\"\n"),
+    )
+    .unwrap();
+    let compact = generated(&Project::local());
+    for needle in compact_needles {
+        assert!(compact.contains(needle), "{needle}: {compact}");
+    }
+    let overridden = generated(&with_strings(Project::local(), Some(OwnedStrings::Std)));
+    assert!(overridden.contains(std_decl), "{overridden}");
+    std::fs::write(
+        root.join("wirelens.toml"),
+        format!("[generate.{section}]\nstrings = \"tiny\"\n"),
+    )
+    .unwrap();
     let err = Project::local()
         .prepare(std::slice::from_ref(&schema), &flags, &HashMap::new())
         .unwrap_err();
@@ -368,36 +384,29 @@ fn cpp_string_type_comes_from_wirelens_toml_or_the_builder() {
     );
 }
 
-/// `[generate.rust] strings = "compact"` in `wirelens.toml` (what `wirelens gen` and the
-/// editor read) makes owned strings `CompactString`; `Builder::rust_strings` beats it; an
-/// unknown value is refused with its position.
+/// `[generate.cpp] strings = "compact"` makes owned C++ strings `wirelens::CompactString`.
+#[test]
+fn cpp_string_type_comes_from_wirelens_toml_or_the_builder() {
+    string_type_setting(
+        Lang::Cpp,
+        "cpp",
+        "t.hpp",
+        Project::with_cpp_strings,
+        "    std::string name{};",
+        &["    wirelens::CompactString name{};"],
+    );
+}
+
+/// `[generate.rust] strings = "compact"` (what `wirelens gen` and the editor read) makes
+/// owned Rust strings `CompactString`, read with `compact32`.
 #[test]
 fn rust_string_type_comes_from_wirelens_toml_or_the_builder() {
-    use codegen::emit::rust::OwnedStrings;
-    let (_dir, root) = canonical_root();
-    let schema = root.join("t.sdp");
-    std::fs::write(&schema, "struct T {\n    name: str,\n}\n").unwrap();
-    let flags = Flags {
-        languages: Some(vec![Lang::Rust]),
-        ..Flags::default()
-    };
-    let rust = |project: &Project| -> String {
-        let files = outputs(project, &schema, &flags, None);
-        files.into_iter().find(|f| f.name.ends_with(".rs")).unwrap().contents
-    };
-    assert!(rust(&Project::local()).contains("pub name: String,"));
-    std::fs::write(root.join("wirelens.toml"), "[generate.rust]\nstrings = \"compact\"\n").unwrap();
-    let compact = rust(&Project::local());
-    assert!(compact.contains("pub name: rt::CompactString,"), "{compact}");
-    assert!(compact.contains("rd.compact32()"), "{compact}");
-    let overridden = rust(&Project::local().with_rust_strings(Some(OwnedStrings::Std)));
-    assert!(overridden.contains("pub name: String,"), "{overridden}");
-    std::fs::write(root.join("wirelens.toml"), "[generate.rust]\nstrings = \"tiny\"\n").unwrap();
-    let err = Project::local()
-        .prepare(std::slice::from_ref(&schema), &flags, &HashMap::new())
-        .unwrap_err();
-    assert!(
-        err[0].line_col == Some((2, 11)) && err[0].message.contains("compact"),
-        "{err:?}"
+    string_type_setting(
+        Lang::Rust,
+        "rust",
+        ".rs",
+        Project::with_rust_strings,
+        "pub name: String,",
+        &["pub name: rt::CompactString,", "rd.compact32()"],
     );
 }
