@@ -878,41 +878,10 @@ public:
     /// copied into a std::string.
     WIRELENS_HOT bool str32(std::string_view& out) { return str<uint32_t>(out); }
     WIRELENS_HOT bool str16(std::string_view& out) { return str<uint16_t>(out); }
-    WIRELENS_HOT bool str32(std::string& out) {
-        std::string_view s;
-        if (!str32(s)) {
-            return false;
-        }
-        if (!charge(s.size(), 1)) {
-            return false;
-        }
-        out.assign(s.data(), s.size());
-        return true;
-    }
-    WIRELENS_HOT bool str16(std::string& out) {
-        std::string_view s;
-        if (!str16(s) || !charge(s.size(), 1)) {
-            return false;
-        }
-        out.assign(s.data(), s.size());
-        return true;
-    }
-    WIRELENS_HOT bool str32(CompactString& out) {
-        std::string_view s;
-        if (!str32(s) || !charge(s.size(), 1)) {
-            return false;
-        }
-        out.assign(s.data(), s.size());
-        return true;
-    }
-    WIRELENS_HOT bool str16(CompactString& out) {
-        std::string_view s;
-        if (!str16(s) || !charge(s.size(), 1)) {
-            return false;
-        }
-        out.assign(s.data(), s.size());
-        return true;
-    }
+    WIRELENS_HOT bool str32(std::string& out) { return owned_str<uint32_t>(out); }
+    WIRELENS_HOT bool str16(std::string& out) { return owned_str<uint16_t>(out); }
+    WIRELENS_HOT bool str32(CompactString& out) { return owned_str<uint32_t>(out); }
+    WIRELENS_HOT bool str16(CompactString& out) { return owned_str<uint16_t>(out); }
 
     /// Arrays of primitives: u32 (SDP) or u16 (ffire) count + elements, copied in bulk
     /// into a vector or viewed in place.
@@ -1024,6 +993,17 @@ private:
             return fail_at(ErrorKind::invalid_utf8, start + sizeof(P) + good);
         }
         out = std::string_view(detail::as_chars(p), n);
+        return true;
+    }
+
+    /// A string copied into `out` (std::string or CompactString), its bytes charged to the budget.
+    template <class P, class S>
+    WIRELENS_HOT bool owned_str(S& out) {
+        std::string_view s;
+        if (!str<P>(s) || !charge(s.size(), 1)) {
+            return false;
+        }
+        out.assign(s.data(), s.size());
         return true;
     }
 
