@@ -35,6 +35,7 @@
 #define WIRELENS_NOINLINE __attribute__((noinline))
 /// The small Reader/Writer steps every field goes through: g++ -O2 left several of them out
 /// of line (a call per string), so they are inlined into the generated per-type functions.
+/// Also the generated write_to of a struct that the schema writes from one place only.
 #define WIRELENS_HOT inline __attribute__((always_inline))
 #else
 #define WIRELENS_COLD
