@@ -1525,6 +1525,21 @@ mod tests {
     }
 
     #[test]
+    fn write_to_is_forced_inline_only_where_it_has_one_writer_and_several_values() {
+        let code = gen(
+            Dialect::Sdp,
+            "struct Once { a: str, b: str }\nstruct Twice { a: str, b: str }\n\
+             struct Small { a: str }\n\
+             struct Root { once: []Once, t1: Twice, t2: []Twice, small: []Small }\n",
+        )
+        .expect("generates");
+        assert!(code.contains("WIRELENS_HOT bool Once::write_to("), "{code}");
+        assert!(code.contains("inline bool Twice::write_to("), "{code}");
+        assert!(code.contains("inline bool Small::write_to("), "{code}");
+        assert!(code.contains("inline bool Root::write_to("), "{code}");
+    }
+
+    #[test]
     fn wire_order_and_blocks_come_from_the_layout() {
         let code = gen(
             Dialect::Ffi,
