@@ -538,8 +538,8 @@ struct Gen<'s> {
     /// The C++ member names of each type's fields, by declaration index.
     members: Vec<Vec<String>>,
     strings: OwnedStrings,
-    /// By type: its write_to is written by exactly one other write_to (one field, element
-    /// or payload in the whole schema), so it is always inlined there (see `write_to`).
+    /// By type: exactly one other write_to writes it (one field, element or payload in the
+    /// whole schema), so its write_to can be inlined there at no cost in size (see `write_to`).
     write_once: Vec<bool>,
 }
 
