@@ -296,6 +296,10 @@ static inline double wl_f64_from_bits(uint64_t b) {
 
 // ---------------------------------------------------------------- little-endian loads/stores
 
+// Whether member m of struct type T lies d bytes after member first: generated code
+// copies a run of fixed-size fields as one block when the C layout matches the wire.
+#define WL_AT(T, first, m, d) (offsetof(T, m) - offsetof(T, first) == (d))
+
 static inline uint8_t wl_get_u8(const uint8_t *p) { return p[0]; }
 static inline void wl_put_u8(uint8_t *p, uint8_t v) { p[0] = v; }
 
