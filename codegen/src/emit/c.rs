@@ -593,12 +593,14 @@ fn plan_deps(plan: &Plan, id: TypeId) -> Vec<TypeId> {
     out
 }
 
-/// Structs whose measure, write and read functions are forced inline (`WL__ELEM`): the
-/// element type of an array of structs that is their only use as a value (schemas have
-/// no cycles, so no function inlines itself). gcc -O2 kept AudioUnit's `Parameter_read` out of line (the table takes
-/// its address): a call, a 6-register prologue and the reader reloaded per element;
-/// inlined, view decode 0.83×. One use keeps the code growth to one copy per type.
-fn inlined_elements(plan: &Plan) -> HashSet<TypeId> {
+/// (inlined, elements): `elements` are the structs whose every use as a value is as the
+/// element of an array (coded many times per message); `inlined`, those of them with a
+/// single use, get their measure, write and read functions forced inline (`WL__ELEM`;
+/// schemas have no cycles, so none inlines itself). gcc -O2 kept AudioUnit's
+/// `Parameter_read` out of line (the table takes its address): a call, a 6-register
+/// prologue and the reader reloaded per element; inlined, view decode 0.83×. One use
+/// keeps the code growth to one copy per type.
+fn inlined_elements(plan: &Plan) -> (HashSet<TypeId>, HashSet<TypeId>) {
     fn uses(v: &Value, in_array: bool, out: &mut HashMap<TypeId, (usize, bool)>) {
         match v {
             Value::Struct { id, .. } => {
@@ -619,11 +621,10 @@ fn inlined_elements(plan: &Plan) -> HashSet<TypeId> {
             }
         }
     }
-    count
-        .into_iter()
-        .filter(|&(_, (n, in_array))| n == 1 && in_array)
-        .map(|(id, _)| id)
-        .collect()
+    let elements = count.iter().filter(|(_, &(_, in_array))| in_array).map(|(&id, _)| id);
+    let elements: HashSet<TypeId> = elements.collect();
+    let inlined = count.into_iter().filter(|&(_, (n, in_array))| n == 1 && in_array);
+    (inlined.map(|(id, _)| id).collect(), elements)
 }
 
 fn plan_order(plan: &Plan) -> Vec<TypeId> {
@@ -686,12 +687,14 @@ pub fn generate(schema: &Schema, layout: &Layout, source: &str) -> Result<Vec<Ou
     }
     let plan = Plan::new(layout);
     let names = Names::with_plan(schema, layout, &plan, source);
+    let (inlined, elements) = inlined_elements(&plan);
     let g = Gen {
         schema,
         layout,
         plan: &plan,
         n: &names,
-        inlined: inlined_elements(&plan),
+        inlined,
+        elements,
     };
     let mut items = HashMap::new();
     for &id in &names.order {
@@ -798,6 +801,10 @@ struct Gen<'s> {
     n: &'s Names,
     /// [`inlined_elements`].
     inlined: HashSet<TypeId>,
+    /// Structs only used as array elements: their blocks are copied in runs ([`runs`];
+    /// a run's fallback text costs gen time and output size, so only where a struct is
+    /// coded many times per message).
+    elements: HashSet<TypeId>,
 }
 
 /// The C type shape of a planned value (to name array elements and optionals).
@@ -1455,6 +1462,16 @@ impl Gen<'_> {
     }
 
     /// The name of a per-type function, `T_measure` or `T_view_measure`.
+    /// The runs of a block of `id` ([`runs`]), or each leaf alone when `id` is not only
+    /// an array element.
+    fn runs(&self, id: TypeId, leaves: &[BLeaf]) -> Vec<std::ops::Range<usize>> {
+        if self.elements.contains(&id) {
+            runs(leaves)
+        } else {
+            (0..leaves.len()).map(|i| i..i + 1).collect()
+        }
+    }
+
     /// How a codec function of `id` is declared: `WL__ELEM` for [`inlined_elements`].
     fn storage(&self, id: TypeId, default: &'static str) -> &'static str {
         if self.inlined.contains(&id) {
@@ -1793,7 +1810,7 @@ impl Gen<'_> {
         for it in items {
             match it {
                 Item::Block { size, leaves } => {
-                    for r in runs(leaves) {
+                    for r in self.runs(id, leaves) {
                         let run = &leaves[r];
                         if let Some((cond, first, len)) = Self::run_cond(&ty, run) {
                             c.open(&format!("if ({cond}) {{"));
@@ -1914,7 +1931,7 @@ impl Gen<'_> {
                         "if (rd->len - rd->at < {size}) {{ return wl_rd_end(rd, {size}, {first}); }}"
                     ));
                     c.line("p = rd->buf + rd->at;");
-                    for r in runs(leaves) {
+                    for r in self.runs(id, leaves) {
                         let run = &leaves[r];
                         if let Some((cond, first, len)) = Self::run_cond(&ty, run) {
                             // The bools' checks first, in wire order; then one copy.
@@ -2395,12 +2412,13 @@ mod tests {
 
     #[test]
     fn runs_of_fields_laid_out_as_on_the_wire_are_one_copy() {
-        // a..d: one run (a u64, then narrower members at multiples of their size); x is
+        // R's a..d: one run (a u64, then narrower members at multiples of their size); x is
         // alone (e is wider than x, so the C compiler may pad before it); e..f a run;
         // g..i a run with bools.
         let (_, c) = gen(
             Dialect::Sdp,
-            "struct R { a: u64, b: u32, c: u16, d: u8, s: str, x: u8, e: u32, f: f32, t: str, g: u8, h: bool, i: bool }\n",
+            "struct R { a: u64, b: u32, c: u16, d: u8, s: str, x: u8, e: u32, f: f32, t: str, g: u8, h: bool, i: bool }\n\
+             struct Top { rs: []R, a: u64, b: u32 }\n",
         )
         .expect("generates");
         let run = "WL_LITTLE_ENDIAN && WL_AT(test_R, a, b, 8) && WL_AT(test_R, a, c, 12) && WL_AT(test_R, a, d, 14)";
@@ -2431,6 +2449,8 @@ mod tests {
         assert!(h < i && i < copy, "{c}");
         // The field-by-field code stays as the fallback (another ABI, a big-endian host).
         assert!(c.contains("wl_put_u16(p + 12, v->c);"), "{c}");
+        // Only array elements get runs (coded many times; the fallback costs text).
+        assert!(!c.contains("WL_AT(test_Top,"), "{c}");
     }
 
     #[test]
