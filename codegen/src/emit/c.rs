@@ -28,7 +28,10 @@
 //! wire order (fixed blocks, each read with one bounds check and written with
 //! constant-offset stores; inlined nested structs; variable-size values), the exact-size
 //! formula the measure functions print, and the type order (each type after the types
-//! its plan refers to). This file only renders them.
+//! its plan refers to). This file only renders them, with two C-specific choices for
+//! structs coded as array elements: fields that the C struct lays out as the wire does
+//! are copied as one run ([`runs`]), and a struct that is the element of a single array
+//! has its functions inlined into that array's loop ([`inlined_elements`]).
 
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
