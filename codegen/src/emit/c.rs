@@ -1802,7 +1802,8 @@ impl Gen<'_> {
         c.blank();
         // `inline`: a hint that gcc -O2 needs to inline a small element's write into an
         // array loop (without it the decision flips with unrelated runtime changes; the
-        // call cost 1.25× on arrays of small structs). Large writes stay calls.
+        // call cost 1.25× on arrays of small structs). Large writes stay calls, but for
+        // the element of a single array (`WL__ELEM`, forced).
         let st = self.storage(id, "static inline");
         c.open(&format!("{st} uint8_t *{fname}(const void *vp, uint8_t *p) {{"));
         if items.is_empty() {
