@@ -60,15 +60,19 @@ extern "C" {
 // Helpers kept out of line: WL__OUTLINE for large paths, WL__COLD for error paths (off
 // the hot path, so the decoders' fast paths stay small). `unused`: a TU may not need them.
 // WL__HOT: a small step that must be inlined into every generated reader (gcc -O2 left
-// wl_rd_str out of line: a call and a 6-register prologue per string).
+// wl_rd_str out of line: a call and a 6-register prologue per string). WL__ELEM: the
+// codec functions of a struct used only as the element of one array, inlined into its
+// loop (the generator picks them; their tables still take their address).
 #if defined(__GNUC__) || defined(__clang__)
 #define WL__OUTLINE static __attribute__((noinline, unused))
 #define WL__COLD static __attribute__((cold, noinline, unused))
 #define WL__HOT static inline __attribute__((always_inline))
+#define WL__ELEM static inline __attribute__((always_inline))
 #else
 #define WL__OUTLINE static inline
 #define WL__COLD static inline
 #define WL__HOT static inline
+#define WL__ELEM static inline
 #endif
 
 // ---------------------------------------------------------------- status and errors
@@ -295,6 +299,10 @@ static inline double wl_f64_from_bits(uint64_t b) {
 }
 
 // ---------------------------------------------------------------- little-endian loads/stores
+
+// Whether member m of struct type T lies d bytes after member first: generated code
+// copies a run of fixed-size fields as one block when the C layout matches the wire.
+#define WL_AT(T, first, m, d) (offsetof(T, m) - offsetof(T, first) == (d))
 
 static inline uint8_t wl_get_u8(const uint8_t *p) { return p[0]; }
 static inline void wl_put_u8(uint8_t *p, uint8_t v) { p[0] = v; }
