@@ -782,7 +782,7 @@ impl Gen<'_> {
             c.line("#[inline(always)]");
         }
         c.open(&format!(
-            "fn write_to<'w>(&self, {w}: rt::Writer<'w>) -> Result<rt::Writer<'w>, rt::EncodeError> {{"
+            "fn write_to<'w>(&self, {w}: rt::Writer<'w>) -> rt::Written<'w> {{"
         ));
         let mut block = 0;
         for step in &p.steps {

@@ -43,7 +43,7 @@ pub use error::{At, DecodeError, DecodeErrorInfo, DecodeErrorKind, EncodeError, 
 pub use le::{LeSlice, Prim};
 pub use message::{Decode, Dispatch, Message, SdpMessage};
 pub use reader::Reader;
-pub use sink::Writer;
+pub use sink::{Writer, Written};
 
 /// The owned string type of code generated with `OwnedStrings::Compact` (feature
 /// `compact-strings`): inline up to 24 bytes, so decoding short strings allocates nothing.

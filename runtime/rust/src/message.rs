@@ -9,7 +9,7 @@ use alloc::vec::Vec;
 
 use crate::sdp::{self, HEADER_LEN};
 use crate::sink::{append, write_into};
-use crate::{DecodeError, EncodeError, Reader, Writer};
+use crate::{DecodeError, EncodeError, Reader, Writer, Written};
 
 /// A value read from the input: an owned generated type (for every `'a`) or the
 /// zero-copy view of one (borrowing `'a`).
@@ -31,7 +31,7 @@ pub trait Message: Sized + for<'a> Decode<'a> {
 
     /// Writes the encoding at the writer's position and returns the writer (the building
     /// block of every encode; the writer goes by value so that it stays in registers).
-    fn write_to<'w>(&self, w: Writer<'w>) -> Result<Writer<'w>, EncodeError>;
+    fn write_to<'w>(&self, w: Writer<'w>) -> Written<'w>;
 
     /// Appends the encoding to `out` (reuse one buffer: no allocation once it is large
     /// enough). On error `out` is left as it was.

@@ -30,6 +30,9 @@ pub struct Writer<'w> {
     _buf: PhantomData<&'w mut [MaybeUninit<u8>]>,
 }
 
+/// What `write_to` returns: the writer after the value, or why it cannot be encoded.
+pub type Written<'w> = Result<Writer<'w>, EncodeError>;
+
 impl<'w> Writer<'w> {
     /// A writer over uninitialised memory (a vector's spare capacity).
     #[inline(always)]

@@ -228,7 +228,7 @@ impl Message for Pair {
         6 + self.s.len()
     }
 
-    fn write_to<'w>(&self, mut w: Writer<'w>) -> Result<Writer<'w>, EncodeError> {
+    fn write_to<'w>(&self, mut w: Writer<'w>) -> Written<'w> {
         w.put_prim(self.a);
         w.str32(&self.s)?;
         Ok(w)
@@ -331,7 +331,7 @@ fn message_defaults_encode_and_decode_through_the_per_type_methods() {
         fn encoded_size(&self) -> usize {
             4 + self.0.s.len()
         }
-        fn write_to<'w>(&self, mut w: Writer<'w>) -> Result<Writer<'w>, EncodeError> {
+        fn write_to<'w>(&self, mut w: Writer<'w>) -> Written<'w> {
             w.put_prim(self.0.a);
             w.str16(&self.0.s)?;
             Ok(w)
@@ -436,7 +436,7 @@ impl Message for Liar {
         real.saturating_add_signed(self.lie)
     }
 
-    fn write_to<'w>(&self, mut w: Writer<'w>) -> Result<Writer<'w>, EncodeError> {
+    fn write_to<'w>(&self, mut w: Writer<'w>) -> Written<'w> {
         for (i, s) in self.strings.iter().enumerate() {
             // Both ways generated code writes a string.
             if i % 2 == 0 {
@@ -530,7 +530,7 @@ fn exact_size_writer_leaves_the_buffer_unchanged_on_error() {
         fn encoded_size(&self) -> usize {
             self.0
         }
-        fn write_to<'w>(&self, mut w: Writer<'w>) -> Result<Writer<'w>, EncodeError> {
+        fn write_to<'w>(&self, mut w: Writer<'w>) -> Written<'w> {
             w.put(&[1, 2, 3, 4]);
             w.len16(70_000)?;
             Ok(w)
