@@ -98,10 +98,12 @@ pub struct RustOptions {
     pub bulk_arrays: bool,
     /// The owned type of string fields (views always borrow `&'a str`).
     pub strings: OwnedStrings,
-    /// The decoders of structs that are array elements are `#[inline(always)]`, so each
-    /// element is built in place in the loop instead of returned through memory and then
-    /// moved into the `Vec` (measured: view and owned decode 0.6–0.87x the time,
-    /// BENCHMARKS.md "#14 Rust, 2026-11-24 session 2"). Off: LLVM decides.
+    /// The decoders and `write_to` of structs that are array elements are
+    /// `#[inline(always)]`, so each element is built in place in the loop instead of
+    /// returned through memory and then moved into the `Vec` (measured: view and owned
+    /// decode 0.6–0.87x the time, BENCHMARKS.md "#14 Rust, 2026-11-24 session 2"), and
+    /// written with the writer kept in registers instead of returned through memory
+    /// ("session 3"). Off: LLVM decides.
     pub inline_elements: bool,
 }
 
@@ -773,7 +775,15 @@ impl Gen<'_> {
     // ------------------------------------------------------------------ encode
 
     fn write_to(&self, c: &mut Code, p: &TypePlan) {
-        c.open("fn write_to<S: rt::Sink>(&self, w: &mut S) -> Result<(), rt::EncodeError> {");
+        // The writer goes in and out by value (two registers), so it is not reloaded from
+        // memory after every output store; a struct with nothing to write leaves it as is.
+        let w = if p.steps.is_empty() { "w" } else { "mut w" };
+        if self.opts.inline_elements && self.elements.get(p.id).copied().unwrap_or(false) {
+            c.line("#[inline(always)]");
+        }
+        c.open(&format!(
+            "fn write_to<'w>(&self, {w}: rt::Writer<'w>) -> rt::Written<'w> {{"
+        ));
         let mut block = 0;
         for step in &p.steps {
             match step {
@@ -784,7 +794,7 @@ impl Gen<'_> {
                             let place = format!("self.{}", self.access(p.id, &l.path));
                             match l.kind {
                                 LeafKind::Prim(_) => c.line(&format!("w.put_prim({place});")),
-                                LeafKind::Struct(_) => c.line(&format!("{place}.write_to(w)?;")),
+                                LeafKind::Struct(_) => c.line(&format!("w = {place}.write_to(w)?;")),
                             }
                         }
                         continue;
@@ -803,7 +813,7 @@ impl Gen<'_> {
                 }
             }
         }
-        c.line("Ok(())");
+        c.line("Ok(w)");
         c.close("}");
         c.blank();
     }
@@ -860,7 +870,7 @@ impl Gen<'_> {
                 c.line("w.put_u8(0);");
                 c.close("}");
             }
-            Value::Struct { .. } => c.line(&format!("{place}.write_to(w)?;")),
+            Value::Struct { .. } => c.line(&format!("w = {place}.write_to(w)?;")),
         }
     }
 
@@ -1275,7 +1285,7 @@ mod tests {
     }
 
     #[test]
-    fn decoders_of_array_elements_are_inlined() {
+    fn decoders_and_writers_of_array_elements_are_inlined() {
         // `E` is an element (inside an option too: `O`), `N` only a nested field.
         let text = "struct E { s: str }\nstruct O { s: str }\nstruct N { s: str }\n\
                     struct H { es: []E, os: []Option<O>, n: N }";
@@ -1284,12 +1294,17 @@ mod tests {
         let inlined = |code: &str, ty: &str| {
             let head = format!("for {ty} {{\n    #[inline(always)]\n    fn read_from(");
             let view = format!("for {ty}View<'a> {{\n    #[inline(always)]\n    fn read_from(");
-            (code.contains(&head), code.contains(&view))
+            let write = "    #[inline(always)]\n    fn write_to<'w>(&self, mut w: rt::Writer<'w>)";
+            let write = code.split(&format!("impl rt::Message for {ty} {{")).nth(1).map(|rest| {
+                let body = rest.split("\n}\n").next().unwrap_or("");
+                body.contains(write)
+            });
+            (code.contains(&head), code.contains(&view), write == Some(true))
         };
-        assert_eq!(inlined(&fast, "E"), (true, true), "{fast}");
-        assert_eq!(inlined(&fast, "O"), (true, true), "{fast}");
-        assert_eq!(inlined(&fast, "N"), (false, false), "{fast}");
-        assert_eq!(inlined(&fast, "H"), (false, false), "{fast}");
+        assert_eq!(inlined(&fast, "E"), (true, true, true), "{fast}");
+        assert_eq!(inlined(&fast, "O"), (true, true, true), "{fast}");
+        assert_eq!(inlined(&fast, "N"), (false, false, false), "{fast}");
+        assert_eq!(inlined(&fast, "H"), (false, false, false), "{fast}");
         let plain = generate_with(&a.schema, &a.layout, "test", &RustOptions::PLAIN).expect("generates");
         assert!(!plain.contains("#[inline(always)]"), "{plain}");
     }

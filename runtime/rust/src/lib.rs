@@ -10,8 +10,9 @@
 //! - [`Reader`]: a bounds-checked cursor over the input (spec §4.3: every read is
 //!   checked, counts must be plausible, `bool`/presence bytes are strictly 0/1, strings
 //!   are valid UTF-8, trailing bytes are rejected by [`Reader::finish`]);
-//! - [`Sink`]: where encoders write, implemented for `Vec<u8>` (appending, reusable) and
-//!   [`SliceSink`] (a caller buffer);
+//! - [`Writer`]: where encoders write (a vector's spare capacity or a caller buffer; only
+//!   the entry points create one), passed by value through `write_to` so it stays in
+//!   registers;
 //! - [`le`]: little-endian load/store at constant offsets inside a fixed block (one
 //!   bounds check per block: the block is read with [`Reader::fixed`] first);
 //! - [`LeSlice`]: the zero-copy view of a primitive array;
@@ -24,8 +25,8 @@
 
 #![no_std]
 // Audited `unsafe`, each with its invariant next to it: `reader::ascii_str` (ASCII bytes
-// are UTF-8), `sink::VecSink`/`copy_short` (encoding into a vector's spare capacity, every
-// write checked against it). Everything else is safe code, and generated code has none.
+// are UTF-8), `sink::Writer`/`copy_short` (encoding into a vector's spare capacity or a
+// caller buffer, every write checked against it). Everything else is safe code, and generated code has none.
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -42,7 +43,7 @@ pub use error::{At, DecodeError, DecodeErrorInfo, DecodeErrorKind, EncodeError, 
 pub use le::{LeSlice, Prim};
 pub use message::{Decode, Dispatch, Message, SdpMessage};
 pub use reader::Reader;
-pub use sink::{Sink, SliceSink};
+pub use sink::{Writer, Written};
 
 /// The owned string type of code generated with `OwnedStrings::Compact` (feature
 /// `compact-strings`): inline up to 24 bytes, so decoding short strings allocates nothing.

@@ -8,8 +8,8 @@
 use alloc::vec::Vec;
 
 use crate::sdp::{self, HEADER_LEN};
-use crate::sink::VecSink;
-use crate::{DecodeError, EncodeError, Reader, SliceSink};
+use crate::sink::{append, write_into};
+use crate::{DecodeError, EncodeError, Reader, Writer, Written};
 
 /// A value read from the input: an owned generated type (for every `'a`) or the
 /// zero-copy view of one (borrowing `'a`).
@@ -29,25 +29,21 @@ pub trait Message: Sized + for<'a> Decode<'a> {
     /// The exact encoded size in bytes.
     fn encoded_size(&self) -> usize;
 
-    /// Writes the encoding to any sink (the building block of every encode).
-    fn write_to<S: crate::Sink>(&self, w: &mut S) -> Result<(), EncodeError>;
+    /// Writes the encoding at the writer's position and returns the writer (the building
+    /// block of every encode; the writer goes by value so that it stays in registers).
+    fn write_to<'w>(&self, w: Writer<'w>) -> Written<'w>;
 
     /// Appends the encoding to `out` (reuse one buffer: no allocation once it is large
     /// enough). On error `out` is left as it was.
     #[inline]
     fn encode(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let start = out.len();
         // The size pass only for a vector without spare room (a new one: one exact
-        // allocation); a reused buffer skips it, and the writer checks the capacity as
-        // it goes (growing is its cold path).
-        if out.capacity() == start {
+        // allocation); a reused buffer skips it, and the writer checks the room as it
+        // goes (too little: the size pass, then writing again, is the cold path).
+        if out.capacity() == out.len() {
             out.reserve(self.encoded_size());
         }
-        let result = self.write_to(&mut VecSink::new(out));
-        if result.is_err() {
-            out.truncate(start);
-        }
-        result
+        append(self, out)
     }
 
     /// Encodes into the start of `buf`; returns the bytes written. Refuses a buffer
@@ -58,16 +54,14 @@ pub trait Message: Sized + for<'a> Decode<'a> {
         if buf.len() < needed {
             return Err(EncodeError::buffer_too_small(needed, buf.len()));
         }
-        let mut sink = SliceSink::new(buf);
-        self.write_to(&mut sink)?;
-        sink.finish()
+        write_into(self, buf)
     }
 
     /// The encoding in a new, exactly sized `Vec`.
     #[inline]
     fn to_bytes(&self) -> Result<Vec<u8>, EncodeError> {
         let mut out = Vec::with_capacity(self.encoded_size());
-        self.write_to(&mut VecSink::new(&mut out))?;
+        append(self, &mut out)?;
         Ok(out)
     }
 
@@ -144,7 +138,7 @@ pub trait SdpMessage: Message {
             out.truncate(start);
             return result;
         }
-        result = self.write_to(&mut VecSink::new(out));
+        result = append(self, out);
         if result.is_err() {
             out.truncate(start);
         }

@@ -1,15 +1,27 @@
 //! The SDP message header: `53 44 50 32` ("SDP2") · u16 type id · u32 payload length.
 
-use crate::{DecodeError, DecodeErrorKind, EncodeError, Reader, Sink};
+use alloc::vec::Vec;
+
+use crate::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, Reader};
 
 /// Header length in bytes.
 pub const HEADER_LEN: usize = 10;
 
 /// Writes a header for a payload of `len` bytes.
-pub fn write_header<S: Sink + ?Sized>(out: &mut S, type_id: u16, len: usize) -> Result<(), EncodeError> {
-    out.put(b"SDP2");
-    out.put(&type_id.to_le_bytes());
-    out.len32(len)
+pub fn write_header(out: &mut Vec<u8>, type_id: u16, len: usize) -> Result<(), EncodeError> {
+    let Ok(len32) = u32::try_from(len) else {
+        return Err(EncodeError {
+            offset: out.len(),
+            kind: EncodeErrorKind::TooLong {
+                len,
+                max: u32::MAX as usize,
+            },
+        });
+    };
+    out.extend_from_slice(b"SDP2");
+    out.extend_from_slice(&type_id.to_le_bytes());
+    out.extend_from_slice(&len32.to_le_bytes());
+    Ok(())
 }
 
 /// A parsed header: the type id and the payload, which the header's length says ends

@@ -1,34 +1,135 @@
 use alloc::vec::Vec;
+use core::marker::PhantomData;
+use core::mem::MaybeUninit;
 use core::ptr;
 
 use crate::le::Prim;
-use crate::{EncodeError, EncodeErrorKind, FFI_MAX_LEN};
+use crate::{EncodeError, EncodeErrorKind, Message, FFI_MAX_LEN};
 
-/// Where encoders write: `Vec<u8>` (appends; reuse one buffer to avoid allocation) or a
-/// [`SliceSink`] over a caller buffer.
-pub trait Sink {
+/// Where generated encoders write: a window of memory (a vector's spare capacity or a
+/// caller's buffer), passed **by value** into each generated `write_to` and returned from it.
+///
+/// Why by value: a writer behind a reference lives in memory, and the compiler cannot prove
+/// that the output bytes do not alias it, so its position was stored and reloaded around
+/// every output store (the profile of session 2). Two pointers by value are two registers:
+/// a local the optimizer keeps out of memory, as the C emitter's cursor.
+///
+/// Every write is checked against the window (one compare; a failed check puts the writer
+/// in its overflow state, which the entry points in [`Message`] notice and answer by
+/// growing the vector and writing again), so a wrong `encoded_size` cannot write out of
+/// bounds. Only the runtime creates writers, so the window is always one the caller lent
+/// for `'w`.
+///
+/// Invariant: `start <= pos <= end` within one allocation that is exclusively borrowed for
+/// `'w` (`start` being where the writer was created), and `[start, pos)` has been written
+/// by this writer, contiguously; or `pos == end == null` after an overflow.
+#[derive(Debug)]
+pub struct Writer<'w> {
+    pos: *mut u8,
+    end: *mut u8,
+    _buf: PhantomData<&'w mut [MaybeUninit<u8>]>,
+}
+
+/// What `write_to` returns: the writer after the value, or why it cannot be encoded.
+pub type Written<'w> = Result<Writer<'w>, EncodeError>;
+
+impl<'w> Writer<'w> {
+    /// A writer over uninitialised memory (a vector's spare capacity).
+    #[inline(always)]
+    pub(crate) fn new(buf: &'w mut [MaybeUninit<u8>]) -> Writer<'w> {
+        let r = buf.as_mut_ptr_range();
+        Writer {
+            pos: r.start.cast(),
+            end: r.end.cast(),
+            _buf: PhantomData,
+        }
+    }
+
+    /// A writer over a caller's buffer.
+    #[inline(always)]
+    pub(crate) fn over(buf: &'w mut [u8]) -> Writer<'w> {
+        let r = buf.as_mut_ptr_range();
+        Writer {
+            pos: r.start,
+            end: r.end,
+            _buf: PhantomData,
+        }
+    }
+
+    /// Bytes written since `start` (the address of the buffer the writer was made over),
+    /// or `None` if a write did not fit.
+    #[inline(always)]
+    pub(crate) fn written(self, start: usize) -> Option<usize> {
+        if self.end.is_null() {
+            None
+        } else {
+            Some((self.pos as usize).wrapping_sub(start))
+        }
+    }
+
+    /// Room left (0 after an overflow).
+    #[inline(always)]
+    fn room(&self) -> usize {
+        (self.end as usize).wrapping_sub(self.pos as usize)
+    }
+
+    /// A write that did not fit: nothing more will be written.
+    #[inline(always)]
+    fn overflow(&mut self) {
+        self.pos = ptr::null_mut();
+        self.end = ptr::null_mut();
+    }
+
     /// Appends bytes.
-    fn put(&mut self, bytes: &[u8]);
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    pub fn put(&mut self, bytes: &[u8]) {
+        let n = bytes.len();
+        if n > self.room() {
+            self.overflow();
+            return;
+        }
+        // SAFETY: `n <= end - pos`, so `[pos, pos + n)` lies inside the window (the
+        // invariant); `bytes` is a shared borrow, so it cannot overlap the window we hold
+        // exclusively. Afterwards `[start, pos + n)` is written.
+        unsafe { copy_short(bytes, self.pos) };
+        self.pos = self.pos.wrapping_add(n);
+    }
 
-    /// Bytes written so far (for error offsets).
-    fn written(&self) -> usize;
+    /// A length prefix and a string with one room check.
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    fn prefixed<const P: usize>(&mut self, prefix: [u8; P], bytes: &[u8]) {
+        let n = bytes.len();
+        // `n <= isize::MAX` (a slice length), so `P + n` cannot wrap.
+        if P + n > self.room() {
+            self.overflow();
+            return;
+        }
+        // SAFETY: as in `put`, for `P + n` bytes.
+        unsafe {
+            copy_short(&prefix, self.pos);
+            copy_short(bytes, self.pos.add(P));
+        }
+        self.pos = self.pos.wrapping_add(P + n);
+    }
 
     /// Appends one byte.
-    #[inline]
-    fn put_u8(&mut self, b: u8) {
+    #[inline(always)]
+    pub fn put_u8(&mut self, b: u8) {
         self.put(&[b]);
     }
 
     /// Appends one primitive, little-endian.
-    #[inline]
-    fn put_prim<T: Prim>(&mut self, v: T) {
+    #[inline(always)]
+    pub fn put_prim<T: Prim>(&mut self, v: T) {
         self.put(v.to_le().as_ref());
     }
 
-    /// Appends primitives, little-endian, without a prefix: one copy of the array where
-    /// the host is little-endian ([`Prim::as_le_bytes`]).
-    #[inline]
-    fn put_prims<T: Prim>(&mut self, vs: &[T]) {
+    /// Appends primitives, little-endian, without a prefix: one copy of the array where the
+    /// host is little-endian ([`Prim::as_le_bytes`]).
+    #[inline(always)]
+    pub fn put_prims<T: Prim>(&mut self, vs: &[T]) {
         match T::as_le_bytes(vs) {
             Some(b) => self.put(b),
             None => {
@@ -40,137 +141,118 @@ pub trait Sink {
     }
 
     /// An SDP length/count prefix (u32); refuses lengths above `u32::MAX`.
-    #[inline]
-    fn len32(&mut self, n: usize) -> Result<(), EncodeError> {
+    #[inline(always)]
+    pub fn len32(&mut self, n: usize) -> Result<(), EncodeError> {
         match u32::try_from(n) {
             Ok(n) => {
                 self.put(&n.to_le_bytes());
                 Ok(())
             }
-            Err(_) => Err(self.too_long(n, u32::MAX as usize)),
+            Err(_) => Err(too_long(self.pos, n, u32::MAX as usize)),
         }
     }
 
     /// An ffire length/count prefix (u16); refuses lengths above 65,535 (upstream
     /// silently truncates them).
-    #[inline]
-    fn len16(&mut self, n: usize) -> Result<(), EncodeError> {
+    #[inline(always)]
+    pub fn len16(&mut self, n: usize) -> Result<(), EncodeError> {
         match u16::try_from(n) {
             Ok(n) => {
                 self.put(&n.to_le_bytes());
                 Ok(())
             }
-            Err(_) => Err(self.too_long(n, FFI_MAX_LEN)),
+            Err(_) => Err(too_long(self.pos, n, FFI_MAX_LEN)),
         }
     }
 
     /// An SDP string.
-    #[inline]
-    fn str32(&mut self, s: &str) -> Result<(), EncodeError> {
-        self.len32(s.len())?;
-        self.put(s.as_bytes());
-        Ok(())
+    #[inline(always)]
+    pub fn str32(&mut self, s: &str) -> Result<(), EncodeError> {
+        match u32::try_from(s.len()) {
+            Ok(n) => {
+                self.prefixed(n.to_le_bytes(), s.as_bytes());
+                Ok(())
+            }
+            Err(_) => Err(too_long(self.pos, s.len(), u32::MAX as usize)),
+        }
     }
 
     /// An ffire string.
-    #[inline]
-    fn str16(&mut self, s: &str) -> Result<(), EncodeError> {
-        self.len16(s.len())?;
-        self.put(s.as_bytes());
-        Ok(())
-    }
-
-    /// An error for a too-long string or array at the current position.
-    #[cold]
-    fn too_long(&self, len: usize, max: usize) -> EncodeError {
-        EncodeError {
-            offset: self.written(),
-            kind: EncodeErrorKind::TooLong { len, max },
+    #[inline(always)]
+    pub fn str16(&mut self, s: &str) -> Result<(), EncodeError> {
+        match u16::try_from(s.len()) {
+            Ok(n) => {
+                self.prefixed(n.to_le_bytes(), s.as_bytes());
+                Ok(())
+            }
+            Err(_) => Err(too_long(self.pos, s.len(), FFI_MAX_LEN)),
         }
     }
 }
 
-impl Sink for Vec<u8> {
-    #[inline]
-    fn put(&mut self, bytes: &[u8]) {
-        self.extend_from_slice(bytes);
-    }
-
-    #[inline]
-    fn written(&self) -> usize {
-        self.len()
-    }
-
-    #[inline]
-    fn put_u8(&mut self, b: u8) {
-        self.push(b);
-    }
-
-    #[inline]
-    fn put_prims<T: Prim>(&mut self, vs: &[T]) {
-        T::extend_le(vs, self);
+/// A too-long string or array at `at`. The offset holds the address until the entry point
+/// ([`append`], [`write_into`]) turns it into an offset in the output (taking the writer by
+/// value here, rather than `&self`, keeps the writer out of memory).
+#[cold]
+#[inline(never)]
+fn too_long(at: *mut u8, len: usize, max: usize) -> EncodeError {
+    EncodeError {
+        offset: at as usize,
+        kind: EncodeErrorKind::TooLong { len, max },
     }
 }
 
-/// A sink over a caller buffer. Writing past the end never panics: the sink records
-/// the overflow and [`SliceSink::finish`] reports it (generated code checks the exact
-/// size first, so this is a second line of defence).
-#[derive(Debug)]
-pub struct SliceSink<'a> {
-    buf: &'a mut [u8],
-    at: usize,
-    overflow: bool,
+/// Appends `m`'s encoding to `out` (its contents are kept): writes into the spare capacity;
+/// if that is too small, reserves `encoded_size` (or twice the room, for a type whose
+/// `encoded_size` is wrong) and writes again. On error `out` is unchanged.
+#[allow(unsafe_code)]
+pub(crate) fn append<M: Message>(m: &M, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+    let start = out.len();
+    loop {
+        let spare = out.spare_capacity_mut();
+        let (base, room) = (spare.as_ptr() as usize, spare.len());
+        match m.write_to(Writer::new(spare)) {
+            Ok(w) => {
+                if let Some(n) = w.written(base) {
+                    // SAFETY: `n <= room`, and the writer wrote `[start, start + n)` (its
+                    // invariant), so those bytes are initialized.
+                    unsafe { out.set_len(start + n) };
+                    return Ok(());
+                }
+            }
+            Err(mut e) => {
+                let at = e.offset.wrapping_sub(base);
+                // Past the room: the writer had overflowed, so the offset is not where the
+                // error is; write again with room (below) to find it.
+                if at <= room {
+                    e.offset = start + at;
+                    return Err(e);
+                }
+            }
+        }
+        let size = m.encoded_size();
+        out.reserve(if size > room {
+            size
+        } else {
+            room.saturating_mul(2).max(64)
+        });
+    }
 }
 
-impl<'a> SliceSink<'a> {
-    /// A sink writing from the start of `buf`.
-    pub fn new(buf: &'a mut [u8]) -> SliceSink<'a> {
-        SliceSink {
-            buf,
-            at: 0,
-            overflow: false,
+/// Writes `m`'s encoding to the start of `buf`; the bytes written.
+pub(crate) fn write_into<M: Message>(m: &M, buf: &mut [u8]) -> Result<usize, EncodeError> {
+    let (base, room) = (buf.as_ptr() as usize, buf.len());
+    let too_small = || EncodeError::buffer_too_small(m.encoded_size().max(room + 1), room);
+    match m.write_to(Writer::over(buf)) {
+        Ok(w) => w.written(base).ok_or_else(too_small),
+        Err(mut e) => {
+            let at = e.offset.wrapping_sub(base);
+            if at > room {
+                return Err(too_small());
+            }
+            e.offset = at;
+            Err(e)
         }
-    }
-
-    /// Bytes written, or an error if the buffer was too small.
-    pub fn finish(self) -> Result<usize, EncodeError> {
-        if self.overflow {
-            return Err(EncodeError {
-                offset: self.buf.len(),
-                kind: EncodeErrorKind::BufferTooSmall {
-                    needed: self.at,
-                    available: self.buf.len(),
-                },
-            });
-        }
-        Ok(self.at)
-    }
-}
-
-impl Sink for SliceSink<'_> {
-    #[inline]
-    fn put_prims<T: Prim>(&mut self, vs: &[T]) {
-        let end = self.at.saturating_add(vs.len().saturating_mul(T::SIZE));
-        match self.buf.get_mut(self.at..end) {
-            Some(dst) => T::write_le(vs, dst),
-            None => self.overflow = true,
-        }
-        self.at = end;
-    }
-
-    #[inline]
-    fn put(&mut self, bytes: &[u8]) {
-        let end = self.at.saturating_add(bytes.len());
-        match self.buf.get_mut(self.at..end) {
-            Some(dst) => dst.copy_from_slice(bytes),
-            None => self.overflow = true,
-        }
-        self.at = end;
-    }
-
-    #[inline]
-    fn written(&self) -> usize {
-        self.at
     }
 }
 
@@ -212,134 +294,5 @@ unsafe fn copy_short(src: &[u8], dst: *mut u8) {
             *dst.add(n / 2) = *s.add(n / 2);
             *dst.add(n - 1) = *s.add(n - 1);
         }
-    }
-}
-
-/// The write position of a [`VecSink`].
-#[derive(Debug, Clone, Copy)]
-struct Cursor {
-    ptr: *mut u8,
-    at: usize,
-    cap: usize,
-}
-
-/// The sink behind [`crate::Message::encode`], `to_bytes` and `encode_message`: appends
-/// to a `Vec<u8>` through a cursor, writing into the spare capacity with [`copy_short`]
-/// instead of `extend_from_slice` (a capacity check that may reallocate, then a libc
-/// call, per field). No size pass is needed first. Every write is still checked against the
-/// capacity (one compare; growing is the cold path), so a wrong `encoded_size` cannot
-/// write out of bounds.
-///
-/// Invariant: `vec.len() <= cur.at <= cur.cap == vec.capacity()`,
-/// `cur.ptr == vec.as_mut_ptr()`, and the allocation's bytes `[0, cur.at)` are
-/// initialized (those below `vec.len()` were already; `[vec.len(), cur.at)` were written
-/// by this sink, contiguously). When the sink is dropped they become the vector's
-/// contents.
-#[derive(Debug)]
-pub(crate) struct VecSink<'v> {
-    vec: &'v mut Vec<u8>,
-    cur: Cursor,
-}
-
-impl<'v> VecSink<'v> {
-    /// A sink appending to `vec` (its contents are kept). The bytes written become part
-    /// of `vec` when the sink is dropped.
-    #[inline(always)]
-    pub(crate) fn new(vec: &'v mut Vec<u8>) -> VecSink<'v> {
-        let cur = Cursor {
-            ptr: vec.as_mut_ptr(),
-            at: vec.len(),
-            cap: vec.capacity(),
-        };
-        VecSink { vec, cur }
-    }
-
-    /// Makes room for `n` more bytes at `at` (the cold path: a reused buffer that is
-    /// large enough never gets here).
-    #[cold]
-    #[inline(never)]
-    #[allow(unsafe_code)]
-    fn grow(&mut self, n: usize) {
-        // SAFETY: `at <= capacity` and bytes `[0, at)` are initialized (the invariant),
-        // so they become the vector's contents and survive the reallocation.
-        unsafe { self.vec.set_len(self.cur.at) };
-        self.vec.reserve(n);
-        self.cur.cap = self.vec.capacity();
-        self.cur.ptr = self.vec.as_mut_ptr();
-    }
-}
-
-impl Drop for VecSink<'_> {
-    #[inline(always)]
-    #[allow(unsafe_code)]
-    fn drop(&mut self) {
-        // SAFETY: `at <= capacity` and bytes `[0, at)` are initialized (the invariant).
-        unsafe { self.vec.set_len(self.cur.at) };
-    }
-}
-
-impl VecSink<'_> {
-    /// A length prefix and a string with one capacity check and one cursor update (the
-    /// cursor lives in memory between writes, so each update is a store-to-load round
-    /// trip on the critical path).
-    #[inline(always)]
-    #[allow(unsafe_code)]
-    fn prefixed<const P: usize>(&mut self, prefix: [u8; P], bytes: &[u8]) {
-        let n = bytes.len();
-        if P + n > self.cur.cap - self.cur.at {
-            self.grow(P + n);
-        }
-        // SAFETY: `at + P + n <= cap` (checked just above, `grow` makes room), so both
-        // copies stay inside the allocation; `bytes` is a shared borrow, so it cannot
-        // overlap the vector we hold mutably. Afterwards `[0, at + P + n)` is initialized.
-        unsafe {
-            let dst = self.cur.ptr.add(self.cur.at);
-            copy_short(&prefix, dst);
-            copy_short(bytes, dst.add(P));
-        }
-        self.cur.at += P + n;
-    }
-}
-
-impl Sink for VecSink<'_> {
-    #[inline(always)]
-    fn str32(&mut self, s: &str) -> Result<(), EncodeError> {
-        match u32::try_from(s.len()) {
-            Ok(n) => {
-                self.prefixed(n.to_le_bytes(), s.as_bytes());
-                Ok(())
-            }
-            Err(_) => Err(self.too_long(s.len(), u32::MAX as usize)),
-        }
-    }
-
-    #[inline(always)]
-    fn str16(&mut self, s: &str) -> Result<(), EncodeError> {
-        match u16::try_from(s.len()) {
-            Ok(n) => {
-                self.prefixed(n.to_le_bytes(), s.as_bytes());
-                Ok(())
-            }
-            Err(_) => Err(self.too_long(s.len(), FFI_MAX_LEN)),
-        }
-    }
-
-    #[inline(always)]
-    #[allow(unsafe_code)]
-    fn put(&mut self, bytes: &[u8]) {
-        let n = bytes.len();
-        if n > self.cur.cap - self.cur.at {
-            self.grow(n);
-        }
-        // SAFETY: `at + n <= cap` (checked just above, `grow` makes room), so the bytes
-        // `[at, at + n)` lie inside the allocation; `bytes` is a shared borrow, so it
-        // cannot overlap the vector we hold mutably. Afterwards `[0, at + n)` is initialized.
-        unsafe { copy_short(bytes, self.cur.ptr.add(self.cur.at)) };
-        self.cur.at += n;
-    }
-
-    #[inline(always)]
-    fn written(&self) -> usize {
-        self.cur.at
     }
 }

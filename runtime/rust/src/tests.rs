@@ -3,6 +3,17 @@ use alloc::vec::Vec;
 
 use crate::*;
 
+/// What `f` writes through a [`Writer`] (up to 4 KiB).
+fn written(f: impl FnOnce(&mut Writer<'_>)) -> Vec<u8> {
+    let mut buf = vec![0u8; 4096];
+    let base = buf.as_ptr() as usize;
+    let mut w = Writer::over(&mut buf);
+    f(&mut w);
+    let n = w.written(base).expect("fits in 4 KiB");
+    buf.truncate(n);
+    buf
+}
+
 #[test]
 fn reads_little_endian_primitives() {
     let bytes = [1, 0x34, 0x12, 0x78, 0x56, 0x34, 0x12, 0xff];
@@ -20,9 +31,10 @@ fn reads_little_endian_primitives() {
 #[test]
 fn floats_keep_their_bits() {
     let nan = f32::from_bits(0x7fc0_1234);
-    let mut out = Vec::new();
-    out.put_prim(nan);
-    out.put_prim(-0.0f64);
+    let out = written(|w| {
+        w.put_prim(nan);
+        w.put_prim(-0.0f64);
+    });
     let mut r = Reader::new(&out);
     assert_eq!(r.f32().map(f32::to_bits), Ok(0x7fc0_1234));
     assert_eq!(r.f64().map(f64::to_bits), Ok((-0.0f64).to_bits()));
@@ -42,8 +54,7 @@ fn bool_and_presence_are_strict() {
 
 #[test]
 fn strings_are_validated_utf8() {
-    let mut ok = Vec::new();
-    ok.str32("héllo").unwrap();
+    let ok = written(|w| w.str32("héllo").unwrap());
     assert_eq!(Reader::new(&ok).str32(), Ok("héllo"));
     let bad = [2, 0, 0xc3, 0x28];
     let e = Reader::new(&bad).str16().unwrap_err();
@@ -64,9 +75,10 @@ fn ascii_fast_path_misses_no_high_byte() {
                 b[at] = high;
                 assert_eq!(reader::ascii_str(&b), None, "len {n}, 0x{high:02x} at {at}");
                 // Through the reader: a lone high byte is invalid UTF-8 at its offset.
-                let mut wire = Vec::new();
-                wire.put(&(n as u16).to_le_bytes());
-                wire.put(&b);
+                let wire = written(|w| {
+                    w.put(&(n as u16).to_le_bytes());
+                    w.put(&b);
+                });
                 let e = Reader::new(&wire).str16().unwrap_err();
                 assert_eq!((e.offset, e.kind), (2 + at, DecodeErrorKind::InvalidUtf8), "len {n}");
             }
@@ -75,8 +87,7 @@ fn ascii_fast_path_misses_no_high_byte() {
     // Valid non-ASCII still decodes (through `str::from_utf8`), at every alignment.
     for pad in 0..16 {
         let text = alloc::format!("{}é€😀", "x".repeat(pad));
-        let mut wire = Vec::new();
-        wire.str16(&text).unwrap();
+        let wire = written(|w| w.str16(&text).unwrap());
         assert_eq!(Reader::new(&wire).str16(), Ok(text.as_str()));
     }
 }
@@ -105,9 +116,10 @@ fn counts_must_be_plausible() {
 
 #[test]
 fn fixed_blocks_and_views() {
-    let mut out = Vec::new();
-    out.len16(3).unwrap();
-    out.put_prims(&[1i32, -2, 3]);
+    let out = written(|w| {
+        w.len16(3).unwrap();
+        w.put_prims(&[1i32, -2, 3]);
+    });
     let mut r = Reader::new(&out);
     let v = r.prims16::<i32>().unwrap();
     assert_eq!(v.len(), 3);
@@ -128,8 +140,9 @@ fn fixed_blocks_and_views() {
 
 #[test]
 fn ffire_lengths_are_limited() {
-    let mut out = Vec::new();
-    let e = out.len16(65_536).unwrap_err();
+    let mut buf = [0u8; 2];
+    let mut w = Writer::over(&mut buf);
+    let e = w.len16(65_536).unwrap_err();
     assert_eq!(
         e.kind,
         EncodeErrorKind::TooLong {
@@ -137,25 +150,27 @@ fn ffire_lengths_are_limited() {
             max: 65_535
         }
     );
-    assert!(out.len16(65_535).is_ok());
+    assert!(w.len16(65_535).is_ok());
+    assert_eq!(buf, [0xff, 0xff]);
 }
 
 #[test]
-fn slice_sink_refuses_overflow() {
+fn writer_refuses_overflow() {
     let mut buf = [0u8; 3];
-    let mut s = SliceSink::new(&mut buf);
-    s.put(&[1, 2]);
-    s.put(&[3, 4]);
-    assert!(matches!(
-        s.finish().unwrap_err().kind,
-        EncodeErrorKind::BufferTooSmall {
-            needed: 4,
-            available: 3
-        }
-    ));
-    let mut s = SliceSink::new(&mut buf);
-    s.put(&[9, 8, 7]);
-    assert_eq!(s.finish(), Ok(3));
+    let base = buf.as_ptr() as usize;
+    let mut w = Writer::over(&mut buf);
+    w.put(&[1, 2]);
+    w.put(&[3, 4]);
+    // Nothing more is written after a write that did not fit, even if it would fit.
+    w.put(&[5]);
+    w.put(&[]);
+    assert_eq!(w.written(base), None);
+    assert_eq!(buf, [1, 2, 0]);
+    let base = buf.as_ptr() as usize;
+    let mut w = Writer::over(&mut buf);
+    w.put(&[9, 8, 7]);
+    w.put(&[]);
+    assert_eq!(w.written(base), Some(3));
     assert_eq!(buf, [9, 8, 7]);
 }
 
@@ -213,9 +228,10 @@ impl Message for Pair {
         6 + self.s.len()
     }
 
-    fn write_to<S: Sink>(&self, w: &mut S) -> Result<(), EncodeError> {
+    fn write_to<'w>(&self, mut w: Writer<'w>) -> Written<'w> {
         w.put_prim(self.a);
-        w.str32(&self.s)
+        w.str32(&self.s)?;
+        Ok(w)
     }
 }
 
@@ -315,9 +331,10 @@ fn message_defaults_encode_and_decode_through_the_per_type_methods() {
         fn encoded_size(&self) -> usize {
             4 + self.0.s.len()
         }
-        fn write_to<S: Sink>(&self, w: &mut S) -> Result<(), EncodeError> {
+        fn write_to<'w>(&self, mut w: Writer<'w>) -> Written<'w> {
             w.put_prim(self.0.a);
-            w.str16(&self.0.s)
+            w.str16(&self.0.s)?;
+            Ok(w)
         }
     }
     impl<'a> Decode<'a> for Ffi {
@@ -366,27 +383,36 @@ fn sdp_messages_and_dispatch_are_default_methods() {
 }
 
 #[test]
-fn primitive_arrays_encode_little_endian_into_both_sinks() {
+fn primitive_arrays_encode_little_endian() {
     let vs = [1u32, 0x0102_0304, u32::MAX];
     let want = [1, 0, 0, 0, 4, 3, 2, 1, 0xff, 0xff, 0xff, 0xff];
-    let mut out = vec![9u8];
-    out.put_prims(&vs);
-    assert_eq!(&out[1..], &want);
     let mut buf = [0u8; 12];
-    let mut s = SliceSink::new(&mut buf);
-    s.put_prims(&vs);
-    assert_eq!(s.finish(), Ok(12));
+    let base = buf.as_ptr() as usize;
+    let mut w = Writer::over(&mut buf);
+    w.put_prims(&vs);
+    assert_eq!(w.written(base), Some(12));
     assert_eq!(buf, want);
     let mut short = [0u8; 11];
-    let mut s = SliceSink::new(&mut short);
-    s.put_prims(&vs);
-    assert!(s.finish().is_err());
-    let mut bools = Vec::new();
-    bools.put_prims(&[true, false, true]);
+    let base = short.as_ptr() as usize;
+    let mut w = Writer::over(&mut short);
+    w.put_prims(&vs);
+    assert_eq!(w.written(base), None);
+    let mut bools = [9u8; 3];
+    let mut w = Writer::over(&mut bools);
+    w.put_prims(&[true, false, true]);
     assert_eq!(bools, [1, 0, 1]);
-    let mut floats = Vec::new();
-    floats.put_prims(&[-0.0f64, 1.5]);
+    let mut floats = [0u8; 16];
+    let mut w = Writer::over(&mut floats);
+    w.put_prims(&[-0.0f64, 1.5]);
     assert_eq!(&floats[..8], &(-0.0f64).to_le_bytes());
+    assert_eq!(&floats[8..], &1.5f64.to_le_bytes());
+}
+
+/// The premise of passing the writer by value: it is two words, so it travels in two
+/// registers (not through memory, where every output store would force a reload).
+#[test]
+fn writer_is_two_words() {
+    assert_eq!(core::mem::size_of::<Writer<'_>>(), 2 * core::mem::size_of::<usize>());
 }
 
 #[test]
@@ -410,7 +436,7 @@ impl Message for Liar {
         real.saturating_add_signed(self.lie)
     }
 
-    fn write_to<S: Sink>(&self, w: &mut S) -> Result<(), EncodeError> {
+    fn write_to<'w>(&self, mut w: Writer<'w>) -> Written<'w> {
         for (i, s) in self.strings.iter().enumerate() {
             // Both ways generated code writes a string.
             if i % 2 == 0 {
@@ -420,7 +446,7 @@ impl Message for Liar {
                 w.put(s.as_bytes());
             }
         }
-        Ok(())
+        Ok(w)
     }
 }
 
@@ -433,11 +459,12 @@ impl<'a> Decode<'a> for Liar {
     }
 }
 
-/// The reference encoding: `Vec<u8>`'s own `Sink` (`extend_from_slice`).
+/// The reference encoding, by `extend_from_slice`.
 fn reference(strings: &[alloc::string::String]) -> Vec<u8> {
     let mut out = Vec::new();
     for s in strings {
-        out.str32(s).unwrap();
+        out.extend_from_slice(&(s.len() as u32).to_le_bytes());
+        out.extend_from_slice(s.as_bytes());
     }
     out
 }
@@ -467,14 +494,18 @@ fn exact_size_writer_copies_every_length_and_survives_a_wrong_size() {
             assert_eq!(out[0], 0xAA);
             assert_eq!(&out[1..], &expected[..], "lie {lie}, capacity {cap}");
         }
-        // ... as a fresh vector, into a caller buffer, and through `Vec<u8>`'s own sink.
+        // ... as a fresh vector, and into a caller buffer (refused when the size lies
+        // about a buffer that is too small).
         assert_eq!(m.to_bytes().unwrap(), expected, "lie {lie}");
         let mut buf = vec![0u8; expected.len() + 4096];
         assert_eq!(m.encode_into(&mut buf), Ok(expected.len()), "lie {lie}");
         assert_eq!(&buf[..expected.len()], &expected[..]);
-        let mut out = vec![1];
-        m.write_to(&mut out).unwrap();
-        assert_eq!(&out[1..], &expected[..]);
+        let mut exact = vec![0u8; expected.len() - 1];
+        assert!(matches!(
+            m.encode_into(&mut exact).map_err(|e| e.kind),
+            Err(EncodeErrorKind::BufferTooSmall { .. })
+        ));
+        assert_eq!(&buf[..expected.len()], &expected[..]);
     }
     // Each string on its own: the writer's copies never touch bytes past the string.
     for s in &strings {
@@ -492,25 +523,47 @@ fn exact_size_writer_copies_every_length_and_survives_a_wrong_size() {
 
 #[test]
 fn exact_size_writer_leaves_the_buffer_unchanged_on_error() {
-    struct TooLong;
+    /// Four bytes, then a too-long prefix; `encoded_size` says `.0`.
+    struct TooLong(usize);
     impl Message for TooLong {
         type View<'a> = TooLong;
         fn encoded_size(&self) -> usize {
-            8
+            self.0
         }
-        fn write_to<S: Sink>(&self, w: &mut S) -> Result<(), EncodeError> {
+        fn write_to<'w>(&self, mut w: Writer<'w>) -> Written<'w> {
             w.put(&[1, 2, 3, 4]);
-            w.len16(70_000)
+            w.len16(70_000)?;
+            Ok(w)
         }
     }
     impl<'a> Decode<'a> for TooLong {
         fn read_from(_rd: &mut Reader<'a>) -> Result<Self, DecodeError> {
-            Ok(TooLong)
+            Ok(TooLong(0))
         }
     }
-    let mut out = vec![7, 7];
-    let err = TooLong.encode(&mut out).unwrap_err();
-    assert_eq!(err.offset, 6);
-    assert_eq!(out, [7, 7]);
-    assert!(TooLong.to_bytes().is_err());
+    // With an honest size, and with a size of 0, so the first write overflows the
+    // (empty) spare room before the error: its offset is still where the prefix goes.
+    for size in [8, 0] {
+        let mut out = vec![7, 7];
+        let err = TooLong(size).encode(&mut out).unwrap_err();
+        assert_eq!(
+            (err.offset, &err.kind),
+            (
+                6,
+                &EncodeErrorKind::TooLong {
+                    len: 70_000,
+                    max: 65_535
+                }
+            )
+        );
+        assert_eq!(out, [7, 7]);
+        assert_eq!(TooLong(size).to_bytes().unwrap_err().offset, 4);
+        let mut buf = [0u8; 8];
+        assert_eq!(TooLong(size).encode_into(&mut buf).unwrap_err().offset, 4);
+    }
+    let mut buf = [0u8; 3];
+    assert!(matches!(
+        TooLong(0).encode_into(&mut buf).unwrap_err().kind,
+        EncodeErrorKind::BufferTooSmall { .. }
+    ));
 }
