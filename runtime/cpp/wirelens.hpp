@@ -4,7 +4,8 @@
 // operation that can fail returns a `Status` or a `Result<T>` carrying an `Error` (kind,
 // byte offset, value path). Works with -fno-exceptions.
 //
-// Little-endian loads and stores go through std::memcpy (never pointer casts); on a
+// Little-endian loads and stores go through std::memcpy (never pointer casts, except
+// detail::LeIter under g++, through GCC's may_alias/aligned(1) attribute; see there); on a
 // little-endian host (detected with __BYTE_ORDER__) they are plain loads and stores and
 // arrays of primitives are copied in bulk. Any other host, or a build with
 // WIRELENS_PORTABLE_ENDIAN defined, assembles values byte by byte (correct everywhere).
@@ -202,11 +203,14 @@ public:
 
 private:
     static constexpr difference_type step = static_cast<difference_type>(wire_size<T>);
-#if defined(__GNUC__) || defined(__clang__)
-    /// `T` at alignment 1 that may alias anything: GCC's and clang's documented unaligned
-    /// access (UBSan checks the 1-byte alignment). load_le's memcpy reads an unsigned
-    /// integer, and g++ -O2 does not turn a copy loop into memcpy when the value is then
-    /// converted (to int32_t, float, ...) before the store; a load of `T` itself it does.
+#if defined(__GNUC__) && !defined(__clang__)
+    /// `T` at alignment 1 that may alias anything: GCC's documented unaligned access (UBSan
+    /// checks the 1-byte alignment). g++ folds load_le's memcpy into a load of an unsigned
+    /// integer converted to `T`, and its loop distribution turns a copy loop into memcpy only
+    /// when the stored value is the loaded one: with load_le every signed and floating `T`
+    /// stayed an element-by-element loop (BENCHMARKS.md, "owned primitive arrays without
+    /// zero-fill"). clang++ makes the memcpy from load_le, so only g++ takes this path: the
+    /// runtime's one load through a cast pointer.
     typedef T __attribute__((may_alias, aligned(1))) Unaligned;
     static T load(const uint8_t* p) noexcept {
         if constexpr (little_endian_host && !std::is_same_v<T, bool>) {
