@@ -4,7 +4,8 @@
 // operation that can fail returns a `Status` or a `Result<T>` carrying an `Error` (kind,
 // byte offset, value path). Works with -fno-exceptions.
 //
-// Little-endian loads and stores go through std::memcpy (never pointer casts); on a
+// Little-endian loads and stores go through std::memcpy (never pointer casts, except
+// detail::LeIter under g++, through GCC's may_alias/aligned(1) attribute; see there); on a
 // little-endian host (detected with __BYTE_ORDER__) they are plain loads and stores and
 // arrays of primitives are copied in bulk. Any other host, or a build with
 // WIRELENS_PORTABLE_ENDIAN defined, assembles values byte by byte (correct everywhere).
@@ -20,6 +21,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <limits>
 #include <optional>
 #include <string>
@@ -144,6 +146,105 @@ inline void store_le(uint8_t* p, T v) noexcept {
     }
 }
 
+namespace detail {
+/// A random-access iterator over encoded primitives whose `*` loads one (no `T*` into the
+/// input is formed). `std::vector::assign` from it allocates once from the distance and
+/// copies in one pass, which g++ -O2 and clang++ -O2 compile to one memcpy on little-endian
+/// hosts; `resize(n)` + memcpy wrote every element twice. `reference` is a prvalue `T`, as
+/// for C++20 iterators (the standard containers dispatch on the category only).
+template <class T>
+class LeIter {
+public:
+    using iterator_category = std::random_access_iterator_tag;
+    using value_type = T;
+    using difference_type = ptrdiff_t;
+    using pointer = void;
+    using reference = T;
+
+    explicit LeIter(const uint8_t* p) noexcept : p_(p) {}
+    T operator*() const noexcept { return load(p_); }
+    T operator[](difference_type i) const noexcept { return load(p_ + i * step); }
+    LeIter& operator++() noexcept {
+        p_ += step;
+        return *this;
+    }
+    LeIter operator++(int) noexcept {
+        LeIter old = *this;
+        p_ += step;
+        return old;
+    }
+    LeIter& operator--() noexcept {
+        p_ -= step;
+        return *this;
+    }
+    LeIter operator--(int) noexcept {
+        LeIter old = *this;
+        p_ -= step;
+        return old;
+    }
+    LeIter& operator+=(difference_type d) noexcept {
+        p_ += d * step;
+        return *this;
+    }
+    LeIter& operator-=(difference_type d) noexcept {
+        p_ -= d * step;
+        return *this;
+    }
+    friend LeIter operator+(LeIter a, difference_type d) noexcept { return a += d; }
+    friend LeIter operator+(difference_type d, LeIter a) noexcept { return a += d; }
+    friend LeIter operator-(LeIter a, difference_type d) noexcept { return a -= d; }
+    friend difference_type operator-(const LeIter& a, const LeIter& b) noexcept { return (a.p_ - b.p_) / step; }
+    friend bool operator==(const LeIter& a, const LeIter& b) noexcept { return a.p_ == b.p_; }
+    friend bool operator!=(const LeIter& a, const LeIter& b) noexcept { return a.p_ != b.p_; }
+    friend bool operator<(const LeIter& a, const LeIter& b) noexcept { return a.p_ < b.p_; }
+    friend bool operator>(const LeIter& a, const LeIter& b) noexcept { return a.p_ > b.p_; }
+    friend bool operator<=(const LeIter& a, const LeIter& b) noexcept { return a.p_ <= b.p_; }
+    friend bool operator>=(const LeIter& a, const LeIter& b) noexcept { return a.p_ >= b.p_; }
+
+private:
+    static constexpr difference_type step = static_cast<difference_type>(wire_size<T>);
+#if defined(__GNUC__) && !defined(__clang__)
+    /// `T` at alignment 1 that may alias anything: GCC's documented unaligned access (UBSan
+    /// checks the 1-byte alignment). g++ folds load_le's memcpy into a load of an unsigned
+    /// integer converted to `T`, and its loop distribution turns a copy loop into memcpy only
+    /// when the stored value is the loaded one: with load_le every signed and floating `T`
+    /// stayed an element-by-element loop (BENCHMARKS.md, "owned primitive arrays without
+    /// zero-fill"). clang++ makes the memcpy from load_le, so only g++ takes this path: the
+    /// runtime's one load through a cast pointer.
+    typedef T __attribute__((may_alias, aligned(1))) Unaligned;
+    static T load(const uint8_t* p) noexcept {
+        if constexpr (little_endian_host && !std::is_same_v<T, bool>) {
+            return *static_cast<const Unaligned*>(static_cast<const void*>(p));
+        } else {
+            return load_le<T>(p);
+        }
+    }
+#else
+    static T load(const uint8_t* p) noexcept { return load_le<T>(p); }
+#endif
+    const uint8_t* p_;
+};
+
+/// `out` = the `n` primitives encoded at `p`. Into new storage (the usual case: a fresh
+/// value) `assign` allocates once and copies once. An existing vector whose capacity
+/// suffices is reused without allocating: `resize` (which value-initialises only the
+/// elements beyond its old size) and one memcpy, because g++ cannot prove that storage
+/// disjoint from `p` and keeps `assign`'s copy there an element-by-element loop.
+template <class T>
+inline void assign_le(std::vector<T>& out, const uint8_t* p, size_t n) {
+    if constexpr (little_endian_host && !std::is_same_v<T, bool>) {
+        if (n <= out.capacity()) {
+            out.resize(n);
+            if (n != 0) {
+                std::memcpy(out.data(), p, n * sizeof(T));
+            }
+            return;
+        }
+    }
+    out.assign(LeIter<T>(p), LeIter<T>(p + n * wire_size<T>));
+}
+}  // namespace detail
+
 /// A zero-copy view of an array of little-endian primitives inside the input (what view
 /// decoders return for `[]u32`, `[]float64`, …). Elements are loaded on access.
 template <class T>
@@ -162,16 +263,7 @@ public:
     /// The elements as an owned vector (one bulk copy on little-endian hosts).
     std::vector<T> to_vector() const {
         std::vector<T> out;
-        out.resize(n_);
-        if constexpr (little_endian_host && !std::is_same_v<T, bool>) {
-            if (n_ != 0) {
-                std::memcpy(out.data(), p_, n_ * sizeof(T));
-            }
-        } else {
-            for (size_t i = 0; i < n_; ++i) {
-                out[i] = (*this)[i];
-            }
-        }
+        detail::assign_le(out, p_, n_);
         return out;
     }
 
@@ -1048,16 +1140,7 @@ private:
         if (!charge(n, sizeof(T))) {
             return false;
         }
-        out.resize(n);
-        if constexpr (little_endian_host && !std::is_same_v<T, bool>) {
-            if (n != 0) {
-                std::memcpy(out.data(), p, n * sizeof(T));
-            }
-        } else {
-            for (size_t i = 0; i < n; ++i) {
-                out[i] = load_le<T>(p + i * wire_size<T>);
-            }
-        }
+        detail::assign_le(out, p, n);
         return true;
     }
 
