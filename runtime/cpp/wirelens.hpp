@@ -268,7 +268,7 @@ struct OptionalStorage<T, false> {
 /// The type of an optional struct member (SDP `Option<S>`, ffire `*S`, and their views):
 /// the subset of std::optional that generated code and its users need. g++ (12) compiles
 /// each std::optional<S> in time that grows with the number of std::optional
-/// specializations already in the translation unit (quadratic over a schema's structs: 5 s
+/// specializations already in the translation unit (quadratic over a schema's structs: 15 s
 /// for 1,000 of them, 90 s for 2,000); this one stays linear (BENCHMARKS.md "#13 compile
 /// scaling, 2026-11-24 session 3"). Other optionals (of primitives, strings, arrays) are
 /// std::optional. Reading an empty one (`value()`) calls std::abort(); `*` and `->` do not
