@@ -778,6 +778,43 @@ static std::string special_checks() {
         CHECK(sdp_optional::Request::read_from(r2, reused), "reused decode");
         CHECK(!reused.metadata.has_value() && reused == without, "a stale optional survived a reused decode");
     }
+    // wirelens::Optional (the type of optional structs): copies, moves, assignments and
+    // resets of a payload that owns memory (ASan checks it); trivially copyable when its
+    // payload is, like std::optional.
+    {
+        using sdp_optional::Metadata;
+        using OptMeta = wirelens::Optional<Metadata>;
+        static_assert(std::is_same_v<decltype(sdp_optional::Request{}.metadata), OptMeta>, "optional struct type");
+        static_assert(std::is_trivially_copyable_v<wirelens::Optional<sdp_optional::CacheConfig>>, "trivial payload");
+        static_assert(!std::is_trivially_copyable_v<OptMeta>, "owning payload");
+        Metadata m;
+        m.user_id = 7;
+        m.username = std::string(40, 'u');
+        OptMeta a = m;
+        OptMeta b;
+        CHECK(a && a.has_value() && a->user_id == 7 && (*a).username == m.username && a.value() == m, "optional holds");
+        CHECK(!b && b != a && b == OptMeta(std::nullopt), "empty optional");
+        b = a;
+        CHECK(b == a && b->username.data() != a->username.data(), "optional copy assignment");
+        OptMeta c = std::move(b);
+        CHECK(c == a, "optional move");
+        c = std::nullopt;
+        CHECK(!c.has_value() && c != a, "optional reset by nullopt");
+        c = a;
+        c = a;
+        c = *std::move(a);
+        CHECK(c.has_value() && c->username == m.username, "optional assignment over a value");
+        c.emplace().user_id = 3;
+        CHECK(c->user_id == 3 && c->username.empty(), "optional emplace");
+        c.reset();
+        c.reset();
+        OptMeta d(c);
+        CHECK(!d, "copy of an empty optional");
+        sdp_optional::Request r1;
+        r1.metadata = m;
+        sdp_optional::Request r2 = r1;
+        CHECK(r1 == r2 && r2.metadata->username == m.username, "copy of a struct with an optional struct");
+    }
     // wirelens::CompactString (the owned string type of strings = "compact"): inline up to
     // 31 bytes, heap beyond; copies, moves and assignments across the two (ASan checks the
     // memory).
@@ -1129,7 +1166,7 @@ int main() {
         ++bad;
     }
     // Strings count too: one present item whose 100-byte name exceeds a 64-byte budget
-    // (sizeof(std::optional<S>) for the element, then the name).
+    // (sizeof(wirelens::Optional<S>) for the element, then the name).
     budget::M m;
     m.items.emplace_back(budget::S{});
     m.items[0]->name = std::string(100, 'x');
@@ -1137,12 +1174,12 @@ int main() {
     if (!m.encode(enc).ok()) {
         ++bad;
     }
-    auto tight = budget::M::decode(enc.data(), enc.size(), sizeof(std::optional<budget::S>) + 64);
+    auto tight = budget::M::decode(enc.data(), enc.size(), sizeof(wirelens::Optional<budget::S>) + 64);
     if (tight || tight.error().kind != wirelens::ErrorKind::over_budget) {
         std::printf("a string over the budget was not refused\n");
         ++bad;
     }
-    auto roomy = budget::M::decode(enc.data(), enc.size(), sizeof(std::optional<budget::S>) + 100);
+    auto roomy = budget::M::decode(enc.data(), enc.size(), sizeof(wirelens::Optional<budget::S>) + 100);
     auto unlimited = budget::M::decode(enc.data(), enc.size());
     if (!roomy || !unlimited || !(*roomy == m) || !(*unlimited == m)) {
         std::printf("decode within the budget failed\n");

@@ -23,6 +23,7 @@
 #include <cstring>
 #include <iterator>
 #include <limits>
+#include <new>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -288,6 +289,163 @@ private:
     const uint8_t* p_ = nullptr;
     size_t n_ = 0;
 };
+
+// ---------------------------------------------------------------- optional structs
+
+namespace detail {
+/// Optional's storage: trivially copyable when T is (like std::optional's), so a struct
+/// made of such members stays trivially copyable.
+template <class T, bool = std::is_trivially_copyable_v<T>>
+struct OptionalStorage {
+    union {
+        char none_;
+        T value_;
+    };
+    bool has_ = false;
+    OptionalStorage() noexcept : none_() {}
+    void destroy() noexcept { has_ = false; }
+};
+template <class T>
+struct OptionalStorage<T, false> {
+    union {
+        char none_;
+        T value_;
+    };
+    bool has_ = false;
+    OptionalStorage() noexcept : none_() {}
+    OptionalStorage(const OptionalStorage& o) : none_() {
+        if (o.has_) {
+            ::new (static_cast<void*>(&value_)) T(o.value_);
+            has_ = true;
+        }
+    }
+    OptionalStorage(OptionalStorage&& o) noexcept(std::is_nothrow_move_constructible_v<T>) : none_() {
+        if (o.has_) {
+            ::new (static_cast<void*>(&value_)) T(std::move(o.value_));
+            has_ = true;
+        }
+    }
+    OptionalStorage& operator=(const OptionalStorage& o) {
+        if (!o.has_) {
+            destroy();
+        } else if (has_) {
+            value_ = o.value_;
+        } else {
+            ::new (static_cast<void*>(&value_)) T(o.value_);
+            has_ = true;
+        }
+        return *this;
+    }
+    OptionalStorage& operator=(OptionalStorage&& o) noexcept(std::is_nothrow_move_assignable_v<T>&&
+                                                                 std::is_nothrow_move_constructible_v<T>) {
+        if (!o.has_) {
+            destroy();
+        } else if (has_) {
+            value_ = std::move(o.value_);
+        } else {
+            ::new (static_cast<void*>(&value_)) T(std::move(o.value_));
+            has_ = true;
+        }
+        return *this;
+    }
+    ~OptionalStorage() { destroy(); }
+    void destroy() noexcept {
+        if (has_) {
+            value_.~T();
+            has_ = false;
+        }
+    }
+};
+}  // namespace detail
+
+/// The type of an optional struct member (SDP `Option<S>`, ffire `*S`, and their views):
+/// the subset of std::optional that generated code and its users need. g++ (12) compiles
+/// each std::optional<S> in time that grows with the number of std::optional
+/// specializations already in the translation unit (quadratic over a schema's structs: 15 s
+/// for 1,000 of them, 90 s for 2,000); this one stays linear (BENCHMARKS.md "#13 compile
+/// scaling, 2026-11-24 session 3"). Other optionals (of primitives, strings, arrays) are
+/// std::optional. Reading an empty one (`value()`) calls std::abort(); `*` and `->` do not
+/// check, as for std::optional.
+template <class T>
+class Optional : private detail::OptionalStorage<T> {
+public:
+    using value_type = T;
+
+    Optional() noexcept = default;
+    Optional(std::nullopt_t) noexcept {}
+    Optional(const T& v) { construct(v); }
+    Optional(T&& v) { construct(std::move(v)); }
+
+    Optional& operator=(std::nullopt_t) noexcept {
+        reset();
+        return *this;
+    }
+    Optional& operator=(const T& v) {
+        if (this->has_) {
+            this->value_ = v;
+        } else {
+            construct(v);
+        }
+        return *this;
+    }
+    Optional& operator=(T&& v) {
+        if (this->has_) {
+            this->value_ = std::move(v);
+        } else {
+            construct(std::move(v));
+        }
+        return *this;
+    }
+
+    /// Destroys the value, if any, and constructs a new one from `args`.
+    template <class... A>
+    T& emplace(A&&... args) {
+        reset();
+        construct(std::forward<A>(args)...);
+        return this->value_;
+    }
+    void reset() noexcept { this->destroy(); }
+
+    bool has_value() const noexcept { return this->has_; }
+    explicit operator bool() const noexcept { return this->has_; }
+
+    T& operator*() & noexcept { return this->value_; }
+    const T& operator*() const& noexcept { return this->value_; }
+    T&& operator*() && noexcept { return std::move(this->value_); }
+    T* operator->() noexcept { return &this->value_; }
+    const T* operator->() const noexcept { return &this->value_; }
+
+    T& value() & noexcept {
+        check();
+        return this->value_;
+    }
+    const T& value() const& noexcept {
+        check();
+        return this->value_;
+    }
+
+private:
+    template <class... A>
+    void construct(A&&... args) {
+        ::new (static_cast<void*>(&this->value_)) T(std::forward<A>(args)...);
+        this->has_ = true;
+    }
+    void check() const noexcept {
+        if (!this->has_) {
+            std::abort();
+        }
+    }
+};
+
+/// Equal when both are empty or both hold equal values.
+template <class T>
+bool operator==(const Optional<T>& a, const Optional<T>& b) {
+    return a.has_value() == b.has_value() && (!a.has_value() || *a == *b);
+}
+template <class T>
+bool operator!=(const Optional<T>& a, const Optional<T>& b) {
+    return !(a == b);
+}
 
 // ---------------------------------------------------------------- errors
 
@@ -845,7 +1003,7 @@ public:
     /// of arrays, the bytes of owned strings); beyond it they fail with over_budget.
     /// Unlimited by default. For hosts that read from untrusted peers: a legal message can
     /// make arrays whose elements take far more memory than their bytes on the wire (an
-    /// absent optional struct is 1 byte on the wire and sizeof(std::optional<S>) in memory).
+    /// absent optional struct is 1 byte on the wire and sizeof(wirelens::Optional<S>) in memory).
     void set_budget(size_t bytes) noexcept { budget_ = bytes; }
 
     /// Charges `count` elements of `each` bytes against the budget.
@@ -1446,7 +1604,11 @@ Result<V> decode_value(const uint8_t* data, size_t len, uint16_t id, size_t budg
 /// The public members of every generated value type `T` (its view type is `View`). Each is
 /// a template (call it without template arguments) so that it is compiled only in the
 /// translation units that use it: a header of N structs then costs parsing, not 12·N
-/// instantiations of the entry points above (#13: compile cost linear in N).
+/// instantiations of the entry points above (#13: compile cost linear in N). The decoders
+/// return `auto` (Result<T>, Result<Decoded<T>>, Result<View>, …): spelled out, each of
+/// the N classes' declarations names a Result of its own template parameter, and g++ (12)
+/// apparently files those N dependent types under one hash (`spec_hasher` chains), so the
+/// header took quadratic time (2,000 structs: 33 s at -O2 instead of 16 s).
 #define WIRELENS_VALUE_API(T)                                                                                  \
     /** The exact encoded size; 0 when a string or array is too long to be encoded. */                        \
     template <class WlSelf = T>                                                                                \
@@ -1470,21 +1632,21 @@ Result<V> decode_value(const uint8_t* data, size_t len, uint16_t id, size_t budg
     /** Decodes exactly one value (trailing bytes are an error); _prefix: also the bytes used. */             \
     /** `budget`: the most memory the decoded value may allocate (Reader::set_budget). */                     \
     template <class WlSelf = T>                                                                                \
-    static wirelens::Result<WlSelf> decode(const uint8_t* data, size_t len, size_t budget = SIZE_MAX) {       \
+    static auto decode(const uint8_t* data, size_t len, size_t budget = SIZE_MAX) {                           \
         return wirelens::decode_value<WlSelf>(data, len, 0, budget);                                           \
     }                                                                                                          \
     template <class WlSelf = T>                                                                                \
-    static wirelens::Result<wirelens::Decoded<WlSelf>> decode_prefix(const uint8_t* data, size_t len,         \
+    static auto decode_prefix(const uint8_t* data, size_t len,                                                \
                                                                      size_t budget = SIZE_MAX) {              \
         return wirelens::decode_at<WlSelf>(data, len, 0, false, budget);                                       \
     }                                                                                                          \
     /** Zero-copy decoders: the View points into `data`. */                                                   \
     template <class V = View>                                                                                  \
-    static wirelens::Result<V> decode_view(const uint8_t* data, size_t len, size_t budget = SIZE_MAX) {       \
+    static auto decode_view(const uint8_t* data, size_t len, size_t budget = SIZE_MAX) {                      \
         return wirelens::decode_value<V>(data, len, 0, budget);                                                \
     }                                                                                                          \
     template <class V = View>                                                                                  \
-    static wirelens::Result<wirelens::Decoded<V>> decode_view_prefix(const uint8_t* data, size_t len,         \
+    static auto decode_view_prefix(const uint8_t* data, size_t len,                                           \
                                                                      size_t budget = SIZE_MAX) {              \
         return wirelens::decode_at<V>(data, len, 0, false, budget);                                            \
     }
@@ -1498,17 +1660,17 @@ Result<V> decode_value(const uint8_t* data, size_t len, uint16_t id, size_t budg
     }                                                                                                          \
     /** `budget`: the most memory the decoded value may allocate (Reader::set_budget). */                      \
     template <class WlSelf = T>                                                                                \
-    static wirelens::Result<WlSelf> decode_message(const uint8_t* data, size_t len,                            \
+    static auto decode_message(const uint8_t* data, size_t len,                                                \
                                                    size_t budget = SIZE_MAX) {                                 \
         return wirelens::decode_value<WlSelf>(data, len, MESSAGE_ID, budget);                                  \
     }                                                                                                          \
     template <class WlSelf = T>                                                                                \
-    static wirelens::Result<wirelens::Decoded<WlSelf>> decode_message_prefix(const uint8_t* data, size_t len,  \
+    static auto decode_message_prefix(const uint8_t* data, size_t len,                                         \
                                                                              size_t budget = SIZE_MAX) {       \
         return wirelens::decode_at<WlSelf>(data, len, MESSAGE_ID, false, budget);                              \
     }                                                                                                          \
     template <class V = View>                                                                                  \
-    static wirelens::Result<V> decode_message_view(const uint8_t* data, size_t len,                            \
+    static auto decode_message_view(const uint8_t* data, size_t len,                                           \
                                                    size_t budget = SIZE_MAX) {                                 \
         return wirelens::decode_value<V>(data, len, MESSAGE_ID, budget);                                       \
     }

@@ -6,7 +6,8 @@
 //! Per value type `T` (every struct; for ffire also array and named-primitive roots, which
 //! become structs with one member `value`):
 //! - `T` (owned: `std::string` or, with [`OwnedStrings::Compact`], `wirelens::CompactString`;
-//!   `std::vector`, `std::optional`; SDP `Box<S>` is `S`) and,
+//!   `std::vector`, `std::optional`, `wirelens::Optional<S>` for an optional struct; SDP
+//!   `Box<S>` is `S`) and,
 //!   when `T` contains strings or arrays, `TView` (zero-copy: `std::string_view`,
 //!   `wirelens::LeSpan<P>` for primitive arrays, `std::vector<SView>` for other arrays);
 //!   `T::View` names whichever type the view decoders return;
@@ -491,6 +492,16 @@ struct Member {
     wire: Wire,
 }
 
+/// The optional template for a payload: `wirelens::Optional` for a struct (g++ compiles
+/// each `std::optional<S>` in time that grows with the schema's structs; see the runtime),
+/// `std::optional` otherwise.
+fn optional_ty(payload: &Wire) -> &'static str {
+    match payload {
+        Wire::Struct(_) => "wirelens::Optional",
+        _ => "std::optional",
+    }
+}
+
 /// Whether values of this wire contain strings or arrays (so their view borrows).
 fn borrows(layout: &Layout, w: &Wire) -> bool {
     match w {
@@ -702,7 +713,7 @@ impl Gen<'_> {
             Wire::Prim(Primitive::Str) => self.string_ty().into(),
             Wire::Prim(p) => Self::prim_ty(*p).into(),
             Wire::Array(e) => format!("std::vector<{}>", self.owned_ty(e)),
-            Wire::Optional(e) => format!("std::optional<{}>", self.owned_ty(e)),
+            Wire::Optional(e) => format!("{}<{}>", optional_ty(e), self.owned_ty(e)),
             Wire::Struct(id) => self.name(*id).into(),
         }
     }
@@ -717,7 +728,7 @@ impl Gen<'_> {
                 Wire::Prim(p) if *p != Primitive::Str => format!("wirelens::LeSpan<{}>", Self::prim_ty(*p)),
                 e => format!("std::vector<{}>", self.view_ty(e)),
             },
-            Wire::Optional(e) => format!("std::optional<{}>", self.view_ty(e)),
+            Wire::Optional(e) => format!("{}<{}>", optional_ty(e), self.view_ty(e)),
             Wire::Struct(id) => self.view_name(*id).into(),
         }
     }
