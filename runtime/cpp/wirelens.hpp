@@ -147,6 +147,34 @@ inline void store_le(uint8_t* p, T v) noexcept {
     }
 }
 
+/// A run of a generated struct's members that the compiler lays out as the wire does is
+/// stored with one copy (gcc and clang do not merge the per-member stores). The generated
+/// code asks `run_start<T>(offsets)` for the run's first offset: `offsets` is a generic
+/// lambda calling `offsetof` on its tag's type, instantiated only for a standard-layout
+/// type on a little-endian host (elsewhere `offsetof` is not portable, and the
+/// field-by-field fallback is used).
+inline constexpr size_t no_run = std::numeric_limits<size_t>::max();
+
+template <class T>
+struct type_tag {
+    using type = T;
+};
+
+template <class T, class F>
+constexpr size_t run_start(F offsets) noexcept {
+    if constexpr (little_endian_host && std::is_standard_layout_v<T>) {
+        return offsets(type_tag<T>{});
+    } else {
+        return no_run;
+    }
+}
+
+/// Copies `n` bytes of `v`'s representation from offset `at` (a run, see `run_start`).
+template <class T>
+WIRELENS_HOT void store_run(uint8_t* p, const T& v, size_t at, size_t n) noexcept {
+    std::memcpy(p, static_cast<const unsigned char*>(static_cast<const void*>(&v)) + at, n);
+}
+
 namespace detail {
 /// A random-access iterator over encoded primitives whose `*` loads one (no `T*` into the
 /// input is formed). `std::vector::assign` from it allocates once from the distance and
