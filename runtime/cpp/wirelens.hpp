@@ -169,6 +169,13 @@ constexpr size_t run_start(F offsets) noexcept {
     }
 }
 
+/// Copies `n` input bytes into `v`'s representation at offset `at` (a run whose bools
+/// were checked, see `run_start`).
+template <class T>
+WIRELENS_HOT void load_run(const uint8_t* p, T& v, size_t at, size_t n) noexcept {
+    std::memcpy(static_cast<unsigned char*>(static_cast<void*>(&v)) + at, p, n);
+}
+
 /// Copies `n` bytes of `v`'s representation from offset `at` (a run, see `run_start`).
 template <class T>
 WIRELENS_HOT void store_run(uint8_t* p, const T& v, size_t at, size_t n) noexcept {
@@ -1113,6 +1120,15 @@ public:
             }
         }
         out = load_le<T>(p);
+        return true;
+    }
+
+    /// Checks a bool byte at `p` inside a block already returned by fixed() (a run of
+    /// members then copied as a whole, see `run_start`).
+    WIRELENS_HOT bool block_bool_ok(const uint8_t* p) {
+        if (*p > 1) {
+            return fail_at(ErrorKind::invalid_bool, static_cast<size_t>(p - data_), *p);
+        }
         return true;
     }
 

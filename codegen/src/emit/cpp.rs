@@ -1354,6 +1354,71 @@ impl Gen<'_> {
         c.blank();
     }
 
+    /// Loads leaves of block `b` into `v` (of template type `V`, owned or view): a run of
+    /// two or more ([`runs`]) has its bools checked first, in wire order, then one copy when
+    /// `offsetof` confirms `V` holds it as the wire does (as [`Gen::store_run`]).
+    fn load_run(&self, c: &mut Code, b: &str, id: TypeId, run: &[Leaf], rn: &mut usize) {
+        let each = |c: &mut Code, checked: bool| {
+            for leaf in run {
+                let place = self.place(id, &leaf.path);
+                let place_v = format!("v{}", place.access);
+                if checked && leaf.kind == LeafKind::Prim(Primitive::Bool) {
+                    let off = if leaf.at == 0 {
+                        b.to_string()
+                    } else {
+                        format!("{b} + {}", leaf.at)
+                    };
+                    c.line(&format!("wirelens::load_le({off}, {place_v});"));
+                } else {
+                    self.load(c, b, leaf.at, &place_v, leaf.kind, &place.names);
+                }
+            }
+        };
+        let (Some(first), Some(last), true) = (run.first(), run.last(), run.len() > 1) else {
+            return each(c, false);
+        };
+        let at = |l: &Leaf| {
+            if l.at == 0 {
+                b.to_string()
+            } else {
+                format!("{b} + {}", l.at)
+            }
+        };
+        for l in run.iter().filter(|l| l.kind == LeafKind::Prim(Primitive::Bool)) {
+            let place = self.place(id, &l.path);
+            c.line(&format!(
+                "if (!rd.block_bool_ok({})) {}",
+                at(l),
+                Self::err(&place.names, "")
+            ));
+        }
+        let member = |l: &Leaf| self.place(id, &l.path).access.trim_start_matches('.').to_string();
+        let mut cond = Vec::new();
+        if run.iter().any(|l| l.kind == LeafKind::Prim(Primitive::Bool)) {
+            cond.push("sizeof(bool) == 1".to_string());
+        }
+        for l in &run[1..] {
+            cond.push(format!("offsetof(T, {}) == a + {}", member(l), l.at - first.at));
+        }
+        let r = format!("r{rn}");
+        *rn += 1;
+        c.open(&format!("constexpr size_t {r} = wirelens::run_start<V>([](auto t) {{"));
+        c.line("using T = typename decltype(t)::type;");
+        c.line(&format!("const size_t a = offsetof(T, {});", member(first)));
+        c.line(&format!("return {} ? a : wirelens::no_run;", cond.join(" && ")));
+        c.close("});");
+        c.open(&format!("if constexpr ({r} != wirelens::no_run) {{"));
+        c.line(&format!(
+            "wirelens::load_run({}, v, {r}, {});",
+            at(first),
+            last.at + last.size - first.at
+        ));
+        c.close("} else {");
+        c.depth += 1;
+        each(c, true);
+        c.close("}");
+    }
+
     /// Loads a fixed-size leaf at `at` inside block `b`.
     fn load(&self, c: &mut Code, b: &str, at: u64, place: &str, kind: LeafKind, names: &[String]) {
         let off = if at == 0 { b.to_string() } else { format!("{b} + {at}") };
@@ -1413,6 +1478,7 @@ impl Gen<'_> {
         }
         let mut k = 0;
         let mut bn = 0;
+        let mut rn = 0;
         for step in &p.steps {
             match step {
                 Step::Block { block, .. } => {
@@ -1427,9 +1493,10 @@ impl Gen<'_> {
                         "if ({bv} == nullptr) {}",
                         Self::err(first.as_deref().unwrap_or(&[]), "")
                     ));
-                    for leaf in &block.leaves {
-                        let place = self.place(p.id, &leaf.path);
-                        self.load(c, &bv, leaf.at, &format!("v{}", place.access), leaf.kind, &place.names);
+                    let elem = generic && self.elements.get(p.id).copied().unwrap_or(false);
+                    let alone = (0..block.leaves.len()).map(|i| i..i + 1).collect();
+                    for r in if elem { runs(&block.leaves) } else { alone } {
+                        self.load_run(c, &bv, p.id, &block.leaves[r], &mut rn);
                     }
                 }
                 Step::Value { path, value } => {
@@ -1659,7 +1726,7 @@ mod tests {
     }
 
     #[test]
-    fn runs_of_members_laid_out_as_on_the_wire_are_one_copy_in_array_elements() {
+    fn runs_of_members_laid_out_as_on_the_wire_are_one_copy_in_array_elements_both_ways() {
         // R's a..d: one run (a u64, then narrower members at multiples of their size); x is
         // alone (e is wider than x, so the compiler may pad before it); e..f a run; g..i a
         // run with bools. Top has the same fields but is not only an array element.
@@ -1694,6 +1761,19 @@ mod tests {
             r.contains("} else {\n        wirelens::store_le(b0, v.a);\n        wirelens::store_le(b0 + 8, v.b);"),
             "{r}"
         );
+        // Reading: the bools are checked first, in wire order, then one copy into V.
+        let r = &code[code.find("bool R::read_fields(").expect("R::read_fields")..];
+        let r = &r[..r.find("\n}\n").expect("end of R::read_fields")];
+        assert!(r.contains("wirelens::run_start<V>("), "{r}");
+        assert!(r.contains("wirelens::load_run(b0, v, r0, 15);"), "{r}");
+        let (h, i, copy) = (
+            r.find("if (!rd.block_bool_ok(b2 + 1)) return rd.field(\"h\");")
+                .expect("h"),
+            r.find("if (!rd.block_bool_ok(b2 + 2)) return rd.field(\"i\");")
+                .expect("i"),
+            r.find("wirelens::load_run(b2, v, r2, 3);").expect("bool run copy"),
+        );
+        assert!(h < i && i < copy, "{r}");
         let top = &code[code.find("bool Top::write_to(").expect("Top::write_to")..];
         let top = &top[..top.find("\n}\n").expect("end of Top::write_to")];
         assert!(!top.contains("run_start"), "{top}");
