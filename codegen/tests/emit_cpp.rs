@@ -315,6 +315,7 @@ const DRIVER_PRELUDE: &str = r#"
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <tuple>
 #include <vector>
 #include <csignal>
 #include <type_traits>
@@ -641,6 +642,30 @@ static std::string special_checks() {
         auto ri = sdp_extra::Inner::decode(ib.data(), ib.size());
         CHECK(!ri && ri.error().kind == ErrorKind::invalid_bool && ri.error().offset == 4 && ri.error().path == "okay",
               "bad bool in a fixed block: " + ri.error().message());
+    }
+    // Bad bools inside a run of members read with one copy (AudioUnit Parameter's last
+    // block: min_value..can_ramp, 22 bytes after address and three empty strings): each is
+    // still refused at its offset and named, the first in wire order, owned and view.
+    {
+        sdp_audiounit::Parameter p;
+        p.is_writable = true;
+        auto pb = p.to_bytes().value();
+        CHECK(pb.size() == 42 && pb[40] == 1 && pb[41] == 0, "Parameter layout");
+        for (auto [at, found, path] : {std::tuple<size_t, uint8_t, const char*>{40, 2, "is_writable"},
+                 std::tuple<size_t, uint8_t, const char*>{41, 7, "can_ramp"}}) {
+            auto bad = pb;
+            bad[at] = found;
+            auto r = sdp_audiounit::Parameter::decode(bad.data(), bad.size());
+            CHECK(!r && r.error().kind == ErrorKind::invalid_bool && r.error().found == found &&
+                      r.error().offset == at && r.error().path == path,
+                  "bad bool in a run: " + (r ? std::string("accepted") : r.error().message()));
+            CHECK(!sdp_audiounit::Parameter::decode_view(bad.data(), bad.size()), "the view accepted a bad bool in a run");
+        }
+        auto both = pb;
+        both[40] = 5;
+        both[41] = 6;
+        auto r = sdp_audiounit::Parameter::decode(both.data(), both.size());
+        CHECK(!r && r.error().offset == 40 && r.error().path == "is_writable", "first bad bool of a run");
     }
     // A bad bool inside a nested struct that the parent reads inline (its fixed block is
     // part of the parent's layout): the path still names every level.

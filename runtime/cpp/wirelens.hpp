@@ -147,6 +147,41 @@ inline void store_le(uint8_t* p, T v) noexcept {
     }
 }
 
+/// A run of a generated struct's members that the compiler lays out as the wire does is
+/// stored with one copy (gcc and clang do not merge the per-member stores). The generated
+/// code asks `run_start<T>(offsets)` for the run's first offset: `offsets` is a generic
+/// lambda calling `offsetof` on its tag's type, instantiated only for a standard-layout
+/// type on a little-endian host (elsewhere `offsetof` is not portable, and the
+/// field-by-field fallback is used).
+inline constexpr size_t no_run = std::numeric_limits<size_t>::max();
+
+template <class T>
+struct type_tag {
+    using type = T;
+};
+
+template <class T, class F>
+constexpr size_t run_start(F offsets) noexcept {
+    if constexpr (little_endian_host && std::is_standard_layout_v<T>) {
+        return offsets(type_tag<T>{});
+    } else {
+        return no_run;
+    }
+}
+
+/// Copies `n` input bytes into `v`'s representation at offset `at` (a run whose bools
+/// were checked, see `run_start`).
+template <class T>
+WIRELENS_HOT void load_run(const uint8_t* p, T& v, size_t at, size_t n) noexcept {
+    std::memcpy(static_cast<unsigned char*>(static_cast<void*>(&v)) + at, p, n);
+}
+
+/// Copies `n` bytes of `v`'s representation from offset `at` (a run, see `run_start`).
+template <class T>
+WIRELENS_HOT void store_run(uint8_t* p, const T& v, size_t at, size_t n) noexcept {
+    std::memcpy(p, static_cast<const unsigned char*>(static_cast<const void*>(&v)) + at, n);
+}
+
 namespace detail {
 /// A random-access iterator over encoded primitives whose `*` loads one (no `T*` into the
 /// input is formed). `std::vector::assign` from it allocates once from the distance and
@@ -1085,6 +1120,15 @@ public:
             }
         }
         out = load_le<T>(p);
+        return true;
+    }
+
+    /// Checks a bool byte at `p` inside a block already returned by fixed() (a run of
+    /// members then copied as a whole, see `run_start`).
+    WIRELENS_HOT bool block_bool_ok(const uint8_t* p) {
+        if (*p > 1) {
+            return fail_at(ErrorKind::invalid_bool, static_cast<size_t>(p - data_), *p);
+        }
         return true;
     }
 

@@ -35,7 +35,7 @@ use std::fmt::Write as _;
 use super::{field_ident, module_name, pascal_case, Code, EmitError, OutputFile, GENERATED_HEADER};
 use crate::dialect::Dialect;
 use crate::graph::Graph;
-use crate::layout::{Layout, LeafKind, TypeLayout, Wire};
+use crate::layout::{Layout, Leaf, LeafKind, TypeLayout, Wire};
 use crate::model::{Primitive, Schema, TypeId};
 use crate::plan::{Plan, Prefix, SizeTerm, Step, TypePlan, Value, ValueSize};
 
@@ -355,6 +355,7 @@ pub fn generate_with(
     let views = view_names(schema, layout, &names);
     let plan = Plan::new(layout);
     let write_once = write_once(&plan, schema.types.len());
+    let elements = array_elements(&plan, schema.types.len());
     let g = Gen {
         schema,
         layout,
@@ -364,6 +365,7 @@ pub fn generate_with(
         members: (0..schema.types.len()).map(|id| field_names(schema, id)).collect(),
         strings: opts.strings,
         write_once,
+        elements,
     };
     let order = graph.order;
     let ns = namespace(source);
@@ -400,6 +402,62 @@ pub fn generate_with(
         name: format!("{}.hpp", module_name(source)),
         contents: c.out,
     }])
+}
+
+/// By type: whether every `Value::Struct` of the whole plan that writes it is an array's
+/// element (coded many times per message: worth [`runs`]' larger code).
+fn array_elements(plan: &Plan, n: usize) -> Vec<bool> {
+    fn walk(v: &Value, in_array: bool, uses: &mut [(usize, bool)]) {
+        match v {
+            Value::Struct { id, .. } => {
+                if let Some(u) = uses.get_mut(*id) {
+                    u.0 += 1;
+                    u.1 &= in_array;
+                }
+            }
+            Value::Array { elem, .. } => walk(elem, true, uses),
+            Value::Optional(inner) => walk(inner, false, uses),
+            Value::Prim(_) | Value::Str(_) | Value::BulkPrims(..) => {}
+        }
+    }
+    let mut uses = vec![(0usize, true); n];
+    for p in plan.types.iter().flatten() {
+        for step in &p.steps {
+            if let Step::Value { value, .. } = step {
+                walk(value, false, &mut uses);
+            }
+        }
+    }
+    uses.into_iter().map(|(n, in_array)| n > 0 && in_array).collect()
+}
+
+/// Splits a block's leaves into runs (index ranges): consecutive primitive leaves that are
+/// consecutive members of the struct itself (not of a nested one) and lie in it as on the
+/// wire under natural alignment (each at a multiple of its size from the run's start, none
+/// wider than the first). A run of two or more is stored with one copy when the compiler
+/// confirms that layout (`offsetof`, see `Gen::write_to`), as the C generator does.
+fn runs(leaves: &[Leaf]) -> Vec<std::ops::Range<usize>> {
+    let size = |l: &Leaf| match l.kind {
+        LeafKind::Prim(p) if l.path.len() == 1 => p.fixed_size(),
+        _ => None,
+    };
+    let mut out: Vec<std::ops::Range<usize>> = Vec::new();
+    for (i, l) in leaves.iter().enumerate() {
+        let joins = out.last().is_some_and(|r| {
+            let (first, prev) = (&leaves[r.start], &leaves[i - 1]);
+            match (size(first), size(prev), size(l)) {
+                (Some(f), Some(ps), Some(s)) => {
+                    prev.path[0] + 1 == l.path[0] && l.at == prev.at + ps && s <= f && (l.at - first.at) % s == 0
+                }
+                _ => false,
+            }
+        });
+        match out.last_mut() {
+            Some(r) if joins => r.end = i + 1,
+            _ => out.push(i..i + 1),
+        }
+    }
+    out
 }
 
 /// By type: whether exactly one `Value::Struct` of the whole plan writes it (a struct
@@ -552,6 +610,8 @@ struct Gen<'s> {
     /// By type: exactly one other write_to writes it (one field, element or payload in the
     /// whole schema), so its write_to can be inlined there at no cost in size (see `write_to`).
     write_once: Vec<bool>,
+    /// By type: [`array_elements`]; their blocks are stored in [`runs`].
+    elements: Vec<bool>,
 }
 
 impl Gen<'_> {
@@ -1120,6 +1180,7 @@ impl Gen<'_> {
         c.line("wirelens::Writer w = out;");
         let mut k = 0;
         let mut bn = 0;
+        let mut rn = 0;
         for step in &p.steps {
             match step {
                 Step::Block { block, .. } => {
@@ -1129,9 +1190,10 @@ impl Gen<'_> {
                     let bv = format!("b{bn}");
                     bn += 1;
                     c.line(&format!("uint8_t* {bv} = w.block({});", block.size));
-                    for leaf in &block.leaves {
-                        let place = self.place(p.id, &leaf.path);
-                        self.store(c, &bv, leaf.at, &format!("v{}", place.access), leaf.kind);
+                    let elem = self.elements.get(p.id).copied().unwrap_or(false);
+                    let alone = (0..block.leaves.len()).map(|i| i..i + 1).collect();
+                    for r in if elem { runs(&block.leaves) } else { alone } {
+                        self.store_run(c, &bv, name, p.id, &block.leaves[r], &mut rn);
                     }
                 }
                 Step::Value { path, value } => {
@@ -1144,6 +1206,52 @@ impl Gen<'_> {
         c.line("return true;");
         c.close("}");
         c.blank();
+    }
+
+    /// Stores leaves of block `b`: a run of two or more ([`runs`]) with one copy of the
+    /// members when `offsetof` confirms the struct holds them as the wire does (a constant;
+    /// the field-by-field stores are the fallback, e.g. another ABI or a big-endian host).
+    fn store_run(&self, c: &mut Code, b: &str, name: &str, id: TypeId, run: &[Leaf], rn: &mut usize) {
+        let each = |c: &mut Code| {
+            for leaf in run {
+                let place = self.place(id, &leaf.path);
+                self.store(c, b, leaf.at, &format!("v{}", place.access), leaf.kind);
+            }
+        };
+        let (Some(first), Some(last), true) = (run.first(), run.last(), run.len() > 1) else {
+            return each(c);
+        };
+        let member = |l: &Leaf| self.place(id, &l.path).access.trim_start_matches('.').to_string();
+        let mut cond = Vec::new();
+        if run.iter().any(|l| l.kind == LeafKind::Prim(Primitive::Bool)) {
+            cond.push("sizeof(bool) == 1".to_string());
+        }
+        for l in &run[1..] {
+            cond.push(format!("offsetof(T, {}) == a + {}", member(l), l.at - first.at));
+        }
+        let r = format!("r{rn}");
+        *rn += 1;
+        c.open(&format!(
+            "constexpr size_t {r} = wirelens::run_start<{name}>([](auto t) {{"
+        ));
+        c.line("using T = typename decltype(t)::type;");
+        c.line(&format!("const size_t a = offsetof(T, {});", member(first)));
+        c.line(&format!("return {} ? a : wirelens::no_run;", cond.join(" && ")));
+        c.close("});");
+        c.open(&format!("if constexpr ({r} != wirelens::no_run) {{"));
+        let off = if first.at == 0 {
+            b.to_string()
+        } else {
+            format!("{b} + {}", first.at)
+        };
+        c.line(&format!(
+            "wirelens::store_run({off}, v, {r}, {});",
+            last.at + last.size - first.at
+        ));
+        c.close("} else {");
+        c.depth += 1;
+        each(c);
+        c.close("}");
     }
 
     fn store(&self, c: &mut Code, b: &str, at: u64, place: &str, kind: LeafKind) {
@@ -1246,6 +1354,71 @@ impl Gen<'_> {
         c.blank();
     }
 
+    /// Loads leaves of block `b` into `v` (of template type `V`, owned or view): a run of
+    /// two or more ([`runs`]) has its bools checked first, in wire order, then one copy when
+    /// `offsetof` confirms `V` holds it as the wire does (as [`Gen::store_run`]).
+    fn load_run(&self, c: &mut Code, b: &str, id: TypeId, run: &[Leaf], rn: &mut usize) {
+        let each = |c: &mut Code, checked: bool| {
+            for leaf in run {
+                let place = self.place(id, &leaf.path);
+                let place_v = format!("v{}", place.access);
+                if checked && leaf.kind == LeafKind::Prim(Primitive::Bool) {
+                    let off = if leaf.at == 0 {
+                        b.to_string()
+                    } else {
+                        format!("{b} + {}", leaf.at)
+                    };
+                    c.line(&format!("wirelens::load_le({off}, {place_v});"));
+                } else {
+                    self.load(c, b, leaf.at, &place_v, leaf.kind, &place.names);
+                }
+            }
+        };
+        let (Some(first), Some(last), true) = (run.first(), run.last(), run.len() > 1) else {
+            return each(c, false);
+        };
+        let at = |l: &Leaf| {
+            if l.at == 0 {
+                b.to_string()
+            } else {
+                format!("{b} + {}", l.at)
+            }
+        };
+        for l in run.iter().filter(|l| l.kind == LeafKind::Prim(Primitive::Bool)) {
+            let place = self.place(id, &l.path);
+            c.line(&format!(
+                "if (!rd.block_bool_ok({})) {}",
+                at(l),
+                Self::err(&place.names, "")
+            ));
+        }
+        let member = |l: &Leaf| self.place(id, &l.path).access.trim_start_matches('.').to_string();
+        let mut cond = Vec::new();
+        if run.iter().any(|l| l.kind == LeafKind::Prim(Primitive::Bool)) {
+            cond.push("sizeof(bool) == 1".to_string());
+        }
+        for l in &run[1..] {
+            cond.push(format!("offsetof(T, {}) == a + {}", member(l), l.at - first.at));
+        }
+        let r = format!("r{rn}");
+        *rn += 1;
+        c.open(&format!("constexpr size_t {r} = wirelens::run_start<V>([](auto t) {{"));
+        c.line("using T = typename decltype(t)::type;");
+        c.line(&format!("const size_t a = offsetof(T, {});", member(first)));
+        c.line(&format!("return {} ? a : wirelens::no_run;", cond.join(" && ")));
+        c.close("});");
+        c.open(&format!("if constexpr ({r} != wirelens::no_run) {{"));
+        c.line(&format!(
+            "wirelens::load_run({}, v, {r}, {});",
+            at(first),
+            last.at + last.size - first.at
+        ));
+        c.close("} else {");
+        c.depth += 1;
+        each(c, true);
+        c.close("}");
+    }
+
     /// Loads a fixed-size leaf at `at` inside block `b`.
     fn load(&self, c: &mut Code, b: &str, at: u64, place: &str, kind: LeafKind, names: &[String]) {
         let off = if at == 0 { b.to_string() } else { format!("{b} + {at}") };
@@ -1305,6 +1478,7 @@ impl Gen<'_> {
         }
         let mut k = 0;
         let mut bn = 0;
+        let mut rn = 0;
         for step in &p.steps {
             match step {
                 Step::Block { block, .. } => {
@@ -1319,9 +1493,10 @@ impl Gen<'_> {
                         "if ({bv} == nullptr) {}",
                         Self::err(first.as_deref().unwrap_or(&[]), "")
                     ));
-                    for leaf in &block.leaves {
-                        let place = self.place(p.id, &leaf.path);
-                        self.load(c, &bv, leaf.at, &format!("v{}", place.access), leaf.kind, &place.names);
+                    let elem = generic && self.elements.get(p.id).copied().unwrap_or(false);
+                    let alone = (0..block.leaves.len()).map(|i| i..i + 1).collect();
+                    for r in if elem { runs(&block.leaves) } else { alone } {
+                        self.load_run(c, &bv, p.id, &block.leaves[r], &mut rn);
                     }
                 }
                 Step::Value { path, value } => {
@@ -1548,6 +1723,61 @@ mod tests {
         assert!(code.contains("inline bool Twice::write_to("), "{code}");
         assert!(code.contains("inline bool Small::write_to("), "{code}");
         assert!(code.contains("inline bool Root::write_to("), "{code}");
+    }
+
+    #[test]
+    fn runs_of_members_laid_out_as_on_the_wire_are_one_copy_in_array_elements_both_ways() {
+        // R's a..d: one run (a u64, then narrower members at multiples of their size); x is
+        // alone (e is wider than x, so the compiler may pad before it); e..f a run; g..i a
+        // run with bools. Top has the same fields but is not only an array element.
+        let fields = "a: u64, b: u32, c: u16, d: u8, s: str, x: u8, e: u32, f: f32, t: str, g: u8, h: bool, i: bool";
+        let code = gen(
+            Dialect::Sdp,
+            &format!("struct R {{ {fields} }}\nstruct Top {{ {fields} }}\nstruct Root {{ rs: []R, top: Top }}\n"),
+        )
+        .expect("generates");
+        let r = &code[code.find("bool R::write_to(").expect("R::write_to")..];
+        let r = &r[..r.find("\n}\n").expect("end of R::write_to")];
+        assert!(r.contains("wirelens::run_start<R>("), "{r}");
+        assert!(r.contains("const size_t a = offsetof(T, a);"), "{r}");
+        assert!(
+            r.contains("return offsetof(T, b) == a + 8 && offsetof(T, c) == a + 12 && offsetof(T, d) == a + 14 ? a : wirelens::no_run;"),
+            "{r}"
+        );
+        assert!(r.contains("wirelens::store_run(b0, v, r0, 15);"), "{r}");
+        assert!(
+            r.contains("return offsetof(T, f) == a + 4 ? a : wirelens::no_run;"),
+            "{r}"
+        );
+        assert!(r.contains("wirelens::store_run(b1 + 1, v, r1, 8);"), "{r}");
+        assert!(!r.contains("offsetof(T, x)"), "{r}");
+        assert!(
+            r.contains("return sizeof(bool) == 1 && offsetof(T, h) == a + 1 && offsetof(T, i) == a + 2 ? a : wirelens::no_run;"),
+            "{r}"
+        );
+        assert!(r.contains("wirelens::store_run(b2, v, r2, 3);"), "{r}");
+        // The member-by-member stores stay as the fallback (another ABI, a big-endian host).
+        assert!(
+            r.contains("} else {\n        wirelens::store_le(b0, v.a);\n        wirelens::store_le(b0 + 8, v.b);"),
+            "{r}"
+        );
+        // Reading: the bools are checked first, in wire order, then one copy into V.
+        let r = &code[code.find("bool R::read_fields(").expect("R::read_fields")..];
+        let r = &r[..r.find("\n}\n").expect("end of R::read_fields")];
+        assert!(r.contains("wirelens::run_start<V>("), "{r}");
+        assert!(r.contains("wirelens::load_run(b0, v, r0, 15);"), "{r}");
+        let (h, i, copy) = (
+            r.find("if (!rd.block_bool_ok(b2 + 1)) return rd.field(\"h\");")
+                .expect("h"),
+            r.find("if (!rd.block_bool_ok(b2 + 2)) return rd.field(\"i\");")
+                .expect("i"),
+            r.find("wirelens::load_run(b2, v, r2, 3);").expect("bool run copy"),
+        );
+        assert!(h < i && i < copy, "{r}");
+        let top = &code[code.find("bool Top::write_to(").expect("Top::write_to")..];
+        let top = &top[..top.find("\n}\n").expect("end of Top::write_to")];
+        assert!(!top.contains("run_start"), "{top}");
+        assert!(top.contains("wirelens::store_le(b0 + 12, v.c);"), "{top}");
     }
 
     #[test]
