@@ -218,6 +218,22 @@ pub struct TypePlan {
     pub is_struct: bool,
 }
 
+/// Where a plan writes one struct as a value ([`Plan::struct_uses`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StructUses {
+    /// How many [`Value::Struct`]s of the whole plan write it.
+    pub count: usize,
+    /// Every one of them is an array's element (coded many times per message).
+    pub all_elements: bool,
+}
+
+impl StructUses {
+    /// Written only as array elements (and at least once).
+    pub fn only_as_elements(self) -> bool {
+        self.count > 0 && self.all_elements
+    }
+}
+
 /// The plans of every type of a schema whose layout is known.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Plan {
@@ -245,6 +261,40 @@ impl Plan {
 
     pub fn get(&self, id: TypeId) -> Option<&TypePlan> {
         self.types.get(id).and_then(Option::as_ref)
+    }
+
+    /// By type: the places in the whole plan that write it as a struct value
+    /// ([`Value::Struct`]). The generators' inlining and fixed-field-run decisions read
+    /// this one count.
+    pub fn struct_uses(&self) -> Vec<StructUses> {
+        fn walk(v: &Value, in_array: bool, uses: &mut [StructUses]) {
+            match v {
+                Value::Struct { id, .. } => {
+                    if let Some(u) = uses.get_mut(*id) {
+                        u.count += 1;
+                        u.all_elements &= in_array;
+                    }
+                }
+                Value::Array { elem, .. } => walk(elem, true, uses),
+                Value::Optional(inner) => walk(inner, false, uses),
+                Value::Prim(_) | Value::Str(_) | Value::BulkPrims(..) => {}
+            }
+        }
+        let mut uses = vec![
+            StructUses {
+                count: 0,
+                all_elements: true
+            };
+            self.types.len()
+        ];
+        for p in self.types.iter().flatten() {
+            for step in &p.steps {
+                if let Step::Value { value, .. } = step {
+                    walk(value, false, &mut uses);
+                }
+            }
+        }
+        uses
     }
 
     /// How `wire` is written and read, as a [`Value`].

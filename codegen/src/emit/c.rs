@@ -604,30 +604,16 @@ fn plan_deps(plan: &Plan, id: TypeId) -> Vec<TypeId> {
 /// prologue and the reader reloaded per element; inlined, view decode 0.83×. One use
 /// keeps the code growth to one copy per type.
 fn inlined_elements(plan: &Plan) -> (HashSet<TypeId>, HashSet<TypeId>) {
-    fn uses(v: &Value, in_array: bool, out: &mut HashMap<TypeId, (usize, bool)>) {
-        match v {
-            Value::Struct { id, .. } => {
-                let e = out.entry(*id).or_insert((0, true));
-                e.0 += 1;
-                e.1 &= in_array;
-            }
-            Value::Array { elem, .. } => uses(elem, true, out),
-            Value::Optional(e) => uses(e, false, out),
-            Value::Prim(_) | Value::Str(_) | Value::BulkPrims(..) => {}
-        }
-    }
-    let mut count = HashMap::new();
-    for p in plan.types.iter().flatten() {
-        for step in &p.steps {
-            if let Step::Value { value, .. } = step {
-                uses(value, false, &mut count);
+    let (mut inlined, mut elements) = (HashSet::new(), HashSet::new());
+    for (id, u) in plan.struct_uses().into_iter().enumerate() {
+        if u.only_as_elements() {
+            elements.insert(id);
+            if u.count == 1 {
+                inlined.insert(id);
             }
         }
     }
-    let elements = count.iter().filter(|(_, &(_, in_array))| in_array).map(|(&id, _)| id);
-    let elements: HashSet<TypeId> = elements.collect();
-    let inlined = count.into_iter().filter(|&(_, (n, in_array))| n == 1 && in_array);
-    (inlined.map(|(id, _)| id).collect(), elements)
+    (inlined, elements)
 }
 
 fn plan_order(plan: &Plan) -> Vec<TypeId> {
@@ -742,44 +728,19 @@ struct BLeaf {
     path: Vec<usize>,
 }
 
+/// [`super::member_runs`] of a block's leaves: gcc does not merge the separate loads and
+/// stores of such a run itself (AudioUnit `Parameter`: 7 of each for 22 bytes); the
+/// condition is [`Gen::run_cond`].
+fn runs(leaves: &[BLeaf]) -> Vec<std::ops::Range<usize>> {
+    super::member_runs(leaves, |l| (run_size(l), l.path.as_slice(), l.at))
+}
+
 /// Size in bytes of a primitive leaf that [`runs`] may join, else `None`.
 fn run_size(l: &BLeaf) -> Option<u64> {
     match l.kind {
         LeafKind::Prim(p) if !l.access.is_empty() => p.fixed_size(),
         _ => None,
     }
-}
-
-/// Splits a block's leaves into runs (index ranges): consecutive primitive leaves that
-/// are consecutive members of one C struct and lie in it as on the wire under natural
-/// alignment (each at a multiple of its size from the run's start, none wider than the
-/// first). A run of two or more is copied as one block when the C compiler confirms
-/// that layout (`offsetof`, [`Gen::run_cond`]): gcc does not merge the separate
-/// loads and stores itself (AudioUnit `Parameter`: 7 of each for 22 bytes).
-fn runs(leaves: &[BLeaf]) -> Vec<std::ops::Range<usize>> {
-    let mut out: Vec<std::ops::Range<usize>> = Vec::new();
-    for (i, l) in leaves.iter().enumerate() {
-        let joins = out.last().is_some_and(|r| {
-            let (first, prev) = (&leaves[r.start], &leaves[i - 1]);
-            match (run_size(first), run_size(prev), run_size(l)) {
-                (Some(f), Some(ps), Some(s)) => {
-                    let (pp, lp) = (&prev.path, &l.path);
-                    pp.len() == lp.len()
-                        && pp[..pp.len() - 1] == lp[..lp.len() - 1]
-                        && pp.last().map(|x| x + 1) == lp.last().copied()
-                        && l.at == prev.at + ps
-                        && s <= f
-                        && (l.at - first.at) % s == 0
-                }
-                _ => false,
-            }
-        });
-        match out.last_mut() {
-            Some(r) if joins => r.end = i + 1,
-            _ => out.push(i..i + 1),
-        }
-    }
-    out
 }
 
 /// A plan step with its paths resolved to C member accesses and JSON names.

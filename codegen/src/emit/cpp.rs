@@ -37,7 +37,7 @@ use crate::dialect::Dialect;
 use crate::graph::Graph;
 use crate::layout::{Layout, Leaf, LeafKind, TypeLayout, Wire};
 use crate::model::{Primitive, Schema, TypeId};
-use crate::plan::{Plan, Prefix, SizeTerm, Step, TypePlan, Value, ValueSize};
+use crate::plan::{Plan, Prefix, SizeTerm, Step, StructUses, TypePlan, Value, ValueSize};
 
 /// C++ keywords and alternative tokens (C++20 included), plus names the standard
 /// library or common C headers define as macros or that generated code uses unqualified.
@@ -354,8 +354,7 @@ pub fn generate_with(
     let names = type_names(schema, layout);
     let views = view_names(schema, layout, &names);
     let plan = Plan::new(layout);
-    let write_once = write_once(&plan, schema.types.len());
-    let elements = array_elements(&plan, schema.types.len());
+    let uses = plan.struct_uses();
     let g = Gen {
         schema,
         layout,
@@ -364,8 +363,7 @@ pub fn generate_with(
         views,
         members: (0..schema.types.len()).map(|id| field_names(schema, id)).collect(),
         strings: opts.strings,
-        write_once,
-        elements,
+        uses,
     };
     let order = graph.order;
     let ns = namespace(source);
@@ -404,86 +402,17 @@ pub fn generate_with(
     }])
 }
 
-/// By type: whether every `Value::Struct` of the whole plan that writes it is an array's
-/// element (coded many times per message: worth [`runs`]' larger code).
-fn array_elements(plan: &Plan, n: usize) -> Vec<bool> {
-    fn walk(v: &Value, in_array: bool, uses: &mut [(usize, bool)]) {
-        match v {
-            Value::Struct { id, .. } => {
-                if let Some(u) = uses.get_mut(*id) {
-                    u.0 += 1;
-                    u.1 &= in_array;
-                }
-            }
-            Value::Array { elem, .. } => walk(elem, true, uses),
-            Value::Optional(inner) => walk(inner, false, uses),
-            Value::Prim(_) | Value::Str(_) | Value::BulkPrims(..) => {}
-        }
-    }
-    let mut uses = vec![(0usize, true); n];
-    for p in plan.types.iter().flatten() {
-        for step in &p.steps {
-            if let Step::Value { value, .. } = step {
-                walk(value, false, &mut uses);
-            }
-        }
-    }
-    uses.into_iter().map(|(n, in_array)| n > 0 && in_array).collect()
-}
-
-/// Splits a block's leaves into runs (index ranges): consecutive primitive leaves that are
-/// consecutive members of the struct itself (not of a nested one) and lie in it as on the
-/// wire under natural alignment (each at a multiple of its size from the run's start, none
-/// wider than the first). A run of two or more is stored with one copy when the compiler
-/// confirms that layout (`offsetof`, see `Gen::write_to`), as the C generator does.
+/// [`super::member_runs`] of a block's leaves, members of the struct itself only (not of a
+/// nested one); stored with one copy under `offsetof` (see `Gen::write_to`), as the C
+/// generator does.
 fn runs(leaves: &[Leaf]) -> Vec<std::ops::Range<usize>> {
-    let size = |l: &Leaf| match l.kind {
-        LeafKind::Prim(p) if l.path.len() == 1 => p.fixed_size(),
-        _ => None,
-    };
-    let mut out: Vec<std::ops::Range<usize>> = Vec::new();
-    for (i, l) in leaves.iter().enumerate() {
-        let joins = out.last().is_some_and(|r| {
-            let (first, prev) = (&leaves[r.start], &leaves[i - 1]);
-            match (size(first), size(prev), size(l)) {
-                (Some(f), Some(ps), Some(s)) => {
-                    prev.path[0] + 1 == l.path[0] && l.at == prev.at + ps && s <= f && (l.at - first.at) % s == 0
-                }
-                _ => false,
-            }
-        });
-        match out.last_mut() {
-            Some(r) if joins => r.end = i + 1,
-            _ => out.push(i..i + 1),
-        }
-    }
-    out
-}
-
-/// By type: whether exactly one `Value::Struct` of the whole plan writes it (a struct
-/// nested in one place, e.g. the element type of one array).
-fn write_once(plan: &Plan, n: usize) -> Vec<bool> {
-    fn count(v: &Value, uses: &mut [usize]) {
-        match v {
-            Value::Struct { id, .. } => {
-                if let Some(u) = uses.get_mut(*id) {
-                    *u += 1;
-                }
-            }
-            Value::Array { elem, .. } => count(elem, uses),
-            Value::Optional(inner) => count(inner, uses),
-            Value::Prim(_) | Value::Str(_) | Value::BulkPrims(..) => {}
-        }
-    }
-    let mut uses = vec![0usize; n];
-    for p in plan.types.iter().flatten() {
-        for step in &p.steps {
-            if let Step::Value { value, .. } = step {
-                count(value, &mut uses);
-            }
-        }
-    }
-    uses.into_iter().map(|u| u == 1).collect()
+    super::member_runs(leaves, |l| {
+        let size = match l.kind {
+            LeafKind::Prim(p) if l.path.len() == 1 => p.fixed_size(),
+            _ => None,
+        };
+        (size, l.path.as_slice(), l.at)
+    })
 }
 
 fn guard(ns: &str) -> String {
@@ -607,11 +536,11 @@ struct Gen<'s> {
     /// The C++ member names of each type's fields, by declaration index.
     members: Vec<Vec<String>>,
     strings: OwnedStrings,
-    /// By type: exactly one other write_to writes it (one field, element or payload in the
-    /// whole schema), so its write_to can be inlined there at no cost in size (see `write_to`).
-    write_once: Vec<bool>,
-    /// By type: [`array_elements`]; their blocks are stored in [`runs`].
-    elements: Vec<bool>,
+    /// By type, where the plan writes it ([`Plan::struct_uses`]). Written from exactly one
+    /// place (one field, element or payload in the whole schema): its write_to can be
+    /// inlined there at no cost in size (see `write_to`). Written only as array elements:
+    /// its blocks are stored in [`runs`].
+    uses: Vec<StructUses>,
 }
 
 impl Gen<'_> {
@@ -1161,7 +1090,7 @@ impl Gen<'_> {
         // Device: one string) g++ inlines by itself, and forcing it there reordered the
         // copy's branches (3 % slower).
         let values = p.steps.iter().filter(|s| matches!(s, Step::Value { .. })).count();
-        let inl = if values >= 2 && self.write_once.get(p.id).copied().unwrap_or(false) {
+        let inl = if values >= 2 && self.uses.get(p.id).is_some_and(|u| u.count == 1) {
             "WIRELENS_HOT"
         } else {
             "inline"
@@ -1190,7 +1119,7 @@ impl Gen<'_> {
                     let bv = format!("b{bn}");
                     bn += 1;
                     c.line(&format!("uint8_t* {bv} = w.block({});", block.size));
-                    let elem = self.elements.get(p.id).copied().unwrap_or(false);
+                    let elem = self.uses.get(p.id).is_some_and(|u| u.only_as_elements());
                     let alone = (0..block.leaves.len()).map(|i| i..i + 1).collect();
                     for r in if elem { runs(&block.leaves) } else { alone } {
                         self.store_run(c, &bv, name, p.id, &block.leaves[r], &mut rn);
@@ -1493,7 +1422,7 @@ impl Gen<'_> {
                         "if ({bv} == nullptr) {}",
                         Self::err(first.as_deref().unwrap_or(&[]), "")
                     ));
-                    let elem = generic && self.elements.get(p.id).copied().unwrap_or(false);
+                    let elem = generic && self.uses.get(p.id).is_some_and(|u| u.only_as_elements());
                     let alone = (0..block.leaves.len()).map(|i| i..i + 1).collect();
                     for r in if elem { runs(&block.leaves) } else { alone } {
                         self.load_run(c, &bv, p.id, &block.leaves[r], &mut rn);

@@ -442,3 +442,39 @@ pub enum OwnedStrings {
     Std,
     Compact,
 }
+
+/// Splits a fixed block's leaves into runs (index ranges) that generated code copies as
+/// one block when the compiler confirms the struct lays them out as the wire does
+/// (`offsetof`): consecutive primitive leaves that are consecutive members of one struct
+/// and lie in it as on the wire under natural alignment (each at a multiple of its size
+/// from the run's start, none wider than the first). `leaf` gives a leaf's size when it
+/// may join a run (a primitive member), its member path (declaration indices from the
+/// block's owner) and its wire offset. One rule for the C and C++ generators.
+pub(crate) fn member_runs<L>(
+    leaves: &[L],
+    leaf: impl for<'a> Fn(&'a L) -> (Option<u64>, &'a [usize], u64),
+) -> Vec<std::ops::Range<usize>> {
+    let mut out: Vec<std::ops::Range<usize>> = Vec::new();
+    for i in 0..leaves.len() {
+        let joins = out.last().is_some_and(|r| {
+            let (first, prev, this) = (leaf(&leaves[r.start]), leaf(&leaves[i - 1]), leaf(&leaves[i]));
+            match (first.0, prev.0, this.0) {
+                (Some(f), Some(ps), Some(s)) => {
+                    let (pp, lp) = (prev.1, this.1);
+                    pp.len() == lp.len()
+                        && pp[..pp.len() - 1] == lp[..lp.len() - 1]
+                        && pp.last().map(|x| x + 1) == lp.last().copied()
+                        && this.2 == prev.2 + ps
+                        && s <= f
+                        && (this.2 - first.2) % s == 0
+                }
+                _ => false,
+            }
+        });
+        match out.last_mut() {
+            Some(r) if joins => r.end = i + 1,
+            _ => out.push(i..i + 1),
+        }
+    }
+    out
+}
