@@ -1137,6 +1137,33 @@ impl Gen<'_> {
         c.blank();
     }
 
+    /// Declares `constexpr size_t rN`: where run `run` (two or more leaves) starts in the
+    /// struct type `ty` when `offsetof` confirms it holds the run as the wire does, else
+    /// `wirelens::no_run`. Returns `rN`.
+    fn run_start(&self, c: &mut Code, ty: &str, id: TypeId, run: &[Leaf], rn: &mut usize) -> String {
+        let member = |l: &Leaf| self.place(id, &l.path).access.trim_start_matches('.').to_string();
+        let first_at = run.first().map_or(0, |l| l.at);
+        let mut cond = Vec::new();
+        if run.iter().any(|l| l.kind == LeafKind::Prim(Primitive::Bool)) {
+            cond.push("sizeof(bool) == 1".to_string());
+        }
+        for l in run.iter().skip(1) {
+            cond.push(format!("offsetof(T, {}) == a + {}", member(l), l.at - first_at));
+        }
+        let r = format!("r{rn}");
+        *rn += 1;
+        c.open(&format!(
+            "constexpr size_t {r} = wirelens::run_start<{ty}>([](auto t) {{"
+        ));
+        c.line("using T = typename decltype(t)::type;");
+        if let Some(first) = run.first() {
+            c.line(&format!("const size_t a = offsetof(T, {});", member(first)));
+        }
+        c.line(&format!("return {} ? a : wirelens::no_run;", cond.join(" && ")));
+        c.close("});");
+        r
+    }
+
     /// Stores leaves of block `b`: a run of two or more ([`runs`]) with one copy of the
     /// members when `offsetof` confirms the struct holds them as the wire does (a constant;
     /// the field-by-field stores are the fallback, e.g. another ABI or a big-endian host).
@@ -1150,23 +1177,7 @@ impl Gen<'_> {
         let (Some(first), Some(last), true) = (run.first(), run.last(), run.len() > 1) else {
             return each(c);
         };
-        let member = |l: &Leaf| self.place(id, &l.path).access.trim_start_matches('.').to_string();
-        let mut cond = Vec::new();
-        if run.iter().any(|l| l.kind == LeafKind::Prim(Primitive::Bool)) {
-            cond.push("sizeof(bool) == 1".to_string());
-        }
-        for l in &run[1..] {
-            cond.push(format!("offsetof(T, {}) == a + {}", member(l), l.at - first.at));
-        }
-        let r = format!("r{rn}");
-        *rn += 1;
-        c.open(&format!(
-            "constexpr size_t {r} = wirelens::run_start<{name}>([](auto t) {{"
-        ));
-        c.line("using T = typename decltype(t)::type;");
-        c.line(&format!("const size_t a = offsetof(T, {});", member(first)));
-        c.line(&format!("return {} ? a : wirelens::no_run;", cond.join(" && ")));
-        c.close("});");
+        let r = self.run_start(c, name, id, run, rn);
         c.open(&format!("if constexpr ({r} != wirelens::no_run) {{"));
         let off = if first.at == 0 {
             b.to_string()
@@ -1321,21 +1332,7 @@ impl Gen<'_> {
                 Self::err(&place.names, "")
             ));
         }
-        let member = |l: &Leaf| self.place(id, &l.path).access.trim_start_matches('.').to_string();
-        let mut cond = Vec::new();
-        if run.iter().any(|l| l.kind == LeafKind::Prim(Primitive::Bool)) {
-            cond.push("sizeof(bool) == 1".to_string());
-        }
-        for l in &run[1..] {
-            cond.push(format!("offsetof(T, {}) == a + {}", member(l), l.at - first.at));
-        }
-        let r = format!("r{rn}");
-        *rn += 1;
-        c.open(&format!("constexpr size_t {r} = wirelens::run_start<V>([](auto t) {{"));
-        c.line("using T = typename decltype(t)::type;");
-        c.line(&format!("const size_t a = offsetof(T, {});", member(first)));
-        c.line(&format!("return {} ? a : wirelens::no_run;", cond.join(" && ")));
-        c.close("});");
+        let r = self.run_start(c, "V", id, run, rn);
         c.open(&format!("if constexpr ({r} != wirelens::no_run) {{"));
         c.line(&format!(
             "wirelens::load_run({}, v, {r}, {});",
