@@ -571,9 +571,6 @@ enum FlagKind {
     View,
 }
 
-/// Every type that has a plan, each after the types its plan refers to: the order C
-/// needs (a struct's members held by value are complete before it). Iterative, so a
-/// chain of thousands of nested structs is not thousands of stack frames.
 /// The types a type's plan refers to (nested structs in blocks, struct values), in order.
 fn plan_deps(plan: &Plan, id: TypeId) -> Vec<TypeId> {
     fn value_refs(v: &Value, out: &mut Vec<TypeId>) {
@@ -616,6 +613,9 @@ fn inlined_elements(plan: &Plan) -> (HashSet<TypeId>, HashSet<TypeId>) {
     (inlined, elements)
 }
 
+/// Every type that has a plan, each after the types its plan refers to: the order C
+/// needs (a struct's members held by value are complete before it). Iterative, so a
+/// chain of thousands of nested structs is not thousands of stack frames.
 fn plan_order(plan: &Plan) -> Vec<TypeId> {
     let deps = |id: TypeId| plan_deps(plan, id);
     let n = plan.types.len();
@@ -1425,7 +1425,6 @@ impl Gen<'_> {
         }
     }
 
-    /// The name of a per-type function, `T_measure` or `T_view_measure`.
     /// The runs of a block of `id` ([`runs`]), or each leaf alone when `id` is not only
     /// an array element.
     fn runs(&self, id: TypeId, leaves: &[BLeaf]) -> Vec<std::ops::Range<usize>> {
@@ -1445,6 +1444,7 @@ impl Gen<'_> {
         }
     }
 
+    /// The name of a per-type function, `T_measure` or `T_view_measure`.
     fn fname(&self, id: TypeId, view: bool, what: &str) -> String {
         let distinct = self.layout.get(id).is_some_and(|t| self.n.has_view_wire(&t.wire));
         if view && distinct {
