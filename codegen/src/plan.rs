@@ -225,6 +225,9 @@ pub struct StructUses {
     pub count: usize,
     /// Every one of them is an array's element (coded many times per message).
     pub all_elements: bool,
+    /// At least one of them is inside an array's element (directly or as an optional's
+    /// payload there).
+    pub in_an_array: bool,
 }
 
 impl StructUses {
@@ -267,30 +270,33 @@ impl Plan {
     /// ([`Value::Struct`]). The generators' inlining and fixed-field-run decisions read
     /// this one count.
     pub fn struct_uses(&self) -> Vec<StructUses> {
-        fn walk(v: &Value, in_array: bool, uses: &mut [StructUses]) {
+        // `element`: the value is an array's element itself; `in_array`: it is inside one.
+        fn walk(v: &Value, element: bool, in_array: bool, uses: &mut [StructUses]) {
             match v {
                 Value::Struct { id, .. } => {
                     if let Some(u) = uses.get_mut(*id) {
                         u.count += 1;
-                        u.all_elements &= in_array;
+                        u.all_elements &= element;
+                        u.in_an_array |= in_array;
                     }
                 }
-                Value::Array { elem, .. } => walk(elem, true, uses),
-                Value::Optional(inner) => walk(inner, false, uses),
+                Value::Array { elem, .. } => walk(elem, true, true, uses),
+                Value::Optional(inner) => walk(inner, false, in_array, uses),
                 Value::Prim(_) | Value::Str(_) | Value::BulkPrims(..) => {}
             }
         }
         let mut uses = vec![
             StructUses {
                 count: 0,
-                all_elements: true
+                all_elements: true,
+                in_an_array: false,
             };
             self.types.len()
         ];
         for p in self.types.iter().flatten() {
             for step in &p.steps {
                 if let Step::Value { value, .. } = step {
-                    walk(value, false, &mut uses);
+                    walk(value, false, false, &mut uses);
                 }
             }
         }

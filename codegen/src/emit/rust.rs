@@ -162,7 +162,7 @@ pub fn generate_with(schema: &Schema, layout: &Layout, source: &str, opts: &Rust
         return Err(EmitError(format!("{source}: the schema declares no types")));
     }
     let plan = Plan::new(layout);
-    let elements = array_elements(&plan, schema.types.len());
+    let elements = plan.struct_uses().iter().map(|u| u.in_an_array).collect();
     let g = Gen {
         schema,
         layout,
@@ -305,31 +305,6 @@ struct Member {
     /// `self.{access}` (`name`, `r#type`, `0`).
     access: String,
     wire: Wire,
-}
-
-/// Per type id: whether the type is decoded as (part of) an array element anywhere.
-fn array_elements(plan: &Plan, n: usize) -> Vec<bool> {
-    fn mark(v: &Value, in_array: bool, out: &mut [bool]) {
-        match v {
-            Value::Struct { id, .. } if in_array => {
-                if let Some(e) = out.get_mut(*id) {
-                    *e = true;
-                }
-            }
-            Value::Array { elem, .. } => mark(elem, true, out),
-            Value::Optional(e) => mark(e, in_array, out),
-            _ => {}
-        }
-    }
-    let mut out = vec![false; n];
-    for p in plan.types.iter().flatten() {
-        for step in &p.steps {
-            if let Step::Value { value, .. } = step {
-                mark(value, false, &mut out);
-            }
-        }
-    }
-    out
 }
 
 struct Gen<'s> {
