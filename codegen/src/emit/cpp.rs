@@ -415,6 +415,15 @@ fn runs(leaves: &[Leaf]) -> Vec<std::ops::Range<usize>> {
     })
 }
 
+/// The address `at` bytes into block `b` (`b` itself at 0).
+fn at_in(b: &str, at: u64) -> String {
+    if at == 0 {
+        b.to_string()
+    } else {
+        format!("{b} + {at}")
+    }
+}
+
 fn guard(ns: &str) -> String {
     format!("WIRELENS_GENERATED_{}_HPP", ns.to_ascii_uppercase())
 }
@@ -1119,9 +1128,7 @@ impl Gen<'_> {
                     let bv = format!("b{bn}");
                     bn += 1;
                     c.line(&format!("uint8_t* {bv} = w.block({});", block.size));
-                    let elem = self.uses.get(p.id).is_some_and(|u| u.only_as_elements());
-                    let alone = (0..block.leaves.len()).map(|i| i..i + 1).collect();
-                    for r in if elem { runs(&block.leaves) } else { alone } {
+                    for r in self.runs(p.id, &block.leaves, true) {
                         self.store_run(c, &bv, name, p.id, &block.leaves[r], &mut rn);
                     }
                 }
@@ -1135,6 +1142,16 @@ impl Gen<'_> {
         c.line("return true;");
         c.close("}");
         c.blank();
+    }
+
+    /// The runs of a block of `id` ([`runs`]) where `allowed` and `id` is only an array
+    /// element, else each leaf alone.
+    fn runs(&self, id: TypeId, leaves: &[Leaf], allowed: bool) -> Vec<std::ops::Range<usize>> {
+        if allowed && self.uses.get(id).is_some_and(|u| u.only_as_elements()) {
+            runs(leaves)
+        } else {
+            (0..leaves.len()).map(|i| i..i + 1).collect()
+        }
     }
 
     /// Declares `constexpr size_t rN`: where run `run` (two or more leaves) starts in the
@@ -1179,13 +1196,9 @@ impl Gen<'_> {
         };
         let r = self.run_start(c, name, id, run, rn);
         c.open(&format!("if constexpr ({r} != wirelens::no_run) {{"));
-        let off = if first.at == 0 {
-            b.to_string()
-        } else {
-            format!("{b} + {}", first.at)
-        };
         c.line(&format!(
-            "wirelens::store_run({off}, v, {r}, {});",
+            "wirelens::store_run({}, v, {r}, {});",
+            at_in(b, first.at),
             last.at + last.size - first.at
         ));
         c.close("} else {");
@@ -1195,7 +1208,7 @@ impl Gen<'_> {
     }
 
     fn store(&self, c: &mut Code, b: &str, at: u64, place: &str, kind: LeafKind) {
-        let off = if at == 0 { b.to_string() } else { format!("{b} + {at}") };
+        let off = at_in(b, at);
         match kind {
             // The member's type is the primitive's: store_le deduces it.
             LeafKind::Prim(_) => c.line(&format!("wirelens::store_le({off}, {place});")),
@@ -1303,12 +1316,7 @@ impl Gen<'_> {
                 let place = self.place(id, &leaf.path);
                 let place_v = format!("v{}", place.access);
                 if checked && leaf.kind == LeafKind::Prim(Primitive::Bool) {
-                    let off = if leaf.at == 0 {
-                        b.to_string()
-                    } else {
-                        format!("{b} + {}", leaf.at)
-                    };
-                    c.line(&format!("wirelens::load_le({off}, {place_v});"));
+                    c.line(&format!("wirelens::load_le({}, {place_v});", at_in(b, leaf.at)));
                 } else {
                     self.load(c, b, leaf.at, &place_v, leaf.kind, &place.names);
                 }
@@ -1317,18 +1325,11 @@ impl Gen<'_> {
         let (Some(first), Some(last), true) = (run.first(), run.last(), run.len() > 1) else {
             return each(c, false);
         };
-        let at = |l: &Leaf| {
-            if l.at == 0 {
-                b.to_string()
-            } else {
-                format!("{b} + {}", l.at)
-            }
-        };
         for l in run.iter().filter(|l| l.kind == LeafKind::Prim(Primitive::Bool)) {
             let place = self.place(id, &l.path);
             c.line(&format!(
                 "if (!rd.block_bool_ok({})) {}",
-                at(l),
+                at_in(b, l.at),
                 Self::err(&place.names, "")
             ));
         }
@@ -1336,7 +1337,7 @@ impl Gen<'_> {
         c.open(&format!("if constexpr ({r} != wirelens::no_run) {{"));
         c.line(&format!(
             "wirelens::load_run({}, v, {r}, {});",
-            at(first),
+            at_in(b, first.at),
             last.at + last.size - first.at
         ));
         c.close("} else {");
@@ -1347,7 +1348,7 @@ impl Gen<'_> {
 
     /// Loads a fixed-size leaf at `at` inside block `b`.
     fn load(&self, c: &mut Code, b: &str, at: u64, place: &str, kind: LeafKind, names: &[String]) {
-        let off = if at == 0 { b.to_string() } else { format!("{b} + {at}") };
+        let off = at_in(b, at);
         let err = Self::err(names, "");
         match kind {
             LeafKind::Prim(Primitive::Bool) => c.line(&format!("if (!rd.block_bool({off}, {place})) {err}")),
@@ -1419,9 +1420,7 @@ impl Gen<'_> {
                         "if ({bv} == nullptr) {}",
                         Self::err(first.as_deref().unwrap_or(&[]), "")
                     ));
-                    let elem = generic && self.uses.get(p.id).is_some_and(|u| u.only_as_elements());
-                    let alone = (0..block.leaves.len()).map(|i| i..i + 1).collect();
-                    for r in if elem { runs(&block.leaves) } else { alone } {
+                    for r in self.runs(p.id, &block.leaves, generic) {
                         self.load_run(c, &bv, p.id, &block.leaves[r], &mut rn);
                     }
                 }
