@@ -36,6 +36,8 @@
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
+use rustc_hash::{FxHashMap, FxHashSet};
+
 use super::{field_ident, module_name, Code, EmitError, OutputFile, GENERATED_HEADER};
 use crate::dialect::Dialect;
 use crate::layout::{Layout, LeafKind, TypeLayout, Wire};
@@ -311,9 +313,44 @@ pub struct Names {
     /// Per type: encoding can fail (a string or array inside: length limits).
     can_fail: Vec<bool>,
     /// Derived array/option types: (wire, view) → full name.
-    derived: HashMap<(Wire, bool), String>,
+    derived: FxHashMap<(Wire, bool), String>,
     /// Types in dependency order (a type after every type it mentions).
     pub order: Vec<TypeId>,
+}
+
+/// The symbols [`Names`] has given out: type names, each of which also claims
+/// `NAME_SUFFIX` for every suffix in [`TYPE_SUFFIXES`], and other names (dispatch
+/// functions, derived array/option types). The suffixed names are tested, not stored:
+/// for a large schema a set of every symbol was a tenth of the C generator's time.
+#[derive(Default)]
+struct Taken {
+    types: FxHashSet<String>,
+    other: FxHashSet<String>,
+}
+
+impl Taken {
+    fn contains(&self, name: &str) -> bool {
+        self.other.contains(name)
+            || self.types.contains(name)
+            || TYPE_SUFFIXES.iter().any(|s| {
+                name.strip_suffix(s)
+                    .and_then(|t| t.strip_suffix('_'))
+                    .is_some_and(|t| self.types.contains(t))
+            })
+    }
+
+    /// Whether `full`, or a name it would claim as a type name, is taken.
+    fn clashes_as_type(&self, full: &str) -> bool {
+        let mut probe = String::with_capacity(full.len() + 16);
+        self.contains(full)
+            || TYPE_SUFFIXES.iter().any(|s| {
+                probe.clear();
+                probe.push_str(full);
+                probe.push('_');
+                probe.push_str(s);
+                self.contains(&probe)
+            })
+    }
 }
 
 impl Names {
@@ -338,7 +375,7 @@ impl Names {
             borrows: vec![false; n],
             has_view: vec![false; n],
             can_fail: vec![false; n],
-            derived: HashMap::new(),
+            derived: FxHashMap::default(),
             order,
         };
         // Flags, dependencies first (no recursion over the type graph).
@@ -357,11 +394,11 @@ impl Names {
                 .any(|w| names.wire_flag(w, &names.has_view, FlagKind::View));
             names.can_fail[id] = names.borrows[id];
         }
-        let mut taken: HashSet<String> = HashSet::new();
+        let mut taken = Taken::default();
         let p = names.prefix.clone();
         if schema.dialect == Dialect::Sdp {
             for d in DISPATCH_NAMES {
-                taken.insert(format!("{p}_{d}"));
+                taken.other.insert(format!("{p}_{d}"));
             }
         }
         for (id, def) in schema.types.iter().enumerate() {
@@ -369,20 +406,14 @@ impl Names {
             if layout.get(id).is_some_and(|t| t.root) {
                 short.push_str("Message");
             }
-            loop {
+            let full = loop {
                 let full = format!("{p}_{short}");
-                let clash =
-                    taken.contains(&full) || TYPE_SUFFIXES.iter().any(|s| taken.contains(&format!("{full}_{s}")));
-                if !clash {
-                    break;
+                if !taken.clashes_as_type(&full) {
+                    break full;
                 }
                 short.push('_');
-            }
-            let full = format!("{p}_{short}");
-            for s in TYPE_SUFFIXES {
-                taken.insert(format!("{full}_{s}"));
-            }
-            taken.insert(full);
+            };
+            taken.types.insert(full);
             names.short[id] = short;
             let mut seen: Vec<String> = Vec::new();
             for f in def.fields() {
@@ -427,7 +458,7 @@ impl Names {
                     while taken.contains(&full) {
                         full.push('_');
                     }
-                    taken.insert(full.clone());
+                    taken.other.insert(full.clone());
                     names.derived.insert(key, full);
                 }
             }
@@ -716,6 +747,10 @@ pub fn runtime_files() -> Vec<OutputFile> {
     }]
 }
 
+/// Room reserved per type in the header and in the source (the 5,000-struct benchmark
+/// schema averages about 3 KB per type in each).
+const OUTPUT_BYTES_PER_TYPE: usize = 4096;
+
 /// A leaf of a fixed block, resolved to C.
 struct BLeaf {
     /// Member access from the struct (`info.vendor`).
@@ -899,7 +934,7 @@ impl Gen<'_> {
             Dialect::Sdp => "SDP, declaration order".to_string(),
             Dialect::Ffi => format!("ffire, {} field order", self.layout.order.as_str()),
         };
-        c.line(&format!(
+        c.linef(format_args!(
             "// Source: {} ({order}). Runtime: wirelens.h (runtime/c).",
             comment(source)
         ));
@@ -911,14 +946,14 @@ impl Gen<'_> {
             if d.is_empty() {
                 c.line("//");
             } else {
-                c.line(&format!("// {d}"));
+                c.linef(format_args!("// {d}"));
             }
         }
     }
 
     fn layout_doc(&self, c: &mut Code, id: TypeId, t: &TypeLayout) {
         let d = super::layout_doc(self.schema, self.layout, id, t);
-        c.line(&format!(
+        c.linef(format_args!(
             "// Wire layout of `{}` ({}): {}.",
             comment(&self.schema.types[id].name),
             d.order,
@@ -958,13 +993,13 @@ impl Gen<'_> {
         match w {
             Wire::Array(_) => {
                 c.open(&format!("typedef struct {name} {{"));
-                c.line(&format!("const {elem} *ptr;"));
+                c.linef(format_args!("const {elem} *ptr;"));
                 c.line("size_t len;");
             }
             _ => {
                 c.open(&format!("typedef struct {name} {{"));
                 c.line("bool has;");
-                c.line(&format!("{elem} value;"));
+                c.linef(format_args!("{elem} value;"));
             }
         }
         c.close(&format!("}} {name};"));
@@ -975,7 +1010,7 @@ impl Gen<'_> {
     }
 
     fn header(&self, source: &str, module: &str) -> String {
-        let mut c = Code::default();
+        let mut c = Code::with_capacity(OUTPUT_BYTES_PER_TYPE * self.schema.types.len());
         self.file_intro(&mut c, source);
         c.line("//");
         c.line("// Per type T: T_size, T_encode (caller buffer), T_encode_buf (appends to a reusable");
@@ -1000,12 +1035,12 @@ impl Gen<'_> {
             }
             for (sig, _) in sigs {
                 // Longest first: `n` is a prefix of `v`.
-                c.line(&format!("//   {}", sig.replace(&v, "T_view").replace(&n, "T")));
+                c.linef(format_args!("//   {}", sig.replace(&v, "T_view").replace(&n, "T")));
             }
         }
         if self.sdp() {
             c.line("// Every struct is also an SDP message (T_MESSAGE_ID, T_encode_message,");
-            c.line(&format!(
+            c.linef(format_args!(
                 "// T_decode_message); {} decodes any of them by type id.",
                 self.n.message_type()
             ));
@@ -1015,8 +1050,8 @@ impl Gen<'_> {
         }
         let guard = format!("WIRELENS_GEN_{}_H", module.to_ascii_uppercase());
         c.blank();
-        c.line(&format!("#ifndef {guard}"));
-        c.line(&format!("#define {guard}"));
+        c.linef(format_args!("#ifndef {guard}"));
+        c.linef(format_args!("#define {guard}"));
         c.blank();
         c.line("#include \"wirelens.h\"");
         c.blank();
@@ -1035,12 +1070,12 @@ impl Gen<'_> {
                 continue;
             }
             let name = self.n.type_name(id);
-            c.line(&format!("typedef struct {name} {name};"));
+            c.linef(format_args!("typedef struct {name} {name};"));
             if self.n.has_view(id) {
                 let v = self.n.view_name(id);
-                c.line(&format!("typedef struct {v} {v};"));
+                c.linef(format_args!("typedef struct {v} {v};"));
             } else {
-                c.line(&format!("typedef {name} {};", self.n.view_name(id)));
+                c.linef(format_args!("typedef {name} {};", self.n.view_name(id)));
             }
         }
         let mut done = HashSet::new();
@@ -1063,7 +1098,7 @@ impl Gen<'_> {
                             self.n.type_name(id)
                         };
                         if view {
-                            c.line(&format!(
+                            c.linef(format_args!(
                                 "// Zero-copy view of {}: arrays of primitives are the wire bytes.",
                                 self.n.type_name(id)
                             ));
@@ -1081,7 +1116,7 @@ impl Gen<'_> {
                             if !view {
                                 self.docs(&mut c, &f.docs);
                             }
-                            c.line(&format!("{} {};", self.n.c_type(&fl.wire, view), names[i]));
+                            c.linef(format_args!("{} {};", self.n.c_type(&fl.wire, view), names[i]));
                         }
                         c.close("};");
                     }
@@ -1097,17 +1132,17 @@ impl Gen<'_> {
                         }
                         self.layout_doc(&mut c, id, t);
                     }
-                    c.line(&format!("typedef {} {name};", self.n.c_type(&t.wire, false)));
+                    c.linef(format_args!("typedef {} {name};", self.n.c_type(&t.wire, false)));
                     if t.root {
                         if self.n.has_view_wire(&t.wire) {
                             self.ensure_derived(&mut c, &t.wire, true, &mut done);
-                            c.line(&format!(
+                            c.linef(format_args!(
                                 "typedef {} {};",
                                 self.n.c_type(&t.wire, true),
                                 self.n.view_name(id)
                             ));
                         } else {
-                            c.line(&format!("typedef {name} {};", self.n.view_name(id)));
+                            c.linef(format_args!("typedef {name} {};", self.n.view_name(id)));
                         }
                     }
                 }
@@ -1134,7 +1169,7 @@ impl Gen<'_> {
                 "Appends msg->as.<kind> as an SDP message to out.",
             ];
             for (p, doc) in self.dispatcher_prototypes().iter().zip(docs) {
-                c.line(&format!("// {doc}"));
+                c.linef(format_args!("// {doc}"));
                 self.long_line(&mut c, &format!("{p};"));
             }
         }
@@ -1143,7 +1178,7 @@ impl Gen<'_> {
         c.line("}");
         c.line("#endif");
         c.blank();
-        c.line(&format!("#endif // {guard}"));
+        c.linef(format_args!("#endif // {guard}"));
         c.out
     }
 
@@ -1233,10 +1268,10 @@ impl Gen<'_> {
             .get(id)
             .and_then(|p| p.exact_size.terms.is_empty().then_some(p.exact_size.constant));
         if let Some(size) = fixed {
-            c.line(&format!("// Every {n} encodes to {size} bytes."));
-            c.line(&format!("#define {n}_SIZE ((size_t){size})"));
+            c.linef(format_args!("// Every {n} encodes to {size} bytes."));
+            c.linef(format_args!("#define {n}_SIZE ((size_t){size})"));
         }
-        c.line(&format!("extern const wl_type {n}_type, {n}_view_type;"));
+        c.linef(format_args!("extern const wl_type {n}_type, {n}_view_type;"));
         for (sig, _) in self.signatures(id, t) {
             if let Some(m) = Self::api_macro(&n, &sig) {
                 c.line(&m); // one line: a macro cannot wrap without a backslash
@@ -1321,18 +1356,22 @@ impl Gen<'_> {
         c.blank();
         c.line("// SDP message type ids (the 1-based position of each struct in the schema).");
         c.open(&format!("typedef enum {m}Kind {{"));
-        c.line(&format!("{m}_NONE = 0,"));
+        c.linef(format_args!("{m}_NONE = 0,"));
         for (id, mid) in &structs {
-            c.line(&format!("{}_MESSAGE_ID = {mid},", self.n.type_name(*id)));
+            c.linef(format_args!("{}_MESSAGE_ID = {mid},", self.n.type_name(*id)));
         }
         c.close(&format!("}} {m}Kind;"));
         c.blank();
         c.line("// Any message of this schema: `kind` is the type id, `as` holds the value.");
         c.open(&format!("typedef struct {m} {{"));
-        c.line(&format!("{m}Kind kind;"));
+        c.linef(format_args!("{m}Kind kind;"));
         c.open("union {");
         for (id, _) in &structs {
-            c.line(&format!("{} {};", self.n.type_name(*id), ident(self.n.short_name(*id))));
+            c.linef(format_args!(
+                "{} {};",
+                self.n.type_name(*id),
+                ident(self.n.short_name(*id))
+            ));
         }
         c.close("} as;");
         c.close(&format!("}} {m};"));
@@ -1354,7 +1393,7 @@ impl Gen<'_> {
     // ------------------------------------------------------------------ source
 
     fn source(&self, source: &str, module: &str, all_items: &HashMap<TypeId, Vec<Item>>) -> String {
-        let mut c = Code::default();
+        let mut c = Code::with_capacity(OUTPUT_BYTES_PER_TYPE * self.schema.types.len());
         self.file_intro(&mut c, source);
         // Said once here rather than above each of the thousands of functions below.
         c.line("//");
@@ -1367,7 +1406,7 @@ impl Gen<'_> {
         c.line("// `size_t n = K;` starts a size at the constant part: fixed blocks, length prefixes");
         c.line("// and presence bytes.");
         c.blank();
-        c.line(&format!("#include \"{module}.h\""));
+        c.linef(format_args!("#include \"{module}.h\""));
         let blockers = self.block_structs();
         for &id in &self.n.order {
             let Some(t) = self.layout.get(id) else { continue };
@@ -1375,7 +1414,7 @@ impl Gen<'_> {
             let Some(items) = all_items.get(&id) else { continue };
             let n = self.n.type_name(id);
             c.blank();
-            c.line(&format!(
+            c.linef(format_args!(
                 "// ---------------------------------------------------------------- {n}"
             ));
             if blockers.contains(&id) {
@@ -1396,7 +1435,7 @@ impl Gen<'_> {
                 match shared_bodies(&format!("{n}_CODEC_"), &owned, &view) {
                     Some(text) => {
                         c.blank();
-                        c.line(&format!(
+                        c.linef(format_args!(
                             "// {n} and {n}_view share one text of these functions (the view's differ only in names)."
                         ));
                         c.out.push_str(&text);
@@ -1479,14 +1518,14 @@ impl Gen<'_> {
             .filter_map(|(at, l)| self.leaf(p.id, &l.path, l.kind, at).ok())
             .collect();
         c.blank();
-        c.line(&format!("// Stores a {n} at p (inside a parent's fixed block)."));
+        c.linef(format_args!("// Stores a {n} at p (inside a parent's fixed block)."));
         c.open(&format!("static void {n}_put(uint8_t *p, const {n} *v) {{"));
         for l in &leaves {
             self.put_leaf(c, "p", 0, "v", l);
         }
         c.close("}");
         c.blank();
-        c.line(&format!(
+        c.linef(format_args!(
             "// Loads a {n} from p, which is at input offset `off` (inside a parent's fixed block)."
         ));
         c.open(&format!(
@@ -1518,8 +1557,8 @@ impl Gen<'_> {
         let at = Self::at(p, base + l.at);
         let place = Self::place(v, &l.access);
         match l.kind {
-            LeafKind::Prim(pr) => c.line(&format!("wl_put_{}({at}, {place});", prim_short(pr))),
-            LeafKind::Struct(s) => c.line(&format!("{}_put({at}, &{place});", self.n.type_name(s))),
+            LeafKind::Prim(pr) => c.linef(format_args!("wl_put_{}({at}, {place});", prim_short(pr))),
+            LeafKind::Struct(s) => c.linef(format_args!("{}_put({at}, &{place});", self.n.type_name(s))),
         }
     }
 
@@ -1550,7 +1589,7 @@ impl Gen<'_> {
 
     /// The bounds check of a bool leaf at p + at (`off`: p's input offset).
     fn check_bool(&self, c: &mut Code, p: &str, off: &str, err: &str, l: &BLeaf) {
-        c.line(&format!(
+        c.linef(format_args!(
             "if ({p}[{}] > 1) {{ return wl_bad_bool({err}, {}, {p}[{}], {}); }}",
             l.at,
             Self::at(off, l.at),
@@ -1563,8 +1602,12 @@ impl Gen<'_> {
     fn load_leaf(&self, c: &mut Code, p: &str, l: &BLeaf) {
         let place = Self::place("out", &l.access);
         match l.kind {
-            LeafKind::Prim(Primitive::Bool) => c.line(&format!("{place} = {p}[{}] != 0;", l.at)),
-            LeafKind::Prim(pr) => c.line(&format!("{place} = wl_get_{}({});", prim_short(pr), Self::at(p, l.at))),
+            LeafKind::Prim(Primitive::Bool) => c.linef(format_args!("{place} = {p}[{}] != 0;", l.at)),
+            LeafKind::Prim(pr) => c.linef(format_args!(
+                "{place} = wl_get_{}({});",
+                prim_short(pr),
+                Self::at(p, l.at)
+            )),
             LeafKind::Struct(_) => {}
         }
     }
@@ -1580,7 +1623,7 @@ impl Gen<'_> {
                 self.load_leaf(c, p, l);
             }
             LeafKind::Prim(_) => self.load_leaf(c, p, l),
-            LeafKind::Struct(s) => c.line(&format!(
+            LeafKind::Struct(s) => c.linef(format_args!(
                 "if ({}_get({at}, {}, &{place}, {err}) != WL_OK) {{ return wl_err_field({err}, {json}); }}",
                 self.n.type_name(s),
                 Self::at(off, l.at)
@@ -1597,18 +1640,20 @@ impl Gen<'_> {
         let mut steps: Vec<String> = Vec::new();
         match (too_long, ctx) {
             (Some((len, p)), []) => {
-                c.line(&format!("if ({cond}) {{ return wl_too_long(err, {len}, {p}, NULL); }}"));
+                c.linef(format_args!(
+                    "if ({cond}) {{ return wl_too_long(err, {len}, {p}, NULL); }}"
+                ));
                 return;
             }
             (Some((len, p)), [Ctx::Field(j)]) => {
-                c.line(&format!(
+                c.linef(format_args!(
                     "if ({cond}) {{ return wl_too_long(err, {len}, {p}, {}); }}",
                     c_string(j)
                 ));
                 return;
             }
             (None, []) => {
-                c.line(&format!("if ({cond}) {{ return 0; }}"));
+                c.linef(format_args!("if ({cond}) {{ return 0; }}"));
                 return;
             }
             (Some((len, p)), _) => steps.push(format!("wl_too_long(err, {len}, {p}, NULL);")),
@@ -1659,15 +1704,15 @@ impl Gen<'_> {
         if body.out.is_empty() {
             c.line("(void)vp;");
         } else {
-            c.line(&format!("const {ty} *v = (const {ty} *)vp;"));
+            c.linef(format_args!("const {ty} *v = (const {ty} *)vp;"));
         }
         if !uses_err {
             c.line("(void)err;");
         }
         if body.out.is_empty() {
-            c.line(&format!("return {constant};"));
+            c.linef(format_args!("return {constant};"));
         } else {
-            c.line(&format!("size_t n = {constant};"));
+            c.linef(format_args!("size_t n = {constant};"));
             c.out.push_str(&body.out);
             c.line("return n;");
         }
@@ -1694,8 +1739,8 @@ impl Gen<'_> {
         };
         let add_scaled = |c: &mut Code, k: u64| match k {
             0 => {}
-            1 => c.line(&format!("n = wl_add(n, {place}.len);")),
-            k => c.line(&format!("n = wl_add(n, wl_mul({place}.len, {k}));")),
+            1 => c.linef(format_args!("n = wl_add(n, {place}.len);")),
+            k => c.linef(format_args!("n = wl_add(n, wl_mul({place}.len, {k}));")),
         };
         match t {
             SizeTerm::Len { scale } => {
@@ -1708,7 +1753,7 @@ impl Gen<'_> {
                 if let Some(inner) = &vs.term {
                     let i = format!("i{d}");
                     c.open("{");
-                    c.line(&format!("size_t {i};"));
+                    c.linef(format_args!("size_t {i};"));
                     c.open(&format!("for ({i} = 0; {i} < {place}.len; {i}++) {{"));
                     let mut ictx = vec![Ctx::Index(i.clone())];
                     ictx.extend_from_slice(ctx);
@@ -1719,22 +1764,22 @@ impl Gen<'_> {
             }
             SizeTerm::Present { scale } => {
                 if *scale > 0 {
-                    c.line(&format!("if ({place}.has) {{"));
+                    c.linef(format_args!("if ({place}.has) {{"));
                     c.depth += 1;
-                    c.line(&format!("n = wl_add(n, {scale});"));
+                    c.linef(format_args!("n = wl_add(n, {scale});"));
                     c.depth -= 1;
                     c.line("}");
                 }
             }
             SizeTerm::IfPresent(vs) => {
-                c.line(&format!("if ({place}.has) {{"));
+                c.linef(format_args!("if ({place}.has) {{"));
                 c.depth += 1;
                 self.measure_value(c, &format!("{place}.value"), vs, ctx, d + 1, view);
                 c.depth -= 1;
                 c.line("}");
             }
             SizeTerm::Call(id) => {
-                c.line(&format!(
+                c.linef(format_args!(
                     "n = wl_add(n, {}(&{place}, err));",
                     self.fname(*id, view, "measure")
                 ));
@@ -1748,7 +1793,7 @@ impl Gen<'_> {
     /// Adds a whole value's size (its constant, then its term) to `n`.
     fn measure_value(&self, c: &mut Code, place: &str, vs: &ValueSize, ctx: &[Ctx], d: usize, view: bool) {
         if vs.constant > 0 {
-            c.line(&format!("n = wl_add(n, {});", vs.constant));
+            c.linef(format_args!("n = wl_add(n, {});", vs.constant));
         }
         if let Some(t) = &vs.term {
             self.measure_term(c, place, t, ctx, d, view);
@@ -1770,7 +1815,7 @@ impl Gen<'_> {
         if items.is_empty() {
             c.line("(void)vp;");
         } else {
-            c.line(&format!("const {ty} *v = (const {ty} *)vp;"));
+            c.linef(format_args!("const {ty} *v = (const {ty} *)vp;"));
         }
         for it in items {
             match it {
@@ -1779,7 +1824,7 @@ impl Gen<'_> {
                         let run = &leaves[r];
                         if let Some((cond, first, len)) = Self::run_cond(&ty, run) {
                             c.open(&format!("if ({cond}) {{"));
-                            c.line(&format!(
+                            c.linef(format_args!(
                                 "memcpy({}, (const uint8_t *)v + offsetof({ty}, {}), {len});",
                                 Self::at("p", first.at),
                                 first.access
@@ -1796,7 +1841,7 @@ impl Gen<'_> {
                             }
                         }
                     }
-                    c.line(&format!("p += {size};"));
+                    c.linef(format_args!("p += {size};"));
                 }
                 Item::Var { access, value, .. } => self.write_value(c, &Self::place("v", access), value, 0, view),
             }
@@ -1807,14 +1852,14 @@ impl Gen<'_> {
 
     fn write_value(&self, c: &mut Code, place: &str, v: &Value, d: usize, view: bool) {
         match v {
-            Value::Str(pre) => c.line(&format!("p = wl_put_str(p, {}, {place});", pre.bytes())),
+            Value::Str(pre) => c.linef(format_args!("p = wl_put_str(p, {}, {place});", pre.bytes())),
             Value::Prim(pr) => {
-                c.line(&format!("wl_put_{}(p, {place});", prim_short(*pr)));
-                c.line(&format!("p += {};", pr.fixed_size().unwrap_or(0)));
+                c.linef(format_args!("wl_put_{}(p, {place});", prim_short(*pr)));
+                c.linef(format_args!("p += {};", pr.fixed_size().unwrap_or(0)));
             }
             Value::BulkPrims(pre, pr) => {
                 let kind = if view { "view" } else { "array" };
-                c.line(&format!(
+                c.linef(format_args!(
                     "p = wl_put_{}_{kind}(p, {}, {place});",
                     prim_short(*pr),
                     pre.bytes()
@@ -1823,8 +1868,8 @@ impl Gen<'_> {
             Value::Array { prefix, elem, .. } => {
                 let i = format!("i{d}");
                 c.open("{");
-                c.line(&format!("size_t {i};"));
-                c.line(&format!("p = wl_put_len(p, {}, {place}.len);", prefix.bytes()));
+                c.linef(format_args!("size_t {i};"));
+                c.linef(format_args!("p = wl_put_len(p, {}, {place}.len);", prefix.bytes()));
                 c.open(&format!("for ({i} = 0; {i} < {place}.len; {i}++) {{"));
                 self.write_value(c, &format!("{place}.ptr[{i}]"), elem, d + 1, view);
                 c.close("}");
@@ -1839,7 +1884,7 @@ impl Gen<'_> {
                 c.line("*p++ = 0;");
                 c.close("}");
             }
-            Value::Struct { id, .. } => c.line(&format!("p = {}(&{place}, p);", self.fname(*id, view, "write"))),
+            Value::Struct { id, .. } => c.linef(format_args!("p = {}(&{place}, p);", self.fname(*id, view, "write"))),
         }
     }
 
@@ -1884,7 +1929,7 @@ impl Gen<'_> {
             c.line("(void)rd;");
             c.line("(void)outp;");
         } else {
-            c.line(&format!("{ty} *out = ({ty} *)outp;"));
+            c.linef(format_args!("{ty} *out = ({ty} *)outp;"));
         }
         for it in items {
             match it {
@@ -1892,7 +1937,7 @@ impl Gen<'_> {
                     let first = leaves.first().map_or("NULL".to_string(), |l| c_string(&l.json));
                     c.open("{");
                     c.line("const uint8_t *p;");
-                    c.line(&format!(
+                    c.linef(format_args!(
                         "if (rd->len - rd->at < {size}) {{ return wl_rd_end(rd, {size}, {first}); }}"
                     ));
                     c.line("p = rd->buf + rd->at;");
@@ -1906,7 +1951,7 @@ impl Gen<'_> {
                                 }
                             }
                             c.open(&format!("if ({cond}) {{"));
-                            c.line(&format!(
+                            c.linef(format_args!(
                                 "memcpy((uint8_t *)out + offsetof({ty}, {}), {}, {len});",
                                 first.access,
                                 Self::at("p", first.at)
@@ -1923,7 +1968,7 @@ impl Gen<'_> {
                             }
                         }
                     }
-                    c.line(&format!("rd->at += {size};"));
+                    c.linef(format_args!("rd->at += {size};"));
                     c.close("}");
                 }
                 Item::Var { access, json, value } => {
@@ -1963,14 +2008,17 @@ impl Gen<'_> {
     fn read_value(&self, c: &mut Code, place: &str, v: &Value, ctx: &[Ctx], d: usize, view: bool) {
         let fail = Self::read_fail(ctx);
         match v {
-            Value::Str(pre) => c.line(&format!(
+            Value::Str(pre) => c.linef(format_args!(
                 "if (wl_rd_str(rd, {}, &{place}) != WL_OK) {fail}",
                 pre.bytes()
             )),
-            Value::Prim(pr) => c.line(&format!("if (wl_rd_{}(rd, &{place}) != WL_OK) {fail}", prim_short(*pr))),
+            Value::Prim(pr) => c.linef(format_args!(
+                "if (wl_rd_{}(rd, &{place}) != WL_OK) {fail}",
+                prim_short(*pr)
+            )),
             Value::BulkPrims(pre, pr) => {
                 let kind = if view { "view" } else { "array" };
-                c.line(&format!(
+                c.linef(format_args!(
                     "if (wl_rd_{}_{kind}(rd, {}, &{place}) != WL_OK) {fail}",
                     prim_short(*pr),
                     pre.bytes()
@@ -1980,9 +2028,9 @@ impl Gen<'_> {
                 let ty = self.n.c_type(&wire_of(elem), view);
                 let (n, i, a) = (format!("n{d}"), format!("i{d}"), format!("a{d}"));
                 c.open("{");
-                c.line(&format!("size_t {n}, {i};"));
-                c.line(&format!("{ty} *{a} = NULL;"));
-                c.line(&format!(
+                c.linef(format_args!("size_t {n}, {i};"));
+                c.linef(format_args!("{ty} *{a} = NULL;"));
+                c.linef(format_args!(
                     "if (wl_rd_count(rd, {}, {elem_min}, &{n}) != WL_OK) {fail}",
                     prefix.bytes()
                 ));
@@ -1994,32 +2042,32 @@ impl Gen<'_> {
                     "wl_rd_alloc_zero"
                 };
                 c.open(&format!("if ({n} > 0) {{"));
-                c.line(&format!(
+                c.linef(format_args!(
                     "{a} = ({ty} *){alloc}(rd, {n}, sizeof *{a}, WL_ALIGNOF({ty}));"
                 ));
-                c.line(&format!("if (!{a}) {fail}"));
+                c.linef(format_args!("if (!{a}) {fail}"));
                 c.close("}");
                 c.open(&format!("for ({i} = 0; {i} < {n}; {i}++) {{"));
                 let mut inner = vec![Ctx::Index(i.clone())];
                 inner.extend_from_slice(ctx);
                 self.read_value(c, &format!("{a}[{i}]"), elem, &inner, d + 1, view);
                 c.close("}");
-                c.line(&format!("{place}.ptr = {a};"));
-                c.line(&format!("{place}.len = {n};"));
+                c.linef(format_args!("{place}.ptr = {a};"));
+                c.linef(format_args!("{place}.len = {n};"));
                 c.close("}");
             }
             Value::Optional(e) => {
                 let h = format!("h{d}");
                 c.open("{");
-                c.line(&format!("bool {h};"));
-                c.line(&format!("if (wl_rd_presence(rd, &{h}) != WL_OK) {fail}"));
-                c.line(&format!("{place}.has = {h};"));
+                c.linef(format_args!("bool {h};"));
+                c.linef(format_args!("if (wl_rd_presence(rd, &{h}) != WL_OK) {fail}"));
+                c.linef(format_args!("{place}.has = {h};"));
                 c.open(&format!("if ({h}) {{"));
                 self.read_value(c, &format!("{place}.value"), e, ctx, d + 1, view);
                 c.close("}");
                 c.close("}");
             }
-            Value::Struct { id, .. } => c.line(&format!(
+            Value::Struct { id, .. } => c.linef(format_args!(
                 "if ({}(rd, &{place}) != WL_OK) {fail}",
                 self.fname(*id, view, "read")
             )),
@@ -2047,7 +2095,7 @@ impl Gen<'_> {
                 format!("{n}_type")
             };
             // One line: `long_line` would wrap at the `(` of `sizeof`.
-            c.line(&format!(
+            c.linef(format_args!(
                 "const wl_type {table} = {{{m}, {w}, {r}, sizeof({ty}), {mid}, {}}};",
                 !view
             ));
@@ -2067,7 +2115,7 @@ impl Gen<'_> {
             by_id[usize::from(*mid)] = Some(*id);
         }
         c.blank();
-        c.line(&format!(
+        c.linef(format_args!(
             "// ---------------------------------------------------------------- {m}"
         ));
         c.blank();
@@ -2075,7 +2123,7 @@ impl Gen<'_> {
         c.open(&format!("static const wl_type *const {m}_types[{count}] = {{"));
         for t in &by_id {
             match t {
-                Some(id) => c.line(&format!("&{}_type,", self.n.type_name(*id))),
+                Some(id) => c.linef(format_args!("&{}_type,", self.n.type_name(*id))),
                 None => c.line("NULL,"),
             }
         }
@@ -2083,7 +2131,9 @@ impl Gen<'_> {
         c.blank();
         self.long_line(c, &format!("{} {{", protos[0]));
         c.depth += 1;
-        c.line(&format!("return {m}_decode_prefix(buf, len, out, NULL, arena, err);"));
+        c.linef(format_args!(
+            "return {m}_decode_prefix(buf, len, out, NULL, arena, err);"
+        ));
         c.close("}");
         c.blank();
         self.long_line(c, &format!("{} {{", protos[1]));
@@ -2097,7 +2147,7 @@ impl Gen<'_> {
                 "st = wl_decode_any({m}_types, {count}, buf, len, &id, &out->as, sizeof out->as, used, arena, err);"
             ),
         );
-        c.line(&format!("if (st == WL_OK) {{ out->kind = ({m}Kind)id; }}"));
+        c.linef(format_args!("if (st == WL_OK) {{ out->kind = ({m}Kind)id; }}"));
         c.line("return st;");
         c.close("}");
         for (k, call) in [
@@ -2107,10 +2157,10 @@ impl Gen<'_> {
             c.blank();
             self.long_line(c, &format!("{} {{", protos[k]));
             c.depth += 1;
-            c.line(&format!(
+            c.linef(format_args!(
                 "const wl_type *t = wl_type_of({m}_types, {count}, (unsigned)msg->kind, err);"
             ));
-            c.line(&format!("return t ? {call} : WL_ERR_TYPE_ID;"));
+            c.linef(format_args!("return t ? {call} : WL_ERR_TYPE_ID;"));
             c.close("}");
         }
     }

@@ -353,6 +353,32 @@ impl Code {
         self.open(&format!(") -> {ret} {{"));
     }
 
+    /// A writer whose output starts with `capacity` bytes reserved: the emitters know
+    /// roughly how much they will write, and growing a tens-of-MB string by doubling
+    /// copies it and touches twice the memory.
+    pub fn with_capacity(capacity: usize) -> Code {
+        Code {
+            out: String::with_capacity(capacity),
+            depth: 0,
+        }
+    }
+
+    /// [`Code::line`] of `format_args!(...)`, formatted straight into the output.
+    pub fn linef(&mut self, args: std::fmt::Arguments<'_>) {
+        use std::fmt::Write as _;
+        let start = self.out.len();
+        for _ in 0..self.depth {
+            self.out.push_str("    ");
+        }
+        let text = self.out.len();
+        // Writing into a String cannot fail.
+        let _ = self.out.write_fmt(args);
+        if self.out.len() == text {
+            self.out.truncate(start);
+        }
+        self.out.push('\n');
+    }
+
     pub fn line(&mut self, s: &str) {
         if s.is_empty() {
             self.out.push('\n');
