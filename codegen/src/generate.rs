@@ -11,8 +11,9 @@
 //!   same directory + rename), and a file whose contents did not change is not touched
 //!   (its mtime stays, so builds that depend on it do not rerun).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use crate::emit::cpp::CppOptions;
 use crate::emit::rust::RustOptions;
@@ -129,10 +130,87 @@ pub enum Staleness {
     Differs,
 }
 
+/// Generated files already written to temporary files beside their targets, before
+/// the whole generation is ready to publish: a command-line run or a build script
+/// stages each language's files as soon as that language is emitted, so their `fsync`s
+/// overlap the emitting of the others. [`write_files_staged`] renames a staged file
+/// into place instead of writing it again; whatever is not published (unchanged files,
+/// a failed or superseded generation) is removed when the last holder drops it, with
+/// the output folders staging created, if they are still empty.
+#[derive(Default)]
+pub struct Staged {
+    /// Target path → its temporary file.
+    files: Mutex<HashMap<PathBuf, PathBuf>>,
+    created_dirs: Mutex<Vec<PathBuf>>,
+}
+
+impl std::fmt::Debug for Staged {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let n = self.files.lock().map_or(0, |m| m.len());
+        write!(f, "Staged({n} files)")
+    }
+}
+
+impl Staged {
+    /// Writes `files` to temporary files in `out_dir`. Best effort: a file that cannot
+    /// be staged is written (and its error reported) by [`write_files_staged`].
+    pub fn stage(&self, out_dir: &Path, files: &[OutputFile]) {
+        if !out_dir.is_dir() {
+            if std::fs::create_dir_all(out_dir).is_err() {
+                return;
+            }
+            lock(&self.created_dirs).push(out_dir.to_path_buf());
+        }
+        for file in files {
+            let Ok(target) = target_path(out_dir, &file.name) else {
+                continue;
+            };
+            if lock(&self.files).contains_key(&target) {
+                continue; // an identical runtime header of another schema
+            }
+            if let Ok(tmp) = write_temp(&target, file.contents.as_bytes()) {
+                if let Some(twice) = lock(&self.files).insert(target, tmp.clone()) {
+                    let _ = std::fs::remove_file(twice);
+                }
+            }
+        }
+    }
+
+    /// The temporary file staged for `target`, now the caller's.
+    fn take(&self, target: &Path) -> Option<PathBuf> {
+        lock(&self.files).remove(target)
+    }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        for (_, tmp) in lock(&self.files).drain() {
+            let _ = std::fs::remove_file(tmp);
+        }
+        for dir in lock(&self.created_dirs).drain(..).rev() {
+            let _ = std::fs::remove_dir(dir); // only if empty
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 /// Writes `files` into `out_dir` (created if missing) under the rules in the module
 /// docs. On error no target has changed (only a failing final rename, after every
 /// file is on disk, can leave the earlier ones renamed).
 pub fn write_files(out_dir: &Path, files: &[OutputFile]) -> Result<WriteReport, FileError> {
+    write_files_staged(out_dir, files, None)
+}
+
+/// [`write_files`] that publishes the files `staging` already holds instead of writing
+/// them again.
+pub fn write_files_staged(
+    out_dir: &Path,
+    files: &[OutputFile],
+    staging: Option<&Staged>,
+) -> Result<WriteReport, FileError> {
     std::fs::create_dir_all(out_dir).map_err(|e| io_error(out_dir, "cannot create the output directory", &e))?;
     // Every run cleans up after killed ones, also when it has nothing to write itself.
     remove_stale_temps(out_dir);
@@ -157,7 +235,10 @@ pub fn write_files(out_dir: &Path, files: &[OutputFile]) -> Result<WriteReport, 
     let mut failure = None;
     // Up to four at a time: a large generation's writes mostly wait for `fsync`, and
     // those waits overlap.
-    let results = map_in_parallel(&jobs, 4, |(target, bytes)| write_temp(target, bytes));
+    let results = map_in_parallel(&jobs, 4, |(target, bytes)| match staging.and_then(|s| s.take(target)) {
+        Some(tmp) => Ok(tmp),
+        None => write_temp(target, bytes),
+    });
     for ((target, _), result) in jobs.iter().zip(results) {
         match result {
             Ok(tmp) => staged.push((tmp, target.to_path_buf())),
@@ -380,6 +461,7 @@ impl Builder {
             out_dir: Some(out_dir),
         };
         let prepared = Project::local()
+            .with_staging(true)
             .with_rust_strings(self.rust_strings)
             .with_cpp_strings(self.cpp_strings)
             .prepare(&paths, &flags, &Default::default())

@@ -25,7 +25,8 @@ use crate::emit::rust::RustOptions;
 use crate::emit::OwnedStrings;
 use crate::emit::{EmitError, Lang, OutputFile};
 use crate::generate::{
-    file_name, generate_files_with, map_in_parallel, merge_outputs, schema_errors, write_files, WriteReport,
+    file_name, generate_files_with, map_in_parallel, merge_outputs, schema_errors, write_files_staged, Staged,
+    WriteReport,
 };
 use crate::{analyze, Analysis, Config, Dialect, FieldOrder, OrderChoice, SourceFile};
 
@@ -139,6 +140,9 @@ pub struct Project {
     /// script waits for the result; an editor generates in the background and leaves the
     /// other core to the analysis of the next keystroke.
     parallel_languages: bool,
+    /// Write each language's files to temporary files as soon as they are emitted
+    /// ([`Staged`]); for a caller that writes what it prepares (not `gen --check`).
+    staging: bool,
     /// `Builder::rust_strings`: beats `[generate.rust] strings`.
     rust_strings: Option<OwnedStrings>,
     /// `Builder::cpp_strings`: beats `[generate.cpp] strings`.
@@ -162,9 +166,18 @@ impl Project {
             client,
             configs: Mutex::default(),
             parallel_languages: false,
+            staging: false,
             rust_strings: None,
             cpp_strings: None,
         }
+    }
+
+    /// Stage generated files while the other languages are emitted (see [`Staged`]):
+    /// for a command-line run or a build script that writes what it prepares.
+    #[must_use]
+    pub fn with_staging(mut self, on: bool) -> Project {
+        self.staging = on;
+        self
     }
 
     /// The owned string type of generated Rust, over `wirelens.toml`'s (`None`: keep it).
@@ -385,6 +398,7 @@ impl Project {
         let ticket = ticket.0;
         let mut errors = Vec::new();
         let mut per_dir: BTreeMap<PathBuf, Vec<(PathBuf, Vec<OutputFile>)>> = BTreeMap::new();
+        let staged = self.staging.then(|| Arc::new(Staged::default()));
         let stop = || vec![FileError::new("", CANCELLED, "generation cancelled")];
         for path in schemas {
             if cancelled() {
@@ -407,6 +421,7 @@ impl Project {
                     &settings.rust,
                     &settings.cpp,
                     self.parallel_languages,
+                    staged.as_deref().map(|s| (s, settings.out_dir.as_path())),
                 )
                 .map_err(|e| vec![FileError::new(path, "generate", e.0)])?;
                 if cancelled() {
@@ -436,7 +451,7 @@ impl Project {
             }
         }
         if errors.is_empty() {
-            Ok(Prepared { ticket, dirs })
+            Ok(Prepared { ticket, dirs, staged })
         } else {
             Err(errors)
         }
@@ -446,6 +461,8 @@ impl Project {
 /// Every language's files for one schema, in `langs` order. With `parallel`, the
 /// languages are emitted on their own threads: they only read the analysis, and for a
 /// large schema emitting (tens of MB of text per language) is most of `gen`'s time.
+/// With `stage`, each language's files are staged into its output folder as soon as
+/// they are emitted.
 fn emit_languages(
     analysis: &Analysis,
     source_name: &str,
@@ -453,10 +470,15 @@ fn emit_languages(
     rust: &RustOptions,
     cpp: &CppOptions,
     parallel: bool,
+    stage: Option<(&Staged, &Path)>,
 ) -> Result<Vec<OutputFile>, EmitError> {
     let threads = if parallel { langs.len() } else { 1 };
     let per_lang = map_in_parallel(langs, threads, |lang| {
-        generate_files_with(analysis, source_name, std::slice::from_ref(lang), rust, cpp)
+        let files = generate_files_with(analysis, source_name, std::slice::from_ref(lang), rust, cpp)?;
+        if let Some((staged, out_dir)) = stage {
+            staged.stage(out_dir, &files);
+        }
+        Ok(files)
     });
     let mut files = Vec::new();
     for result in per_lang {
@@ -478,6 +500,8 @@ pub struct Prepared {
     /// When it was prepared: a later preparation of the same schema wins.
     ticket: u64,
     pub dirs: Vec<PreparedDir>,
+    /// Files already written to temporary files ([`Project::with_staging`]).
+    staged: Option<Arc<Staged>>,
 }
 
 #[derive(Debug, Clone)]
@@ -546,7 +570,7 @@ pub fn write_prepared(prepared: &Prepared) -> Result<Vec<Written>, FileError> {
             });
             continue;
         }
-        let report = write_files(&dir.out_dir, &dir.files)?;
+        let report = write_files_staged(&dir.out_dir, &dir.files, prepared.staged.as_deref())?;
         for s in &dir.schemas {
             last.insert(s.clone(), prepared.ticket);
         }
@@ -729,8 +753,8 @@ mod tests {
         let text = "struct Inner { s: str, v: []u16 }\nstruct Outer { a: Inner, l: []Inner, o: Option<Inner> }\n";
         let analysis = analyze(Dialect::Sdp, text, None, OrderChoice::default());
         let (rust, cpp) = (RustOptions::default(), CppOptions::default());
-        let one_thread = emit_languages(&analysis, "m.sdp", &Lang::ALL, &rust, &cpp, false).expect("emits");
-        let parallel = emit_languages(&analysis, "m.sdp", &Lang::ALL, &rust, &cpp, true).expect("emits");
+        let one_thread = emit_languages(&analysis, "m.sdp", &Lang::ALL, &rust, &cpp, false, None).expect("emits");
+        let parallel = emit_languages(&analysis, "m.sdp", &Lang::ALL, &rust, &cpp, true, None).expect("emits");
         assert_eq!(parallel, one_thread);
         let names: Vec<&str> = parallel.iter().map(|f| f.name.as_str()).collect();
         for name in ["m.h", "m.c", "m.hpp", "m.rs"] {

@@ -410,3 +410,81 @@ fn rust_string_type_comes_from_wirelens_toml_or_the_builder() {
         &["pub name: rt::CompactString,", "rd.compact32()"],
     );
 }
+
+fn temp_files(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.ends_with(".tmp"))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// A command-line run stages each language's files while the others are emitted: it
+/// writes the same files as a run without staging, and every outcome (written,
+/// unchanged, refused, a later schema failing) leaves no temporary file behind and no
+/// output folder it created for nothing.
+#[test]
+fn staged_generation_publishes_the_same_files_and_leaves_nothing_behind() {
+    let (_dir, root) = canonical_root();
+    let good = root.join("good.sdp");
+    std::fs::write(&good, "struct A { name: str, v: u32 }\n").unwrap();
+    let flags = |out: &Path| Flags {
+        languages: Some(vec![Lang::C, Lang::Cpp, Lang::Rust]),
+        out_dir: Some(out.to_path_buf()),
+        ..Flags::default()
+    };
+    let run = |project: Project, schemas: &[PathBuf], out: &Path| {
+        project
+            .prepare(schemas, &flags(out), &HashMap::new())
+            .and_then(|p| write_prepared(&p).map_err(|e| vec![e]))
+    };
+    let plain = root.join("plain");
+    let staged = root.join("staged");
+    run(Project::local(), std::slice::from_ref(&good), &plain).unwrap();
+    let written = run(
+        Project::local().with_staging(true),
+        std::slice::from_ref(&good),
+        &staged,
+    )
+    .unwrap();
+    assert_eq!(written[0].report.written.len(), 6, "{written:?}");
+    for entry in std::fs::read_dir(&plain).unwrap().flatten() {
+        let name = entry.file_name();
+        assert_eq!(
+            std::fs::read(entry.path()).unwrap(),
+            std::fs::read(staged.join(&name)).unwrap(),
+            "{name:?}"
+        );
+    }
+    assert_eq!(std::fs::read_dir(&staged).unwrap().count(), 6);
+
+    // Again: every file unchanged, and the staged copies are gone.
+    let again = run(
+        Project::local().with_staging(true),
+        std::slice::from_ref(&good),
+        &staged,
+    )
+    .unwrap();
+    assert_eq!(again[0].report.unchanged.len(), 6, "{again:?}");
+    assert_eq!(temp_files(&staged), Vec::<String>::new());
+
+    // A hand-written file in the way: refused, left as it was, nothing staged remains.
+    let mine = root.join("mine");
+    std::fs::create_dir(&mine).unwrap();
+    std::fs::write(mine.join("good.rs"), "fn mine() {}\n").unwrap();
+    assert!(run(Project::local().with_staging(true), std::slice::from_ref(&good), &mine).is_err());
+    assert_eq!(std::fs::read_to_string(mine.join("good.rs")).unwrap(), "fn mine() {}\n");
+    assert_eq!(temp_files(&mine), Vec::<String>::new());
+    assert_eq!(std::fs::read_dir(&mine).unwrap().count(), 1);
+
+    // The first schema is staged, the second fails: no folder, no file.
+    let bad = root.join("bad.sdp");
+    std::fs::write(&bad, "struct B { x: Nope }\n").unwrap();
+    let fresh = root.join("fresh");
+    let errors = run(Project::local().with_staging(true), &[good.clone(), bad], &fresh).unwrap_err();
+    assert!(errors.iter().any(|e| e.message.contains("Nope")), "{errors:?}");
+    assert!(!fresh.exists(), "{:?}", std::fs::read_dir(&fresh).map(|d| d.count()));
+}

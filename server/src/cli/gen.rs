@@ -34,6 +34,7 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
         out_dir: Some(args.out.clone()),
     };
     let prepared = Project::local()
+        .with_staging(!args.check)
         .prepare(&files, &flags, &HashMap::new())
         .map_err(|errors| {
             for e in &errors {
