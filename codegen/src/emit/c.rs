@@ -332,11 +332,9 @@ impl Taken {
     fn contains(&self, name: &str) -> bool {
         self.other.contains(name)
             || self.types.contains(name)
-            || TYPE_SUFFIXES.iter().any(|s| {
-                name.strip_suffix(s)
-                    .and_then(|t| t.strip_suffix('_'))
-                    .is_some_and(|t| self.types.contains(t))
-            })
+            || name
+                .match_indices('_')
+                .any(|(k, _)| TYPE_SUFFIXES.contains(&&name[k + 1..]) && self.types.contains(&name[..k]))
     }
 
     /// Whether `full`, or a name it would claim as a type name, is taken.
