@@ -745,10 +745,6 @@ pub fn runtime_files() -> Vec<OutputFile> {
     }]
 }
 
-/// Room reserved per type in the header and in the source (the 5,000-struct benchmark
-/// schema averages about 3 KB per type in each).
-const OUTPUT_BYTES_PER_TYPE: usize = 4096;
-
 /// A leaf of a fixed block, resolved to C.
 struct BLeaf {
     /// Member access from the struct (`info.vendor`).
@@ -1008,7 +1004,7 @@ impl Gen<'_> {
     }
 
     fn header(&self, source: &str, module: &str) -> String {
-        let mut c = Code::with_capacity(OUTPUT_BYTES_PER_TYPE * self.schema.types.len());
+        let mut c = Code::with_capacity(super::OUTPUT_BYTES_PER_TYPE * self.schema.types.len());
         self.file_intro(&mut c, source);
         c.line("//");
         c.line("// Per type T: T_size, T_encode (caller buffer), T_encode_buf (appends to a reusable");
@@ -1391,7 +1387,7 @@ impl Gen<'_> {
     // ------------------------------------------------------------------ source
 
     fn source(&self, source: &str, module: &str, all_items: &HashMap<TypeId, Vec<Item>>) -> String {
-        let mut c = Code::with_capacity(OUTPUT_BYTES_PER_TYPE * self.schema.types.len());
+        let mut c = Code::with_capacity(super::OUTPUT_BYTES_PER_TYPE * self.schema.types.len());
         self.file_intro(&mut c, source);
         // Said once here rather than above each of the thousands of functions below.
         c.line("//");

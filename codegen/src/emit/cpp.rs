@@ -367,7 +367,7 @@ pub fn generate_with(
     };
     let order = graph.order;
     let ns = namespace(source);
-    let mut c = Code::default();
+    let mut c = Code::with_capacity(super::OUTPUT_BYTES_PER_TYPE * schema.types.len());
     g.header(&mut c, source, &ns);
     g.forward_decls(&mut c);
     // One `!=` for every value type of the header (found by argument-dependent lookup),

@@ -329,6 +329,11 @@ pub fn layout_doc(schema: &Schema, layout: &Layout, id: TypeId, t: &TypeLayout) 
     }
 }
 
+/// Room an emitter reserves per type for one output file: a few KB per type each (the
+/// 5,000-struct benchmark schema averages 3 KB per type in the C header and in the C
+/// source, 4.5 KB in C++ and in Rust). Unused room is never touched, so never paid for.
+pub const OUTPUT_BYTES_PER_TYPE: usize = 6144;
+
 /// An indenting line writer shared by the emitters (4-space indent).
 #[derive(Default)]
 pub struct Code {

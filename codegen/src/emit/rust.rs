@@ -175,7 +175,7 @@ pub fn generate_with(schema: &Schema, layout: &Layout, source: &str, opts: &Rust
         struct_borrows: struct_borrows(layout),
         field_names: (0..schema.types.len()).map(|id| field_names(schema, id)).collect(),
     };
-    let mut c = Code::default();
+    let mut c = Code::with_capacity(super::OUTPUT_BYTES_PER_TYPE * schema.types.len());
     g.header(&mut c, source);
     for (id, def) in schema.types.iter().enumerate() {
         let Some(t) = layout.get(id) else { continue };
