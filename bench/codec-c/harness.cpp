@@ -11,7 +11,9 @@
 //                  free; C++: to_bytes())
 //   decode         owned values (C: into a heap arena reset before each decode, so warm
 //                  decodes allocate nothing; C++: std::string / std::vector members)
-//   decode-view    zero-copy (strings and primitive arrays point into the input)
+//   decode-view    zero-copy (strings and primitive arrays point into the input; built with
+//                  -DWL_CPP_ARENA for code generated with [generate.cpp] memory = "arena",
+//                  the arrays of views are in a wirelens::Arena reset before each decode)
 // Every record of a case is decoded with *_decode_prefix, back to back. --op (e.g.
 // cpp-decode, for perf) runs only the named operations; the memcpy baselines always run.
 //
@@ -225,6 +227,14 @@ void fail(const char* ds, const char* what) {
 #ifndef WL_CPP_LABEL
 #define WL_CPP_LABEL "cpp"
 #endif
+// The view decoder's extra arguments: the arena of code generated with memory = "arena".
+#ifdef WL_CPP_ARENA
+#define CPP_VIEW_ARENA , arena
+#define CPP_VIEW_RESET arena.reset()
+#else
+#define CPP_VIEW_ARENA
+#define CPP_VIEW_RESET (void)0
+#endif
 // T: the C++ type (e.g. audiounit::PluginRegistry).
 #define CPP_DATASET(DS, FILE, T)                                                                           \
     do {                                                                                                   \
@@ -262,10 +272,12 @@ void fail(const char* ds, const char* what) {
                        at += r.value().used;                                                               \
                    }                                                                                       \
                }));                                                                                        \
+        [[maybe_unused]] wirelens::Arena arena;                                                            \
         if (want(WL_CPP_LABEL "-decode-view")) report(DS, WL_CPP_LABEL "-decode-view", measure([&] {       \
+                   CPP_VIEW_RESET;                                                                         \
                    const uint8_t* b = launder(bytes.data());                                               \
                    for (size_t at = 0; at < bytes.size();) {                                               \
-                       auto r = T::decode_view_prefix(b + at, bytes.size() - at);                          \
+                       auto r = T::decode_view_prefix(b + at, bytes.size() - at CPP_VIEW_ARENA);           \
                        if (!r.ok()) std::abort();                                                          \
                        use(r.value().value);                                                               \
                        at += r.value().used;                                                               \
