@@ -908,7 +908,8 @@ static std::string special_checks() {
 }
 "##;
 
-fn driver(cases: &[Case], modules: &[Module], memory: Memory) -> String {
+fn driver(cases: &[Case], modules: &[Module], opts: &CppOptions) -> String {
+    let memory = opts.memory;
     let mut s = String::new();
     for m in modules {
         let _ = writeln!(s, "#include \"{}.hpp\"", m.name);
@@ -916,6 +917,15 @@ fn driver(cases: &[Case], modules: &[Module], memory: Memory) -> String {
     if memory == Memory::Arena {
         // Every view decode gets the one arena, reset first: each decode reuses the memory
         // of the previous ones (the checks use a view before decoding the next).
+        // The owned string type, for the checks that build long strings.
+        let string = match opts.strings {
+            OwnedStrings::Std => "wirelens::ArenaString",
+            OwnedStrings::Compact => "wirelens::CompactString",
+        };
+        let _ = writeln!(
+            s,
+            "static {string} wl_str(size_t n, char c) {{ return {string}(std::string(n, c)); }}"
+        );
         s.push_str(ARENA_PRELUDE);
         s.push_str(&with_arena(DRIVER_PRELUDE));
         s.push_str(&with_arena(SPECIAL_CHECKS));
@@ -955,10 +965,14 @@ fn driver(cases: &[Case], modules: &[Module], memory: Memory) -> String {
 
 /// The driver's view decoders with `[generate.cpp] memory = "arena"`: `fresh_arena()` goes in
 /// as the argument after the length (`decode_view(data, len, arena)`, `AnyMessage::
-/// decode_view(data, len, arena, visit)`).
+/// decode_view(data, len, arena, visit)`). Strings put into arrays are of the owned string
+/// type (an `ArenaString` is not implicitly made from a `std::string`).
 fn with_arena(code: &str) -> String {
+    let code = code
+        .replace("push_back(std::string(", "push_back(wl_str(")
+        .replace("emplace(2, std::string(", "emplace(2, wl_str(");
     let mut out = String::new();
-    let mut rest = code;
+    let mut rest = code.as_str();
     loop {
         let next = ["::decode_view(", "::decode_view_prefix(", "::decode_message_view("]
             .iter()
@@ -1035,6 +1049,23 @@ static std::string arena_checks() {
         rd.error().kind != wirelens::ErrorKind::over_budget) {
         return "a view read without an arena did not fail with over_budget";
     }
+    // Owned values: strings and arrays in the arena given to decode, on the heap without
+    // one and in copies.
+    a.reset();
+    {
+        auto o = sdp_audiounit::PluginRegistry::decode(b.data(), b.size(), a);
+        if (!o || !o->to_bytes() || *o->to_bytes() != b) return "owned decode into an arena";
+        if (o->plugins.get_allocator().arena() != &a || a.capacity() == 0) return "the owned arrays are not in the arena";
+        const size_t held_owned = a.capacity();
+        auto copy = *o;
+        if (copy.plugins.get_allocator().arena() != nullptr || !(copy == *o)) return "a copy is not on the heap";
+        auto heap = sdp_audiounit::PluginRegistry::decode(b.data(), b.size());
+        if (!heap || heap->plugins.get_allocator().arena() != nullptr || !(*heap == *o)) return "decode without an arena";
+        if (a.capacity() != held_owned) return "decodes without the arena used it";
+    }
+    a.reset();
+    auto over_owned = sdp_audiounit::PluginRegistry::decode(b.data(), b.size(), a, 1000);
+    if (over_owned || over_owned.error().kind != wirelens::ErrorKind::over_budget) return "owned: budget not enforced";
     a.release();
     if (a.capacity() != 0) return "release kept memory";
     return "";
@@ -1163,7 +1194,7 @@ fn round_trip(opts: &CppOptions) {
     for m in &modules {
         std::fs::write(dir.join(format!("{}.hpp", m.name)), &m.code).expect("write header");
     }
-    std::fs::write(dir.join("driver.cpp"), driver(&cases, &modules, opts.memory)).expect("write driver");
+    std::fs::write(dir.join("driver.cpp"), driver(&cases, &modules, opts)).expect("write driver");
     std::fs::write(dir.join("second.cpp"), second_unit(&modules)).expect("write second unit");
 
     // Both compilers at once (each builds two translation units).
@@ -1554,4 +1585,19 @@ int main() {
             "{cxx} portable={portable}: {stdout}"
         );
     }
+}
+
+/// `[generate.cpp] memory` in `wirelens.toml`: "std" (the default) or "arena"; anything
+/// else is an error pointing at the value.
+#[test]
+fn cpp_memory_option_is_read_from_wirelens_toml() {
+    let path = Path::new("wirelens.toml");
+    let c = codegen::Config::parse(path, "[generate.cpp]\nmemory = \"arena\"\nstrings = \"compact\"\n").expect("parse");
+    assert_eq!(c.generate.cpp.memory, Some(Memory::Arena));
+    assert_eq!(c.generate.cpp.strings, Some(OwnedStrings::Compact));
+    let c = codegen::Config::parse(path, "[generate.cpp]\nmemory = \"std\"\n").expect("parse");
+    assert_eq!(c.generate.cpp.memory, Some(Memory::Std));
+    assert_eq!(CppOptions::default().memory, Memory::Std);
+    let e = codegen::Config::parse(path, "[generate.cpp]\nmemory = \"pool\"\n").expect_err("refused");
+    assert_eq!(e.line_col, Some((2, 10)), "{e}");
 }

@@ -314,7 +314,10 @@ pub use super::OwnedStrings;
 /// - `Arena`: `wirelens::Span` in a `wirelens::Arena` the caller passes to the view
 ///   decoders (`decode_view(data, len, arena)`) and resets between decodes, so a warm decode
 ///   allocates nothing. The views are then trivially copyable and destructible. Owned
-///   values are unchanged. Measured in BENCHMARKS.md ("#14 C++ arena").
+///   arrays are `wirelens::ArenaVector<T>` and (with `strings = "std"`) strings
+///   `wirelens::ArenaString`: std containers whose allocator takes from the arena given to
+///   `decode(data, len, arena)` and from the heap otherwise. Measured in BENCHMARKS.md
+///   ("#14 C++ arena").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Memory {
@@ -729,6 +732,7 @@ impl Gen<'_> {
     /// The owned string type ([`OwnedStrings`]).
     fn string_ty(&self) -> &'static str {
         match self.strings {
+            OwnedStrings::Std if self.arena => "wirelens::ArenaString",
             OwnedStrings::Std => "std::string",
             OwnedStrings::Compact => "wirelens::CompactString",
         }
@@ -738,6 +742,7 @@ impl Gen<'_> {
         match w {
             Wire::Prim(Primitive::Str) => self.string_ty().into(),
             Wire::Prim(p) => Self::prim_ty(*p).into(),
+            Wire::Array(e) if self.arena => format!("wirelens::ArenaVector<{}>", self.owned_ty(e)),
             Wire::Array(e) => format!("std::vector<{}>", self.owned_ty(e)),
             Wire::Optional(e) => format!("{}<{}>", optional_ty(e), self.owned_ty(e)),
             Wire::Struct(id) => self.name(*id).into(),
@@ -1560,6 +1565,9 @@ impl Gen<'_> {
         match w {
             Wire::Prim(_) => c.line(&format!("{dst} = {}({src});", self.string_ty())),
             Wire::Array(e) => match &**e {
+                Wire::Prim(p) if *p != Primitive::Str && self.arena => {
+                    c.line(&format!("{dst} = {src}.to_vector<{}>();", self.owned_ty(w)))
+                }
                 Wire::Prim(p) if *p != Primitive::Str => c.line(&format!("{dst} = {src}.to_vector();")),
                 e => {
                     let j = *k;

@@ -523,6 +523,34 @@ static bool run(const std::string& cmd, bool message, bool all, const Bytes& inp
         if (c != b) {
             return fail("decode disagrees with decode_prefix");
         }
+#ifdef WL_ARENA
+        // The owned decoders with an arena (strings and arrays in it), twice into one
+        // arena reset in between: the same bytes again, and no more memory the second time.
+        {
+            static wirelens::Arena owned_arena(16);
+            Bytes first;
+            for (int round = 0; round < 2; ++round) {
+                owned_arena.reset();
+                const size_t held = owned_arena.capacity();
+                auto o = T::decode(record.data(), record.size(), owned_arena);
+                if constexpr (Sdp) {
+                    if (message) {
+                        o = T::decode_message(record.data(), record.size(), owned_arena);
+                    }
+                }
+                if (!o) {
+                    return fail("the owned decoder with an arena failed: " + o.error().message());
+                }
+                Bytes e;
+                if (!encode_bytes(*o, e) || e != b) {
+                    return fail("the owned decoder with an arena disagrees with decode_prefix");
+                }
+                if (round == 1 && owned_arena.capacity() != held) {
+                    return fail("an owned decode into the reset arena took more memory");
+                }
+            }
+        }
+#endif
         if (at > 0) {
             text += ',';
         }
@@ -846,7 +874,7 @@ inline bool get_string(const Value& v, S& out) {
     if (v.kind != Value::String) {
         return bad("expected a string");
     }
-    out = v.text;
+    out.assign(v.text.data(), v.text.size());
     return true;
 }
 
@@ -919,8 +947,8 @@ inline bool get_prim(const Value& v, T& out) {
     }
 }
 
-template <class T>
-inline bool get_prims(const Value& v, std::vector<T>& out) {
+template <class T, class A>
+inline bool get_prims(const Value& v, std::vector<T, A>& out) {
     if (v.kind != Value::Array) {
         return bad("expected an array");
     }
