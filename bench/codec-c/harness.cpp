@@ -10,8 +10,12 @@
 //   encode-fresh   a new exact-size buffer per encode (C: T_size + malloc + T_encode +
 //                  free; C++: to_bytes())
 //   decode         owned values (C: into a heap arena reset before each decode, so warm
-//                  decodes allocate nothing; C++: std::string / std::vector members)
-//   decode-view    zero-copy (strings and primitive arrays point into the input)
+//                  decodes allocate nothing; C++: std::string / std::vector members, or
+//                  with -DWL_CPP_ARENA wirelens::ArenaString / ArenaVector in an arena reset
+//                  before each decode)
+//   decode-view    zero-copy (strings and primitive arrays point into the input; built with
+//                  -DWL_CPP_ARENA for code generated with [generate.cpp] memory = "arena",
+//                  the arrays of views are in a wirelens::Arena reset before each decode)
 // Every record of a case is decoded with *_decode_prefix, back to back. --op (e.g.
 // cpp-decode, for perf) runs only the named operations; the memcpy baselines always run.
 //
@@ -225,6 +229,15 @@ void fail(const char* ds, const char* what) {
 #ifndef WL_CPP_LABEL
 #define WL_CPP_LABEL "cpp"
 #endif
+// The decoders' extra argument: the arena of code generated with memory = "arena", reset
+// before each batch of decodes (the values of the previous batch are gone by then).
+#ifdef WL_CPP_ARENA
+#define CPP_ARENA_ARG , arena
+#define CPP_ARENA_RESET arena.reset()
+#else
+#define CPP_ARENA_ARG
+#define CPP_ARENA_RESET (void)0
+#endif
 // T: the C++ type (e.g. audiounit::PluginRegistry).
 #define CPP_DATASET(DS, FILE, T)                                                                           \
     do {                                                                                                   \
@@ -253,19 +266,22 @@ void fail(const char* ds, const char* what) {
                        use(v.value().data());                                                              \
                    }                                                                                       \
                }));                                                                                        \
+        [[maybe_unused]] wirelens::Arena arena;                                                            \
         if (want(WL_CPP_LABEL "-decode")) report(DS, WL_CPP_LABEL "-decode", measure([&] {                 \
+                   CPP_ARENA_RESET;                                                                        \
                    const uint8_t* b = launder(bytes.data());                                               \
                    for (size_t at = 0; at < bytes.size();) {                                               \
-                       auto r = T::decode_prefix(b + at, bytes.size() - at);                               \
+                       auto r = T::decode_prefix(b + at, bytes.size() - at CPP_ARENA_ARG);                 \
                        if (!r.ok()) std::abort();                                                          \
                        use(r.value().value);                                                               \
                        at += r.value().used;                                                               \
                    }                                                                                       \
                }));                                                                                        \
         if (want(WL_CPP_LABEL "-decode-view")) report(DS, WL_CPP_LABEL "-decode-view", measure([&] {       \
+                   CPP_ARENA_RESET;                                                                         \
                    const uint8_t* b = launder(bytes.data());                                               \
                    for (size_t at = 0; at < bytes.size();) {                                               \
-                       auto r = T::decode_view_prefix(b + at, bytes.size() - at);                          \
+                       auto r = T::decode_view_prefix(b + at, bytes.size() - at CPP_ARENA_ARG);           \
                        if (!r.ok()) std::abort();                                                          \
                        use(r.value().value);                                                               \
                        at += r.value().used;                                                               \

@@ -301,6 +301,7 @@ impl Project {
                     .cpp_strings
                     .or(toml.and_then(|c| c.generate.cpp.strings))
                     .unwrap_or_default(),
+                memory: toml.and_then(|c| c.generate.cpp.memory).unwrap_or_default(),
             },
         })
     }

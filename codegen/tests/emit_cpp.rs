@@ -17,7 +17,9 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use codegen::emit::cpp::{generate, generate_with, namespace, runtime_files, type_name, CppOptions, OwnedStrings};
+use codegen::emit::cpp::{
+    generate, generate_with, namespace, runtime_files, type_name, CppOptions, Memory, OwnedStrings,
+};
 use codegen::{analyze, Dialect, FieldOrder, OrderChoice};
 
 mod build_common;
@@ -906,15 +908,38 @@ static std::string special_checks() {
 }
 "##;
 
-fn driver(cases: &[Case], modules: &[Module]) -> String {
+fn driver(cases: &[Case], modules: &[Module], opts: &CppOptions) -> String {
+    let memory = opts.memory;
     let mut s = String::new();
     for m in modules {
         let _ = writeln!(s, "#include \"{}.hpp\"", m.name);
     }
-    s.push_str(DRIVER_PRELUDE);
-    s.push_str(SPECIAL_CHECKS);
+    if memory == Memory::Arena {
+        // Every view decode gets the one arena, reset first: each decode reuses the memory
+        // of the previous ones (the checks use a view before decoding the next).
+        // The owned string type, for the checks that build long strings.
+        let string = match opts.strings {
+            OwnedStrings::Std => "wirelens::ArenaString",
+            OwnedStrings::Compact => "wirelens::CompactString",
+        };
+        let _ = writeln!(
+            s,
+            "static {string} wl_str(size_t n, char c) {{ return {string}(std::string(n, c)); }}"
+        );
+        s.push_str(ARENA_PRELUDE);
+        s.push_str(&with_arena(DRIVER_PRELUDE));
+        s.push_str(&with_arena(SPECIAL_CHECKS));
+    } else {
+        s.push_str(DRIVER_PRELUDE);
+        s.push_str(SPECIAL_CHECKS);
+    }
     s.push_str("\nint other_translation_unit();\n");
     s.push_str("\nint main() {\n    int passed = 0, failed = 0;\n    size_t records = 0;\n    std::string e;\n");
+    if memory == Memory::Arena {
+        s.push_str(
+            "    e = arena_checks();\n    if (e.empty()) { ++passed; std::printf(\"ok special/arena-reuse\\n\"); }\n    else { ++failed; std::printf(\"FAIL special/arena-reuse: %s\\n\", e.c_str()); }\n",
+        );
+    }
     s.push_str(
         "    e = special_checks();\n    if (e.empty()) { ++passed; std::printf(\"ok special/limits-and-hostile-input\\n\"); }\n    else { ++failed; std::printf(\"FAIL special/limits-and-hostile-input: %s\\n\", e.c_str()); }\n",
     );
@@ -937,6 +962,126 @@ fn driver(cases: &[Case], modules: &[Module]) -> String {
     s.push_str("    std::printf(\"passed %d failed %d\\n\", passed, failed);\n    return failed == 0 ? 0 : 1;\n}\n");
     s
 }
+
+/// The driver's view decoders with `[generate.cpp] memory = "arena"`: `fresh_arena()` goes in
+/// as the argument after the length (`decode_view(data, len, arena)`, `AnyMessage::
+/// decode_view(data, len, arena, visit)`). Strings put into arrays are of the owned string
+/// type (an `ArenaString` is not implicitly made from a `std::string`).
+fn with_arena(code: &str) -> String {
+    let code = code
+        .replace("push_back(std::string(", "push_back(wl_str(")
+        .replace("emplace(2, std::string(", "emplace(2, wl_str(");
+    let mut out = String::new();
+    let mut rest = code.as_str();
+    loop {
+        let next = ["::decode_view(", "::decode_view_prefix(", "::decode_message_view("]
+            .iter()
+            .filter_map(|n| rest.find(n).map(|i| (i, n.len())))
+            .min();
+        let Some((i, len)) = next else { break };
+        let args = i + len;
+        out.push_str(&rest[..args]);
+        rest = &rest[args..];
+        // After the second argument: the second comma at depth 0, or the closing parenthesis.
+        let (mut depth, mut commas, mut end) = (0i32, 0, rest.len());
+        for (j, ch) in rest.char_indices() {
+            match ch {
+                '(' => depth += 1,
+                ')' if depth == 0 => {
+                    end = j;
+                    break;
+                }
+                ')' => depth -= 1,
+                ',' if depth == 0 => {
+                    commas += 1;
+                    if commas == 2 {
+                        end = j;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        out.push_str(&rest[..end]);
+        out.push_str(", fresh_arena()");
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The arena of the arena-mode driver, and checks of its reuse.
+const ARENA_PRELUDE: &str = r##"
+// A small first block: decodes grow it, and reset() merges the blocks into one.
+static wirelens::Arena g_arena(16);
+
+static wirelens::Arena& fresh_arena() {
+    g_arena.reset();
+    return g_arena;
+}
+
+static std::vector<uint8_t> read_bytes(const char* path);
+
+/// Decoding again into a reset arena gives the same value and takes no memory from the
+/// system; a budget is still enforced; a Reader without an arena fails cleanly.
+static std::string arena_checks() {
+    const std::vector<uint8_t> b = read_bytes(WL_VECTORS "/sdp/cases/audiounit_full.bin");
+    if (b.empty()) return "no audiounit_full.bin";
+    wirelens::Arena a(16);
+    size_t held = 0;
+    std::vector<uint8_t> first;
+    for (int round = 0; round < 4; ++round) {
+        a.reset();
+        if (round == 2) held = a.capacity();
+        auto v = sdp_audiounit::PluginRegistry::decode_view(b.data(), b.size(), a);
+        if (!v) return "decode_view: " + v.error().message();
+        auto again = v->to_owned().to_bytes();
+        if (!again || *again != b) return "the arena view does not re-encode to the input";
+        if (round >= 2 && a.capacity() != held) return "a warm decode took more memory";
+    }
+    if (held == 0 || held > 4 * b.size() * 8) return "implausible arena size " + std::to_string(held);
+    a.reset();
+    auto over = sdp_audiounit::PluginRegistry::decode_view(b.data(), b.size(), a, 1000);
+    if (over || over.error().kind != wirelens::ErrorKind::over_budget) return "the budget was not enforced";
+    wirelens::Reader rd(b.data(), b.size());
+    sdp_audiounit::PluginRegistry::View no_arena;
+    if (sdp_audiounit::PluginRegistry::View::read_from(rd, no_arena) ||
+        rd.error().kind != wirelens::ErrorKind::over_budget) {
+        return "a view read without an arena did not fail with over_budget";
+    }
+    // Owned values: strings and arrays in the arena given to decode, on the heap without
+    // one and in copies.
+    a.reset();
+    {
+        auto o = sdp_audiounit::PluginRegistry::decode(b.data(), b.size(), a);
+        if (!o || !o->to_bytes() || *o->to_bytes() != b) return "owned decode into an arena";
+        if (o->plugins.get_allocator().arena() != &a || a.capacity() == 0) return "the owned arrays are not in the arena";
+        const size_t held_owned = a.capacity();
+        auto copy = *o;
+        if (copy.plugins.get_allocator().arena() != nullptr || !(copy == *o)) return "a copy is not on the heap";
+        auto heap = sdp_audiounit::PluginRegistry::decode(b.data(), b.size());
+        if (!heap || heap->plugins.get_allocator().arena() != nullptr || !(*heap == *o)) return "decode without an arena";
+        if (a.capacity() != held_owned) return "decodes without the arena used it";
+    }
+    a.reset();
+    auto over_owned = sdp_audiounit::PluginRegistry::decode(b.data(), b.size(), a, 1000);
+    if (over_owned || over_owned.error().kind != wirelens::ErrorKind::over_budget) return "owned: budget not enforced";
+    a.release();
+    if (a.capacity() != 0) return "release kept memory";
+    return "";
+}
+
+static std::vector<uint8_t> read_bytes(const char* path) {
+    std::vector<uint8_t> out;
+    FILE* f = std::fopen(path, "rb");
+    if (f == nullptr) return out;
+    uint8_t buf[4096];
+    size_t n = 0;
+    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out.insert(out.end(), buf, buf + n);
+    std::fclose(f);
+    return out;
+}
+"##;
 
 /// A second translation unit including two of the headers: inline definitions must link.
 fn second_unit(modules: &[Module]) -> String {
@@ -985,6 +1130,7 @@ fn generated_cpp_round_trips_every_golden_case_with_gcc_and_clang() {
 fn generated_cpp_with_compact_strings_round_trips_every_golden_case_with_gcc_and_clang() {
     let opts = CppOptions {
         strings: OwnedStrings::Compact,
+        ..CppOptions::default()
     };
     let modules = modules(&workspace().join("tests/vectors"), &opts);
     let owned = modules.iter().find(|m| m.name == "sdp_audiounit").expect("audiounit");
@@ -995,6 +1141,31 @@ fn generated_cpp_with_compact_strings_round_trips_every_golden_case_with_gcc_and
     );
     assert!(!owned.code.contains("std::string "), "{}", owned.code);
     round_trip(&opts);
+}
+
+/// The same with `[generate.cpp] memory = "arena"`: the views' arrays are `wirelens::Span`s
+/// in an arena reset before every view decode (so every decode reuses the memory of the
+/// previous ones), with the truncation and hostile-byte checks, under ASan+UBSan; plus
+/// reuse after reset (no new memory once warm), the budget, and a Reader without an arena.
+/// Also with compact owned strings, as the option combines.
+#[test]
+fn generated_cpp_with_arena_views_round_trips_every_golden_case_with_gcc_and_clang() {
+    for strings in [OwnedStrings::Std, OwnedStrings::Compact] {
+        let opts = CppOptions {
+            strings,
+            memory: Memory::Arena,
+        };
+        let modules = modules(&workspace().join("tests/vectors"), &opts);
+        let complex = modules.iter().find(|m| m.name == "ffi_complex_canon").expect("complex");
+        assert!(
+            complex.code.contains("wirelens::Span<ParameterView> parameters{};")
+                && complex.code.contains("WIRELENS_ARENA_VALUE_API(Plugin)"),
+            "{}",
+            complex.code
+        );
+        assert!(!complex.code.contains("std::vector<ParameterView>"), "{}", complex.code);
+        round_trip(&opts);
+    }
 }
 
 fn round_trip(opts: &CppOptions) {
@@ -1023,7 +1194,7 @@ fn round_trip(opts: &CppOptions) {
     for m in &modules {
         std::fs::write(dir.join(format!("{}.hpp", m.name)), &m.code).expect("write header");
     }
-    std::fs::write(dir.join("driver.cpp"), driver(&cases, &modules)).expect("write driver");
+    std::fs::write(dir.join("driver.cpp"), driver(&cases, &modules, opts)).expect("write driver");
     std::fs::write(dir.join("second.cpp"), second_unit(&modules)).expect("write second unit");
 
     // Both compilers at once (each builds two translation units).
@@ -1033,6 +1204,7 @@ fn round_trip(opts: &CppOptions) {
             let exe = dir.join(format!("driver-{cxx}"));
             let mut cmd = Command::new(cxx);
             cmd.args(FLAGS).current_dir(&dir);
+            cmd.arg(format!("-DWL_VECTORS=\"{}\"", vectors.display()));
             if portable {
                 cmd.arg("-DWIRELENS_PORTABLE_ENDIAN");
             }
@@ -1067,10 +1239,11 @@ fn round_trip(opts: &CppOptions) {
         let stdout = succeeded(child.wait_with_output(), &format!("the driver built by {cxx}"));
         print!("{cxx}:\n{stdout}");
         // Every case, plus the limits-and-hostile-input and second-unit checks.
+        let specials = if opts.memory == Memory::Arena { 3 } else { 2 };
         let ok = stdout.lines().filter(|l| l.starts_with("ok ")).count();
-        assert_eq!(ok, cases.len() + 2, "{cxx}: {stdout}");
+        assert_eq!(ok, cases.len() + specials, "{cxx}: {stdout}");
         assert!(
-            stdout.contains(&format!("passed {} failed 0", cases.len() + 2)),
+            stdout.contains(&format!("passed {} failed 0", cases.len() + specials)),
             "{cxx}: {stdout}"
         );
     }
@@ -1412,4 +1585,19 @@ int main() {
             "{cxx} portable={portable}: {stdout}"
         );
     }
+}
+
+/// `[generate.cpp] memory` in `wirelens.toml`: "std" (the default) or "arena"; anything
+/// else is an error pointing at the value.
+#[test]
+fn cpp_memory_option_is_read_from_wirelens_toml() {
+    let path = Path::new("wirelens.toml");
+    let c = codegen::Config::parse(path, "[generate.cpp]\nmemory = \"arena\"\nstrings = \"compact\"\n").expect("parse");
+    assert_eq!(c.generate.cpp.memory, Some(Memory::Arena));
+    assert_eq!(c.generate.cpp.strings, Some(OwnedStrings::Compact));
+    let c = codegen::Config::parse(path, "[generate.cpp]\nmemory = \"std\"\n").expect("parse");
+    assert_eq!(c.generate.cpp.memory, Some(Memory::Std));
+    assert_eq!(CppOptions::default().memory, Memory::Std);
+    let e = codegen::Config::parse(path, "[generate.cpp]\nmemory = \"pool\"\n").expect_err("refused");
+    assert_eq!(e.line_col, Some((2, 10)), "{e}");
 }

@@ -266,10 +266,12 @@ private:
 /// suffices is reused without allocating: `resize` (which value-initialises only the
 /// elements beyond its old size) and one memcpy, because g++ cannot prove that storage
 /// disjoint from `p` and keeps `assign`'s copy there an element-by-element loop.
-template <class T>
-inline void assign_le(std::vector<T>& out, const uint8_t* p, size_t n) {
+template <class T, class A>
+inline void assign_le(std::vector<T, A>& out, const uint8_t* p, size_t n) {
     if constexpr (little_endian_host && !std::is_same_v<T, bool>) {
-        if (n <= out.capacity()) {
+        // Another allocator (ArenaAllocator): libstdc++'s assign constructs element by
+        // element through it (a loop, 4-7x slower on a 20 KB array than memcpy).
+        if (n <= out.capacity() || !std::is_same_v<A, std::allocator<T>>) {
             out.resize(n);
             if (n != 0) {
                 std::memcpy(out.data(), p, n * sizeof(T));
@@ -296,9 +298,11 @@ public:
     const uint8_t* bytes() const noexcept { return p_; }
     size_t size_bytes() const noexcept { return n_ * wire_size<T>; }
 
-    /// The elements as an owned vector (one bulk copy on little-endian hosts).
-    std::vector<T> to_vector() const {
-        std::vector<T> out;
+    /// The elements as an owned vector (one bulk copy on little-endian hosts); `V`: another
+    /// std::vector type (wirelens::ArenaVector<T>).
+    template <class V = std::vector<T>>
+    V to_vector() const {
+        V out;
         detail::assign_le(out, p_, n_);
         return out;
     }
@@ -324,6 +328,190 @@ private:
     const uint8_t* p_ = nullptr;
     size_t n_ = 0;
 };
+
+// ---------------------------------------------------------------- arena
+
+/// Memory for decoding views of code generated with `[generate.cpp] memory = "arena"`:
+/// their arrays of structs and of strings are `Span`s allocated here, so a decode makes no
+/// call to malloc once the arena holds enough memory (C's `wl_arena`, in C++). A bump
+/// allocator over blocks taken with std::malloc; nothing allocated from it has a
+/// destructor (the views of arena mode are trivially destructible), so `reset()` just
+/// forgets. The values decoded from an arena point into it (and into the input): they
+/// dangle after `reset()` or the arena's destruction. Not thread-safe; one per thread.
+class Arena {
+public:
+    Arena() noexcept = default;
+    /// `first_block`: the bytes of the first block taken from the system (later ones double).
+    explicit Arena(size_t first_block) noexcept : next_(first_block == 0 ? 1 : first_block) {}
+    Arena(const Arena&) = delete;
+    Arena& operator=(const Arena&) = delete;
+    ~Arena() { release(); }
+
+    /// Forgets every allocation. The memory is kept (several blocks are merged into one of
+    /// their total size), so decoding the same data again takes nothing from the system.
+    void reset() noexcept {
+        if (head_ != nullptr && head_->prev != nullptr) {
+            const size_t total = held_;
+            release();
+            next_ = total;
+            add_block(0);
+        }
+        at_ = 0;
+    }
+    /// Returns every block to the system.
+    void release() noexcept {
+        while (head_ != nullptr) {
+            Block* prev = head_->prev;
+            std::free(head_);
+            head_ = prev;
+        }
+        base_ = nullptr;
+        at_ = cap_ = held_ = 0;
+    }
+    /// Bytes of memory taken from the system and not released.
+    size_t capacity() const noexcept { return held_; }
+
+    /// Storage for `count` (> 0) objects of `T`, aligned, uninitialized; nullptr when the
+    /// size overflows or the system has no memory.
+    template <class T>
+    WIRELENS_HOT T* allocate(size_t count) noexcept {
+        static_assert(alignof(T) <= alignof(std::max_align_t), "over-aligned arena type");
+        if (count > SIZE_MAX / 4 / sizeof(T)) {
+            return nullptr;
+        }
+        const size_t bytes = count * sizeof(T);
+        // Blocks start max_align_t-aligned, so aligning the offset aligns the address.
+        const size_t at = (at_ + (alignof(T) - 1)) & ~(alignof(T) - 1);
+        if (at > cap_ || bytes > cap_ - at) {
+            return static_cast<T*>(grow(bytes));
+        }
+        at_ = at + bytes;
+        return static_cast<T*>(static_cast<void*>(base_ + at));
+    }
+
+private:
+    struct alignas(std::max_align_t) Block {
+        Block* prev;
+        size_t size;
+    };
+
+    /// A new block of at least `bytes`, then `bytes` from its start.
+    WIRELENS_NOINLINE void* grow(size_t bytes) noexcept {
+        if (!add_block(bytes)) {
+            return nullptr;
+        }
+        at_ = bytes;
+        return base_;
+    }
+    bool add_block(size_t bytes) noexcept {
+        const size_t size = next_ > bytes ? next_ : bytes;
+        if (size > SIZE_MAX / 4) {
+            return false;
+        }
+        void* mem = std::malloc(sizeof(Block) + size);
+        if (mem == nullptr) {
+            return false;
+        }
+        Block* b = ::new (mem) Block{head_, size};
+        head_ = b;
+        held_ += size;
+        next_ = size * 2;
+        base_ = static_cast<char*>(static_cast<void*>(b + 1));
+        at_ = 0;
+        cap_ = size;
+        return true;
+    }
+
+    char* base_ = nullptr;  // the current block's memory
+    size_t at_ = 0;         // bytes of it used
+    size_t cap_ = 0;        // its size
+    Block* head_ = nullptr;
+    size_t held_ = 0;
+    size_t next_ = 4096;
+};
+
+/// The array type of arena-mode views (`[generate.cpp] memory = "arena"`): `size()`
+/// elements in an Arena, read in place (no std::vector, no per-array allocation from the
+/// system). Trivially copyable; valid until the arena is reset.
+template <class T>
+class Span {
+public:
+    using value_type = T;
+    Span() = default;
+    Span(T* data, size_t count) noexcept : p_(data), n_(count) {}
+
+    size_t size() const noexcept { return n_; }
+    bool empty() const noexcept { return n_ == 0; }
+    T* data() const noexcept { return p_; }
+    T& operator[](size_t i) const noexcept { return p_[i]; }
+    T* begin() const noexcept { return p_; }
+    T* end() const noexcept { return p_ + n_; }
+
+private:
+    T* p_ = nullptr;
+    size_t n_ = 0;
+};
+
+/// The allocator of the owned strings and arrays of code generated with `[generate.cpp]
+/// memory = "arena"` (ArenaString, ArenaVector): from an Arena when it has one (the
+/// decoders given an arena put what they fill there), else from the heap (values the
+/// program builds, decodes without an arena). It moves with its memory (propagates on move
+/// assignment and swap), and a copy of a container is on the heap, so copies never point
+/// into an arena. Memory from an arena is never freed one piece at a time: destroy (or
+/// stop using) the values decoded into an arena before resetting it.
+template <class T>
+class ArenaAllocator {
+public:
+    using value_type = T;
+    using propagate_on_container_move_assignment = std::true_type;
+    using propagate_on_container_swap = std::true_type;
+    using propagate_on_container_copy_assignment = std::false_type;
+    using is_always_equal = std::false_type;
+
+    ArenaAllocator() noexcept = default;
+    explicit ArenaAllocator(Arena* arena) noexcept : arena_(arena) {}
+    template <class U>
+    ArenaAllocator(const ArenaAllocator<U>& o) noexcept : arena_(o.arena()) {}
+
+    T* allocate(size_t n) {
+        if (arena_ == nullptr) {
+            return std::allocator<T>().allocate(n);
+        }
+        T* p = arena_->allocate<T>(n == 0 ? 1 : n);
+        if (p == nullptr) {
+            std::abort();  // out of memory, as std::allocator without exceptions
+        }
+        return p;
+    }
+    void deallocate(T* p, size_t n) noexcept {
+        if (arena_ == nullptr) {
+            std::allocator<T>().deallocate(p, n);
+        }
+    }
+    ArenaAllocator select_on_container_copy_construction() const noexcept { return ArenaAllocator(); }
+    Arena* arena() const noexcept { return arena_; }
+
+    friend bool operator==(const ArenaAllocator& a, const ArenaAllocator& b) noexcept { return a.arena_ == b.arena_; }
+    friend bool operator!=(const ArenaAllocator& a, const ArenaAllocator& b) noexcept { return a.arena_ != b.arena_; }
+
+private:
+    Arena* arena_ = nullptr;
+};
+
+/// Owned arrays and strings of code generated with `[generate.cpp] memory = "arena"`: a
+/// std::vector / std::basic_string with an ArenaAllocator (compare with std::string
+/// through std::string_view).
+template <class T>
+using ArenaVector = std::vector<T, ArenaAllocator<T>>;
+using ArenaString = std::basic_string<char, std::char_traits<char>, ArenaAllocator<char>>;
+
+namespace detail {
+template <class C, class = void>
+struct arena_allocated : std::false_type {};
+template <class C>
+struct arena_allocated<C, std::void_t<typename C::allocator_type>>
+    : std::is_same<typename C::allocator_type, ArenaAllocator<typename C::value_type>> {};
+}  // namespace detail
 
 // ---------------------------------------------------------------- optional structs
 
@@ -677,6 +865,10 @@ template <class T, class = void>
 struct is_owned_struct : std::false_type {};
 template <class T>
 struct is_owned_struct<T, std::void_t<typename T::View>> : std::true_type {};
+template <class T>
+struct is_span : std::false_type {};
+template <class T>
+struct is_span<Span<T>> : std::true_type {};
 }  // namespace detail
 
 /// How a generated reader fills an array: `start(n)`, then per element `at(i)` (read
@@ -685,14 +877,21 @@ struct is_owned_struct<T, std::void_t<typename T::View>> : std::true_type {};
 /// (`Compact`), each element is read into one local and moved in: value-initializing such an element costs
 /// a `rep stos` each (g++ -O2), more than the move. (Measured in BENCHMARKS.md, "#14 C++";
 /// std::string members and views measured slower that way.)
+/// An arena-mode view array (`Span`) gets its storage from the Reader's Arena
+/// (`start(p, n)`), and each element is default-initialized (plain stores of its members'
+/// initializers) just before it is read.
 template <class V, bool Compact>
 class Fill {
 public:
     using E = element_t<V>;
-    static constexpr bool by_move =
-        Compact && detail::is_owned_struct<E>::value && !std::is_trivially_copyable_v<E> && sizeof(E) >= 64;
+    static constexpr bool in_arena = detail::is_span<std::decay_t<V>>::value;
+    static constexpr bool by_move = !in_arena && Compact && detail::is_owned_struct<E>::value &&
+                                    !std::is_trivially_copyable_v<E> && sizeof(E) >= 64;
+    static_assert(!in_arena || std::is_trivially_destructible_v<E>, "an Arena runs no destructors");
 
     explicit Fill(V& v) noexcept : v_(v) {}
+    WIRELENS_HOT void start(E* p, size_t n) noexcept { v_ = std::decay_t<V>(p, n); }
+    std::decay_t<V>& container() noexcept { return v_; }
     WIRELENS_HOT void start(size_t n) {
         if constexpr (by_move) {
             v_.clear();
@@ -706,7 +905,9 @@ public:
         }
     }
     WIRELENS_HOT E& at(size_t i) noexcept {
-        if constexpr (by_move) {
+        if constexpr (in_arena) {
+            return *::new (static_cast<void*>(v_.data() + i)) E;
+        } else if constexpr (by_move) {
             (void)i;
             return x_;
         } else {
@@ -1040,6 +1241,21 @@ public:
     /// make arrays whose elements take far more memory than their bytes on the wire (an
     /// absent optional struct is 1 byte on the wire and sizeof(wirelens::Optional<S>) in memory).
     void set_budget(size_t bytes) noexcept { budget_ = bytes; }
+    /// Where arena-mode views allocate their arrays (`Span`s); see Arena.
+    void set_arena(Arena* arena) noexcept { arena_ = arena; }
+
+    /// An owned container of arena mode (ArenaString, ArenaVector) about to be filled:
+    /// moved to this Reader's arena (empty, so nothing is copied) unless it is there.
+    /// Other containers: nothing.
+    template <class C>
+    WIRELENS_HOT void in_arena(C& c) noexcept {
+        if constexpr (detail::arena_allocated<C>::value) {
+            using A = typename C::allocator_type;
+            if (c.get_allocator() != A(arena_)) {
+                c = C(A(arena_));
+            }
+        }
+    }
 
     /// Charges `count` elements of `each` bytes against the budget.
     WIRELENS_HOT bool charge(size_t count, size_t each) {
@@ -1054,10 +1270,26 @@ public:
     /// budget.
     template <class V, bool C>
     WIRELENS_HOT bool elements(Fill<V, C>& f, size_t n) {
-        if (!charge(n, sizeof(element_t<V>))) {
+        using E = element_t<V>;
+        if (!charge(n, sizeof(E))) {
             return false;
         }
-        f.start(n);
+        if constexpr (!Fill<V, C>::in_arena) {
+            in_arena(f.container());
+        }
+        if constexpr (Fill<V, C>::in_arena) {
+            // An arena-mode view array: its elements are allocated from the arena.
+            E* p = nullptr;
+            if (n != 0) {
+                p = arena_ == nullptr ? nullptr : arena_->allocate<E>(n);
+                if (p == nullptr) {
+                    return no_memory(n, sizeof(E));
+                }
+            }
+            f.start(p, n);
+        } else {
+            f.start(n);
+        }
         return true;
     }
     size_t remaining() const noexcept { return end_ - at_; }
@@ -1177,16 +1409,18 @@ public:
     WIRELENS_HOT bool str16(std::string& out) { return owned_str<uint16_t>(out); }
     WIRELENS_HOT bool str32(CompactString& out) { return owned_str<uint32_t>(out); }
     WIRELENS_HOT bool str16(CompactString& out) { return owned_str<uint16_t>(out); }
+    WIRELENS_HOT bool str32(ArenaString& out) { return owned_str<uint32_t>(out); }
+    WIRELENS_HOT bool str16(ArenaString& out) { return owned_str<uint16_t>(out); }
 
     /// Arrays of primitives: u32 (SDP) or u16 (ffire) count + elements, copied in bulk
     /// into a vector or viewed in place.
-    template <class T>
-    WIRELENS_HOT bool prims32(std::vector<T>& out) {
+    template <class T, class A>
+    WIRELENS_HOT bool prims32(std::vector<T, A>& out) {
         size_t n = 0;
         return count32(wire_size<T>, n) && prims(n, out);
     }
-    template <class T>
-    WIRELENS_HOT bool prims16(std::vector<T>& out) {
+    template <class T, class A>
+    WIRELENS_HOT bool prims16(std::vector<T, A>& out) {
         size_t n = 0;
         return count16(wire_size<T>, n) && prims(n, out);
     }
@@ -1259,6 +1493,12 @@ private:
         return false;
     }
 
+    /// The arena could not provide `count` elements of `each` bytes (no arena, or the system
+    /// refused the memory): over_budget with nothing left.
+    WIRELENS_COLD bool no_memory(size_t count, size_t each) {
+        const size_t need = count > SIZE_MAX / each ? SIZE_MAX : count * each;
+        return fail_at(ErrorKind::over_budget, at_, need, 0);
+    }
     WIRELENS_COLD bool over_budget(size_t count, size_t each) {
         const uint64_t need = static_cast<uint64_t>(count) * each;
         return fail_at(ErrorKind::over_budget, at_, count > SIZE_MAX / each ? UINT64_MAX : need, budget_);
@@ -1298,6 +1538,7 @@ private:
         if (!str<P>(s) || !charge(s.size(), 1)) {
             return false;
         }
+        in_arena(out);
         out.assign(s.data(), s.size());
         return true;
     }
@@ -1332,8 +1573,8 @@ private:
         return p;
     }
 
-    template <class T>
-    WIRELENS_HOT bool prims(size_t n, std::vector<T>& out) {
+    template <class T, class A>
+    WIRELENS_HOT bool prims(size_t n, std::vector<T, A>& out) {
         const uint8_t* p = checked_prims<T>(n);
         if (p == nullptr) {
             return false;
@@ -1342,6 +1583,7 @@ private:
         if (!charge(n, sizeof(T))) {
             return false;
         }
+        in_arena(out);
         detail::assign_le(out, p, n);
         return true;
     }
@@ -1361,6 +1603,7 @@ private:
     size_t end_;
     size_t at_ = 0;
     size_t budget_ = SIZE_MAX;
+    Arena* arena_ = nullptr;
     Error err_;
 };
 
@@ -1451,12 +1694,12 @@ public:
     WIRELENS_HOT bool str32(std::string_view s) { return len32(s.size()) && raw(s.data(), s.size()); }
     WIRELENS_HOT bool str16(std::string_view s) { return len16(s.size()) && raw(s.data(), s.size()); }
 
-    template <class T>
-    WIRELENS_HOT bool prims32(const std::vector<T>& v) {
+    template <class T, class A>
+    WIRELENS_HOT bool prims32(const std::vector<T, A>& v) {
         return len32(v.size()) && prims(v);
     }
-    template <class T>
-    WIRELENS_HOT bool prims16(const std::vector<T>& v) {
+    template <class T, class A>
+    WIRELENS_HOT bool prims16(const std::vector<T, A>& v) {
         return len16(v.size()) && prims(v);
     }
 
@@ -1481,8 +1724,8 @@ private:
         return true;
     }
 
-    template <class T>
-    WIRELENS_HOT bool prims(const std::vector<T>& v) noexcept {
+    template <class T, class A>
+    WIRELENS_HOT bool prims(const std::vector<T, A>& v) noexcept {
         if constexpr (little_endian_host && !std::is_same_v<T, bool>) {
             return raw(v.data(), v.size() * sizeof(T));
         } else {
@@ -1621,10 +1864,13 @@ Result<std::vector<uint8_t>> to_bytes(const T& value) {
 
 /// Decodes one value (owned or view type V) from the start of the input, inside an SDP
 /// message of type id `id` when `id` != 0; `exact`: trailing bytes are an error.
+/// `arena`: where an arena-mode view allocates its arrays.
 template <class V>
-Result<Decoded<V>> decode_at(const uint8_t* data, size_t len, uint16_t id, bool exact, size_t budget = SIZE_MAX) {
+Result<Decoded<V>> decode_at(const uint8_t* data, size_t len, uint16_t id, bool exact, size_t budget = SIZE_MAX,
+                             Arena* arena = nullptr) {
     Reader rd(data, len);
     rd.set_budget(budget);
+    rd.set_arena(arena);
     sdp::Header h;
     Decoded<V> d;
     if ((id != 0 && !rd.open_message(id, h)) || !V::read_from(rd, d.value) || (id != 0 && !rd.close_message(h)) ||
@@ -1637,8 +1883,9 @@ Result<Decoded<V>> decode_at(const uint8_t* data, size_t len, uint16_t id, bool 
 
 /// decode_at without the byte count.
 template <class V>
-Result<V> decode_value(const uint8_t* data, size_t len, uint16_t id, size_t budget = SIZE_MAX) {
-    auto r = decode_at<V>(data, len, id, true, budget);
+Result<V> decode_value(const uint8_t* data, size_t len, uint16_t id, size_t budget = SIZE_MAX,
+                       Arena* arena = nullptr) {
+    auto r = decode_at<V>(data, len, id, true, budget, arena);
     if (!r) {
         return r.error();
     }
@@ -1654,6 +1901,20 @@ Result<V> decode_value(const uint8_t* data, size_t len, uint16_t id, size_t budg
 /// apparently files those N dependent types under one hash (`spec_hasher` chains), so the
 /// header took quadratic time (2,000 structs: 33 s at -O2 instead of 16 s).
 #define WIRELENS_VALUE_API(T)                                                                                  \
+    WIRELENS_VALUE_COMMON_API(T)                                                                               \
+    /** Zero-copy decoders: the View points into `data`. */                                                   \
+    template <class V = View>                                                                                  \
+    static auto decode_view(const uint8_t* data, size_t len, size_t budget = SIZE_MAX) {                      \
+        return wirelens::decode_value<V>(data, len, 0, budget);                                                \
+    }                                                                                                          \
+    template <class V = View>                                                                                  \
+    static auto decode_view_prefix(const uint8_t* data, size_t len,                                           \
+                                                                     size_t budget = SIZE_MAX) {              \
+        return wirelens::decode_at<V>(data, len, 0, false, budget);                                            \
+    }
+
+/// The members of WIRELENS_VALUE_API but its view decoders.
+#define WIRELENS_VALUE_COMMON_API(T)                                                                           \
     /** The exact encoded size; 0 when a string or array is too long to be encoded. */                        \
     template <class WlSelf = T>                                                                                \
     size_t encoded_size() const noexcept {                                                                     \
@@ -1683,16 +1944,33 @@ Result<V> decode_value(const uint8_t* data, size_t len, uint16_t id, size_t budg
     static auto decode_prefix(const uint8_t* data, size_t len,                                                \
                                                                      size_t budget = SIZE_MAX) {              \
         return wirelens::decode_at<WlSelf>(data, len, 0, false, budget);                                       \
+    }
+
+/// WIRELENS_VALUE_API of code generated with `[generate.cpp] memory = "arena"`: the view
+/// decoders take the Arena their arrays are allocated from (the View points into `data`
+/// and into `arena`, and dangles once either is gone or the arena is reset); the owned
+/// decoders may take one for their strings and arrays (destroy the value before resetting
+/// the arena), and use the heap without.
+#define WIRELENS_ARENA_VALUE_API(T)                                                                            \
+    WIRELENS_VALUE_COMMON_API(T)                                                                               \
+    template <class WlSelf = T>                                                                                \
+    static auto decode(const uint8_t* data, size_t len, wirelens::Arena& arena, size_t budget = SIZE_MAX) {   \
+        return wirelens::decode_value<WlSelf>(data, len, 0, budget, &arena);                                   \
     }                                                                                                          \
-    /** Zero-copy decoders: the View points into `data`. */                                                   \
-    template <class V = View>                                                                                  \
-    static auto decode_view(const uint8_t* data, size_t len, size_t budget = SIZE_MAX) {                      \
-        return wirelens::decode_value<V>(data, len, 0, budget);                                                \
+    template <class WlSelf = T>                                                                                \
+    static auto decode_prefix(const uint8_t* data, size_t len, wirelens::Arena& arena,                        \
+                              size_t budget = SIZE_MAX) {                                                      \
+        return wirelens::decode_at<WlSelf>(data, len, 0, false, budget, &arena);                               \
     }                                                                                                          \
     template <class V = View>                                                                                  \
-    static auto decode_view_prefix(const uint8_t* data, size_t len,                                           \
-                                                                     size_t budget = SIZE_MAX) {              \
-        return wirelens::decode_at<V>(data, len, 0, false, budget);                                            \
+    static auto decode_view(const uint8_t* data, size_t len, wirelens::Arena& arena,                          \
+                            size_t budget = SIZE_MAX) {                                                        \
+        return wirelens::decode_value<V>(data, len, 0, budget, &arena);                                        \
+    }                                                                                                          \
+    template <class V = View>                                                                                  \
+    static auto decode_view_prefix(const uint8_t* data, size_t len, wirelens::Arena& arena,                   \
+                                   size_t budget = SIZE_MAX) {                                                 \
+        return wirelens::decode_at<V>(data, len, 0, false, budget, &arena);                                    \
     }
 
 /// The SDP message members of a generated struct `T` ("SDP2" header, type id, length);
@@ -1717,6 +1995,31 @@ Result<V> decode_value(const uint8_t* data, size_t len, uint16_t id, size_t budg
     static auto decode_message_view(const uint8_t* data, size_t len,                                           \
                                                    size_t budget = SIZE_MAX) {                                 \
         return wirelens::decode_value<V>(data, len, MESSAGE_ID, budget);                                       \
+    }
+
+/// WIRELENS_MESSAGE_API with the Arena of `[generate.cpp] memory = "arena"` views.
+#define WIRELENS_ARENA_MESSAGE_API(T)                                                                          \
+    template <class WlSelf = T>                                                                                \
+    wirelens::Status encode_message(std::vector<uint8_t>& out) const {                                        \
+        return wirelens::encode_append<true>(static_cast<const WlSelf&>(*this), out);                          \
+    }                                                                                                          \
+    template <class WlSelf = T>                                                                                \
+    static auto decode_message(const uint8_t* data, size_t len, size_t budget = SIZE_MAX) {                   \
+        return wirelens::decode_value<WlSelf>(data, len, MESSAGE_ID, budget);                                  \
+    }                                                                                                          \
+    template <class WlSelf = T>                                                                                \
+    static auto decode_message_prefix(const uint8_t* data, size_t len, size_t budget = SIZE_MAX) {            \
+        return wirelens::decode_at<WlSelf>(data, len, MESSAGE_ID, false, budget);                              \
+    }                                                                                                          \
+    template <class WlSelf = T>                                                                                \
+    static auto decode_message(const uint8_t* data, size_t len, wirelens::Arena& arena,                       \
+                               size_t budget = SIZE_MAX) {                                                     \
+        return wirelens::decode_value<WlSelf>(data, len, MESSAGE_ID, budget, &arena);                          \
+    }                                                                                                          \
+    template <class V = View>                                                                                  \
+    static auto decode_message_view(const uint8_t* data, size_t len, wirelens::Arena& arena,                  \
+                                    size_t budget = SIZE_MAX) {                                                \
+        return wirelens::decode_value<V>(data, len, MESSAGE_ID, budget, &arena);                               \
     }
 
 // ---------------------------------------------------------------- SDP dispatch
@@ -1768,6 +2071,40 @@ struct Dispatcher {
     static Result<Decoded<uint16_t>> decode_view_prefix(const uint8_t* data, size_t len, F&& visit,
                                                         size_t budget = SIZE_MAX) {
         return D::template dispatch<true>(data, len, false, visit, budget);
+    }
+
+private:
+    static Result<uint16_t> id_of(const Result<Decoded<uint16_t>>& r) {
+        if (!r) {
+            return r.error();
+        }
+        return Result<uint16_t>(r->value);
+    }
+};
+
+/// Dispatcher of code generated with `[generate.cpp] memory = "arena"`: `D::dispatch` takes
+/// one more argument, the Arena of the view decoders (nullptr for owned decoding).
+template <class D>
+struct ArenaDispatcher {
+    template <class F>
+    static Result<uint16_t> decode(const uint8_t* data, size_t len, F&& visit, size_t budget = SIZE_MAX) {
+        return id_of(D::template dispatch<false>(data, len, true, visit, budget, nullptr));
+    }
+    template <class F>
+    static Result<Decoded<uint16_t>> decode_prefix(const uint8_t* data, size_t len, F&& visit,
+                                                   size_t budget = SIZE_MAX) {
+        return D::template dispatch<false>(data, len, false, visit, budget, nullptr);
+    }
+    /// Zero-copy: the visitor gets the struct's View, its arrays in `arena`.
+    template <class F>
+    static Result<uint16_t> decode_view(const uint8_t* data, size_t len, Arena& arena, F&& visit,
+                                        size_t budget = SIZE_MAX) {
+        return id_of(D::template dispatch<true>(data, len, true, visit, budget, &arena));
+    }
+    template <class F>
+    static Result<Decoded<uint16_t>> decode_view_prefix(const uint8_t* data, size_t len, Arena& arena, F&& visit,
+                                                        size_t budget = SIZE_MAX) {
+        return D::template dispatch<true>(data, len, false, visit, budget, &arena);
     }
 
 private:

@@ -9,7 +9,9 @@
 //!   `std::vector`, `std::optional`, `wirelens::Optional<S>` for an optional struct; SDP
 //!   `Box<S>` is `S`) and,
 //!   when `T` contains strings or arrays, `TView` (zero-copy: `std::string_view`,
-//!   `wirelens::LeSpan<P>` for primitive arrays, `std::vector<SView>` for other arrays);
+//!   `wirelens::LeSpan<P>` for primitive arrays, `std::vector<SView>` for other arrays, or
+//!   with [`Memory::Arena`] `wirelens::Span<SView>` allocated from a caller's
+//!   `wirelens::Arena`);
 //!   `T::View` names whichever type the view decoders return;
 //! - generated per type: `measure` (the exact size, lengths checked), `write_to`,
 //!   `read_from` (owned and view), `operator==`; SDP: `MESSAGE_ID`;
@@ -306,11 +308,31 @@ pub fn runtime_files() -> Vec<OutputFile> {
 ///   `std::string_view`, `std::string` or C string. Measured in BENCHMARKS.md ("#14 C++").
 pub use super::OwnedStrings;
 
+/// Where generated C++ views keep their arrays of structs and of strings
+/// (`wirelens.toml`: `[generate.cpp] memory = "std" | "arena"`).
+/// - `Std` (the default): `std::vector`, one allocation from the heap per array.
+/// - `Arena`: `wirelens::Span` in a `wirelens::Arena` the caller passes to the view
+///   decoders (`decode_view(data, len, arena)`) and resets between decodes, so a warm decode
+///   allocates nothing. The views are then trivially copyable and destructible. Owned
+///   arrays are `wirelens::ArenaVector<T>` and (with `strings = "std"`) strings
+///   `wirelens::ArenaString`: std containers whose allocator takes from the arena given to
+///   `decode(data, len, arena)` and from the heap otherwise. Measured in BENCHMARKS.md
+///   ("#14 C++ arena").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Memory {
+    #[default]
+    Std,
+    Arena,
+}
+
 /// The C++ generator's options (`[generate.cpp]` in `wirelens.toml`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct CppOptions {
     /// The owned type of string fields.
     pub strings: OwnedStrings,
+    /// Where views keep their arrays.
+    pub memory: Memory,
 }
 
 /// Generates `<module>.hpp` for one schema. `source` names the schema file (it names the
@@ -363,6 +385,7 @@ pub fn generate_with(
         views,
         members: (0..schema.types.len()).map(|id| field_names(schema, id)).collect(),
         strings: opts.strings,
+        arena: opts.memory == Memory::Arena,
         uses,
     };
     let order = graph.order;
@@ -545,6 +568,8 @@ struct Gen<'s> {
     /// The C++ member names of each type's fields, by declaration index.
     members: Vec<Vec<String>>,
     strings: OwnedStrings,
+    /// [`Memory::Arena`]: view arrays are `wirelens::Span`s in a caller's arena.
+    arena: bool,
     /// By type, where the plan writes it ([`Plan::struct_uses`]). Written from exactly one
     /// place (one field, element or payload in the whole schema): its write_to can be
     /// inlined there at no cost in size (see `write_to`). Written only as array elements:
@@ -647,6 +672,12 @@ impl Gen<'_> {
             c.line("// Owned strings are wirelens::CompactString ([generate.cpp] strings = \"compact\"): up to 31");
             c.line("// bytes inline; converts to std::string_view.");
         }
+        if self.arena {
+            c.line("//");
+            c.line("// Views keep their arrays in a wirelens::Arena ([generate.cpp] memory = \"arena\"): the view");
+            c.line("// decoders take one (`decode_view(data, len, arena)`), the View points into the input and");
+            c.line("// the arena, and `arena.reset()` frees it all for the next decode (no allocation once warm).");
+        }
         c.blank();
         let g = guard(ns);
         c.line(&format!("#ifndef {g}"));
@@ -701,6 +732,7 @@ impl Gen<'_> {
     /// The owned string type ([`OwnedStrings`]).
     fn string_ty(&self) -> &'static str {
         match self.strings {
+            OwnedStrings::Std if self.arena => "wirelens::ArenaString",
             OwnedStrings::Std => "std::string",
             OwnedStrings::Compact => "wirelens::CompactString",
         }
@@ -710,6 +742,7 @@ impl Gen<'_> {
         match w {
             Wire::Prim(Primitive::Str) => self.string_ty().into(),
             Wire::Prim(p) => Self::prim_ty(*p).into(),
+            Wire::Array(e) if self.arena => format!("wirelens::ArenaVector<{}>", self.owned_ty(e)),
             Wire::Array(e) => format!("std::vector<{}>", self.owned_ty(e)),
             Wire::Optional(e) => format!("{}<{}>", optional_ty(e), self.owned_ty(e)),
             Wire::Struct(id) => self.name(*id).into(),
@@ -724,6 +757,7 @@ impl Gen<'_> {
             Wire::Prim(_) => "std::string_view".into(),
             Wire::Array(e) => match &**e {
                 Wire::Prim(p) if *p != Primitive::Str => format!("wirelens::LeSpan<{}>", Self::prim_ty(*p)),
+                e if self.arena => format!("wirelens::Span<{}>", self.view_ty(e)),
                 e => format!("std::vector<{}>", self.view_ty(e)),
             },
             Wire::Optional(e) => format!("{}<{}>", optional_ty(e), self.view_ty(e)),
@@ -841,9 +875,10 @@ impl Gen<'_> {
             }
         }
         c.blank();
-        c.line(&format!("WIRELENS_VALUE_API({name})"));
+        let arena = if self.arena { "ARENA_" } else { "" };
+        c.line(&format!("WIRELENS_{arena}VALUE_API({name})"));
         if p.message_id.is_some() {
-            c.line(&format!("WIRELENS_MESSAGE_API({name})"));
+            c.line(&format!("WIRELENS_{arena}MESSAGE_API({name})"));
         }
         if view.is_none() {
             c.line(&format!("{name} to_owned() const {{ return *this; }}"));
@@ -1530,6 +1565,9 @@ impl Gen<'_> {
         match w {
             Wire::Prim(_) => c.line(&format!("{dst} = {}({src});", self.string_ty())),
             Wire::Array(e) => match &**e {
+                Wire::Prim(p) if *p != Primitive::Str && self.arena => {
+                    c.line(&format!("{dst} = {src}.to_vector<{}>();", self.owned_ty(w)))
+                }
                 Wire::Prim(p) if *p != Primitive::Str => c.line(&format!("{dst} = {src}.to_vector();")),
                 e => {
                     let j = *k;
@@ -1580,11 +1618,19 @@ impl Gen<'_> {
         c.line("/// the value: `AnyMessage::decode(data, len, [&](auto& m) { ... })` returns the type id;");
         c.line("/// decode_prefix, decode_view and decode_view_prefix as for every struct (see");
         c.line("/// wirelens::Dispatcher). Encode with the struct's own encode_message.");
-        c.open("struct AnyMessage : wirelens::Dispatcher<AnyMessage> {");
+        let (base, arena) = if self.arena {
+            ("ArenaDispatcher", ", wirelens::Arena* arena")
+        } else {
+            ("Dispatcher", "")
+        };
+        c.open(&format!("struct AnyMessage : wirelens::{base}<AnyMessage> {{"));
         c.line("template <bool View, class F>");
-        c.open("static wirelens::Result<wirelens::Decoded<uint16_t>> dispatch(const uint8_t* data, size_t len, bool exact, F& visit, size_t budget) {");
+        c.open(&format!("static wirelens::Result<wirelens::Decoded<uint16_t>> dispatch(const uint8_t* data, size_t len, bool exact, F& visit, size_t budget{arena}) {{"));
         c.line("wirelens::Reader rd(data, len);");
         c.line("rd.set_budget(budget);");
+        if self.arena {
+            c.line("rd.set_arena(arena);");
+        }
         c.line("wirelens::sdp::Header h;");
         c.open("if (!rd.open_message(0, h)) {");
         c.line("return rd.take_error();");

@@ -17,7 +17,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use codegen::codec::Mode;
-use codegen::emit::cpp::{field_names, generate_with, namespace, runtime_files, type_names, CppOptions, OwnedStrings};
+use codegen::emit::cpp::{
+    field_names, generate_with, namespace, runtime_files, type_names, CppOptions, Memory, OwnedStrings,
+};
 use codegen::layout::{Layout, Wire};
 use codegen::model::{Primitive, Schema};
 use codegen::{analyze, Dialect, FieldOrder, OrderChoice};
@@ -29,15 +31,18 @@ pub struct CppEngine {
     root: PathBuf,
     /// `cpp-compact`: owned strings are `wirelens::CompactString`.
     strings: OwnedStrings,
+    /// `cpp-arena`: views keep their arrays in a `wirelens::Arena`.
+    memory: Memory,
     cxx: String,
     built: RefCell<HashMap<PathBuf, Result<PathBuf, String>>>,
 }
 
 impl CppEngine {
-    pub fn new(strings: OwnedStrings) -> CppEngine {
+    pub fn new(strings: OwnedStrings, memory: Memory) -> CppEngine {
         CppEngine {
             root: Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."),
             strings,
+            memory,
             cxx: std::env::var("CXX").unwrap_or_else(|_| "g++".into()),
             built: RefCell::new(HashMap::new()),
         }
@@ -65,9 +70,11 @@ impl CppEngine {
             Dialect::Sdp => &[FieldOrder::Declaration],
             Dialect::Ffi => &[FieldOrder::Canonical, FieldOrder::Declaration],
         };
-        let flavour = match self.strings {
-            OwnedStrings::Std => "",
-            OwnedStrings::Compact => "compact_",
+        let flavour = match (self.strings, self.memory) {
+            (OwnedStrings::Std, Memory::Std) => "",
+            (OwnedStrings::Compact, Memory::Std) => "compact_",
+            (OwnedStrings::Std, Memory::Arena) => "arena_",
+            (OwnedStrings::Compact, Memory::Arena) => "compact_arena_",
         };
         let dir_name: String = format!("{flavour}{}_{stem}", case.dialect.name())
             .chars()
@@ -94,7 +101,10 @@ impl CppEngine {
             );
             // One namespace per order: the source name picks it.
             let source = format!("{stem}_{}.{ext}", order.as_str());
-            let opts = CppOptions { strings: self.strings };
+            let opts = CppOptions {
+                strings: self.strings,
+                memory: self.memory,
+            };
             let files = generate_with(&a.schema, &a.layout, &source, &opts).map_err(|e| e.to_string())?;
             for f in &files {
                 write_if_changed(&dir.join(&f.name), &f.contents)?;
@@ -124,9 +134,17 @@ impl CppEngine {
             }
             dispatch.push_str("    }\n");
         }
-        let main = format!("{includes}#include \"json.hpp\"\n{body}{DRIVER_RUN}{}{DRIVER_MAIN}", {
-            format!("\nstatic bool dispatch(const std::string& order, const std::string& root, const std::string& cmd, bool message, bool all, const Bytes& input, Bytes& out) {{\n    (void)order;\n{dispatch}    return fail(\"no type \" + root);\n}}\n")
-        });
+        let arena = if self.memory == Memory::Arena {
+            "#define WL_ARENA 1\n"
+        } else {
+            ""
+        };
+        let main = format!(
+            "{arena}{includes}#include \"json.hpp\"\n{body}{DRIVER_RUN}{}{DRIVER_MAIN}",
+            {
+                format!("\nstatic bool dispatch(const std::string& order, const std::string& root, const std::string& cmd, bool message, bool all, const Bytes& input, Bytes& out) {{\n    (void)order;\n{dispatch}    return fail(\"no type \" + root);\n}}\n")
+            }
+        );
         write_if_changed(&dir.join("main.cpp"), &main)?;
         let exe = dir.join("driver");
         if needs_rebuild(&exe, &dir)? {
@@ -183,9 +201,11 @@ impl CppEngine {
 
 impl Engine for CppEngine {
     fn name(&self) -> &str {
-        match self.strings {
-            OwnedStrings::Std => "cpp",
-            OwnedStrings::Compact => "cpp-compact",
+        match (self.strings, self.memory) {
+            (OwnedStrings::Std, Memory::Std) => "cpp",
+            (OwnedStrings::Compact, Memory::Std) => "cpp-compact",
+            (OwnedStrings::Std, Memory::Arena) => "cpp-arena",
+            (OwnedStrings::Compact, Memory::Arena) => "cpp-compact-arena",
         }
     }
 
@@ -439,12 +459,48 @@ static bool run(const std::string& cmd, bool message, bool all, const Bytes& inp
         }
         // The record alone, in its own allocation.
         const Bytes record(p, p + used);
+#ifdef WL_ARENA
+        // One arena for every record, reset before each: a small first block, so views grow
+        // it and reset() merges the blocks; a second decode after reset() must give the same
+        // value and take no more memory (the steady state allocates nothing).
+        static wirelens::Arena arena(16);
+        Bytes again;
+        for (int round = 0; round < 2; ++round) {
+            arena.reset();
+            const size_t held = arena.capacity();
+            auto w = T::decode_view(record.data(), record.size(), arena);
+            if constexpr (Sdp) {
+                if (message) {
+                    w = T::decode_message_view(record.data(), record.size(), arena);
+                }
+            }
+            if (!w) {
+                return fail("the arena view decoder failed: " + w.error().message());
+            }
+            Bytes e;
+            if (!encode_bytes(w->to_owned(), e)) {
+                return false;
+            }
+            if (round == 1 && (e != again || arena.capacity() != held)) {
+                return fail("a view decoded again into the reset arena differs or took more memory");
+            }
+            again = e;
+        }
+        arena.reset();
+        auto v = T::decode_view(record.data(), record.size(), arena);
+        if constexpr (Sdp) {
+            if (message) {
+                v = T::decode_message_view(record.data(), record.size(), arena);
+            }
+        }
+#else
         auto v = T::decode_view(record.data(), record.size());
         if constexpr (Sdp) {
             if (message) {
                 v = T::decode_message_view(record.data(), record.size());
             }
         }
+#endif
         if (!v) {
             return fail("the view decoder failed: " + v.error().message());
         }
@@ -467,6 +523,34 @@ static bool run(const std::string& cmd, bool message, bool all, const Bytes& inp
         if (c != b) {
             return fail("decode disagrees with decode_prefix");
         }
+#ifdef WL_ARENA
+        // The owned decoders with an arena (strings and arrays in it), twice into one
+        // arena reset in between: the same bytes again, and no more memory the second time.
+        {
+            static wirelens::Arena owned_arena(16);
+            Bytes first;
+            for (int round = 0; round < 2; ++round) {
+                owned_arena.reset();
+                const size_t held = owned_arena.capacity();
+                auto o = T::decode(record.data(), record.size(), owned_arena);
+                if constexpr (Sdp) {
+                    if (message) {
+                        o = T::decode_message(record.data(), record.size(), owned_arena);
+                    }
+                }
+                if (!o) {
+                    return fail("the owned decoder with an arena failed: " + o.error().message());
+                }
+                Bytes e;
+                if (!encode_bytes(*o, e) || e != b) {
+                    return fail("the owned decoder with an arena disagrees with decode_prefix");
+                }
+                if (round == 1 && owned_arena.capacity() != held) {
+                    return fail("an owned decode into the reset arena took more memory");
+                }
+            }
+        }
+#endif
         if (at > 0) {
             text += ',';
         }
@@ -790,7 +874,7 @@ inline bool get_string(const Value& v, S& out) {
     if (v.kind != Value::String) {
         return bad("expected a string");
     }
-    out = v.text;
+    out.assign(v.text.data(), v.text.size());
     return true;
 }
 
@@ -863,8 +947,8 @@ inline bool get_prim(const Value& v, T& out) {
     }
 }
 
-template <class T>
-inline bool get_prims(const Value& v, std::vector<T>& out) {
+template <class T, class A>
+inline bool get_prims(const Value& v, std::vector<T, A>& out) {
     if (v.kind != Value::Array) {
         return bad("expected an array");
     }

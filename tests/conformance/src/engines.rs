@@ -9,7 +9,7 @@ use codegen::codec::Mode;
 use codegen::FieldOrder;
 use serde_json::Value;
 
-use codegen::emit::cpp::OwnedStrings;
+use codegen::emit::cpp::{Memory, OwnedStrings};
 
 use crate::{Case, Engine};
 
@@ -19,11 +19,26 @@ pub fn by_name(name: &str) -> Result<Box<dyn Engine>, String> {
             bin: std::env::var("WIRELENS_BIN").unwrap_or_else(|_| "wirelens".into()),
         })),
         "rust" => Ok(Box::new(crate::rust_engine::RustEngine::new())),
-        "cpp" => Ok(Box::new(crate::cpp_engine::CppEngine::new(OwnedStrings::Std))),
-        "cpp-compact" => Ok(Box::new(crate::cpp_engine::CppEngine::new(OwnedStrings::Compact))),
+        "cpp" => Ok(Box::new(crate::cpp_engine::CppEngine::new(
+            OwnedStrings::Std,
+            Memory::Std,
+        ))),
+        "cpp-compact" => Ok(Box::new(crate::cpp_engine::CppEngine::new(
+            OwnedStrings::Compact,
+            Memory::Std,
+        ))),
+        // Views in a wirelens::Arena ([generate.cpp] memory = "arena"), also with compact strings.
+        "cpp-arena" => Ok(Box::new(crate::cpp_engine::CppEngine::new(
+            OwnedStrings::Std,
+            Memory::Arena,
+        ))),
+        "cpp-compact-arena" => Ok(Box::new(crate::cpp_engine::CppEngine::new(
+            OwnedStrings::Compact,
+            Memory::Arena,
+        ))),
         "c" => Ok(Box::new(crate::c_engine::CEngine::new())),
         other => Err(format!(
-            "unknown engine `{other}` (engines: cli, c, cpp, cpp-compact, rust)"
+            "unknown engine `{other}` (engines: cli, c, cpp, cpp-compact, cpp-arena, cpp-compact-arena, rust)"
         )),
     }
 }

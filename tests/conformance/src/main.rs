@@ -23,7 +23,8 @@ struct Args {
     #[arg(long)]
     vectors: PathBuf,
     /// Comma-separated engines: cli, c, cpp, cpp-compact (owned strings as
-    /// `wirelens::CompactString`), rust.
+    /// `wirelens::CompactString`), cpp-arena and cpp-compact-arena (views in a
+    /// `wirelens::Arena`), rust.
     #[arg(long, default_value = "cli", value_delimiter = ',')]
     lang: Vec<String>,
 }
