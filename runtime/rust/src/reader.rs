@@ -107,7 +107,7 @@ impl<'a> Reader<'a> {
     }
 
     /// An SDP string (u32 length + UTF-8) copied into a `String`, charged to the budget.
-    #[inline]
+    #[inline(always)]
     pub fn string32(&mut self) -> Result<alloc::string::String, DecodeError> {
         let s = self.str32()?;
         self.charge(s.len())?;
@@ -115,7 +115,7 @@ impl<'a> Reader<'a> {
     }
 
     /// An ffire string (u16 length + UTF-8) copied into a `String`, charged to the budget.
-    #[inline]
+    #[inline(always)]
     pub fn string16(&mut self) -> Result<alloc::string::String, DecodeError> {
         let s = self.str16()?;
         self.charge(s.len())?;
@@ -125,7 +125,7 @@ impl<'a> Reader<'a> {
     /// An SDP string copied into a [`crate::CompactString`] (no allocation up to 24
     /// bytes), charged to the budget like [`Reader::string32`].
     #[cfg(feature = "compact-strings")]
-    #[inline]
+    #[inline(always)]
     pub fn compact32(&mut self) -> Result<compact_str::CompactString, DecodeError> {
         let s = self.str32()?;
         self.charge(s.len())?;
@@ -135,7 +135,7 @@ impl<'a> Reader<'a> {
     /// An ffire string copied into a [`crate::CompactString`] (no allocation up to 24
     /// bytes), charged to the budget like [`Reader::string16`].
     #[cfg(feature = "compact-strings")]
-    #[inline]
+    #[inline(always)]
     pub fn compact16(&mut self) -> Result<compact_str::CompactString, DecodeError> {
         let s = self.str16()?;
         self.charge(s.len())?;
