@@ -73,6 +73,12 @@ struct Locals {
     i_0: u8,
     base0: Option<Label>,
 }
+
+/// Only an array of fixed structs: no view by default (the owned type), a view with
+/// `memory = \"arena\"` (the array lives in the arena).
+struct Points {
+    pts: []Inner,
+}
 ";
 
 const EXTRA_FFI: &str = "package extra
@@ -158,6 +164,13 @@ fn extra_values() -> Vec<(&'static str, &'static str, bool, serde_json::Value)> 
         ("extra.sdp", "Holder", false, holder_empty),
         ("extra.sdp", "Holder", true, holder),
         ("extra.sdp", "Inner", true, json!({"v": 1, "okay": true})),
+        (
+            "extra.sdp",
+            "Points",
+            false,
+            json!({"pts": [{"v": 1, "okay": true}, {"v": 2, "okay": false}]}),
+        ),
+        ("extra.sdp", "Points", true, json!({"pts": [{"v": 3, "okay": true}]})),
         ("extra.ffi", "Everything", false, everything),
         ("extra.ffi", "Everything", false, nothing),
         ("extra.ffi", "Stamp", false, json!(-42)),
