@@ -1,11 +1,12 @@
 //! Generates every benchmarked schema three times into `$OUT_DIR`: `fast_<name>.rs` with
 //! the emitter's defaults (what `codegen::generate::Builder` writes), `plain_<name>.rs`
 //! with every optimization off (`RustOptions::PLAIN`), the field-by-field baseline, and
-//! `compact_<name>.rs`: the defaults with `OwnedStrings::Compact`.
+//! `compact_<name>.rs`: the defaults with `OwnedStrings::Compact`, and `arena_<name>.rs`:
+//! the defaults with `Memory::Arena` (views' arrays in an arena).
 
 use std::path::Path;
 
-use codegen::emit::rust::{generate_with, OwnedStrings, RustOptions};
+use codegen::emit::rust::{generate_with, Memory, OwnedStrings, RustOptions};
 use codegen::{analyze, Dialect, FieldOrder, OrderChoice};
 
 /// (module name, dialect, schema path relative to the workspace root).
@@ -45,10 +46,15 @@ fn main() {
             strings: OwnedStrings::Compact,
             ..RustOptions::default()
         };
+        let arena = RustOptions {
+            memory: Memory::Arena,
+            ..RustOptions::default()
+        };
         for (prefix, opts) in [
             ("fast", RustOptions::default()),
             ("plain", RustOptions::PLAIN),
             ("compact", compact),
+            ("arena", arena),
         ] {
             let code = generate_with(&a.schema, &a.layout, file, &opts).unwrap_or_else(|e| panic!("{rel}: {e}"));
             std::fs::write(out.join(format!("{prefix}_{name}.rs")), code).expect("write generated code");

@@ -100,6 +100,10 @@ pub struct RustGenerateConfig {
     /// (`wirelens_runtime::CompactString`: strings up to 24 bytes inline, so decoding
     /// allocates only for longer ones; needs the runtime's `compact-strings` feature).
     pub strings: Option<crate::emit::rust::OwnedStrings>,
+    /// `memory = "std"` (a view's arrays of struct and string views are `Vec`s, the
+    /// default) or `"arena"` (`&'a [T]` in an `rt::Arena` passed to `decode_view_in`;
+    /// needs the runtime's `arena` feature).
+    pub memory: Option<crate::emit::rust::Memory>,
 }
 
 impl Config {
@@ -158,6 +162,10 @@ mod tests {
         assert_eq!(c.ffi.order, Some(FieldOrder::Declaration));
         let e = Config::parse(Path::new("wirelens.toml"), "[ffi]\norder = \"sideways\"\n").unwrap_err();
         assert_eq!(e.line_col, Some((2, 9)));
+        let c = Config::parse(Path::new("wirelens.toml"), "[generate.rust]\nmemory = \"arena\"\n").unwrap();
+        assert_eq!(c.generate.rust.memory, Some(crate::emit::Memory::Arena));
+        let e = Config::parse(Path::new("wirelens.toml"), "[generate.rust]\nmemory = \"pool\"\n").unwrap_err();
+        assert_eq!(e.line_col, Some((2, 10)));
         let e = Config::parse(Path::new("wirelens.toml"), "[ffi]\nodrer = \"canonical\"\n").unwrap_err();
         assert!(e.message.contains("odrer"), "{e}");
     }

@@ -17,8 +17,8 @@ use std::sync::Mutex;
 
 use crate::emit::cpp::CppOptions;
 use crate::emit::rust::RustOptions;
-use crate::emit::OwnedStrings;
 use crate::emit::{self, is_generated, EmitError, Lang, OutputFile};
+use crate::emit::{Memory, OwnedStrings};
 use crate::files::{remove_stale_temps, write_temp};
 use crate::project::{FileError, Flags, Project};
 use crate::source::ColumnUnit;
@@ -374,6 +374,7 @@ pub struct Builder {
     cargo_rerun: bool,
     rust_strings: Option<OwnedStrings>,
     cpp_strings: Option<OwnedStrings>,
+    rust_memory: Option<Memory>,
 }
 
 impl Default for Builder {
@@ -391,6 +392,7 @@ impl Builder {
             cargo_rerun: true,
             rust_strings: None,
             cpp_strings: None,
+            rust_memory: None,
         }
     }
 
@@ -417,6 +419,15 @@ impl Builder {
     /// `wirelens-runtime` feature `compact-strings`.
     pub fn rust_strings(mut self, strings: OwnedStrings) -> Builder {
         self.rust_strings = Some(strings);
+        self
+    }
+
+    /// Where generated Rust views keep their arrays, overriding `wirelens.toml`'s
+    /// `[generate.rust] memory` (default [`Memory::Std`], one `Vec` each).
+    /// [`Memory::Arena`]: `&'a [T]` in a `wirelens_runtime::Arena` passed to
+    /// `decode_view_in` (runtime feature `arena`).
+    pub fn rust_memory(mut self, memory: Memory) -> Builder {
+        self.rust_memory = Some(memory);
         self
     }
 
@@ -463,6 +474,7 @@ impl Builder {
         let prepared = Project::local()
             .with_staging(true)
             .with_rust_strings(self.rust_strings)
+            .with_rust_memory(self.rust_memory)
             .with_cpp_strings(self.cpp_strings)
             .prepare(&paths, &flags, &Default::default())
             .map_err(BuildError)?;
@@ -515,6 +527,27 @@ mod tests {
             .prefix(&format!("wirelens-gen-{tag}-"))
             .tempdir()
             .unwrap()
+    }
+
+    /// `[generate.rust] memory = "arena"` reaches the Rust generator through `Builder`, and
+    /// `Builder::rust_memory` beats it.
+    #[test]
+    fn rust_memory_comes_from_wirelens_toml_or_the_builder() {
+        let d = tempdir("memory");
+        let schema = d.path().join("m.sdp");
+        std::fs::write(&schema, "struct Item { name: str }\nstruct List { items: []Item }\n").unwrap();
+        std::fs::write(d.path().join("wirelens.toml"), "[generate.rust]\nmemory = \"arena\"\n").unwrap();
+        let out = d.path().join("out");
+        let gen = |b: Builder| {
+            b.out_dir(&out).cargo_rerun(false).compile(&[&schema]).unwrap();
+            std::fs::read_to_string(out.join("m.rs")).unwrap()
+        };
+        let arena = gen(Builder::new());
+        assert!(arena.contains("pub items: &'a [ItemView<'a>],"), "{arena}");
+        assert!(arena.contains("rd.slots(n0)"), "{arena}");
+        let std = gen(Builder::new().rust_memory(Memory::Std));
+        assert!(std.contains("pub items: Vec<ItemView<'a>>,"), "{std}");
+        assert!(!std.contains("slots") && !std.contains("VIEW_IN_ARENA"), "{std}");
     }
 
     #[test]

@@ -147,6 +147,8 @@ pub struct Project {
     rust_strings: Option<OwnedStrings>,
     /// `Builder::cpp_strings`: beats `[generate.cpp] strings`.
     cpp_strings: Option<OwnedStrings>,
+    /// `Builder::rust_memory`: beats `[generate.rust] memory`.
+    rust_memory: Option<crate::emit::rust::Memory>,
 }
 
 impl Project {
@@ -169,6 +171,7 @@ impl Project {
             staging: false,
             rust_strings: None,
             cpp_strings: None,
+            rust_memory: None,
         }
     }
 
@@ -184,6 +187,14 @@ impl Project {
     #[must_use]
     pub fn with_rust_strings(mut self, strings: Option<OwnedStrings>) -> Project {
         self.rust_strings = strings;
+        self
+    }
+
+    /// Where generated Rust views keep their arrays, over `wirelens.toml`'s (`None`:
+    /// keep it).
+    #[must_use]
+    pub fn with_rust_memory(mut self, memory: Option<crate::emit::rust::Memory>) -> Project {
+        self.rust_memory = memory;
         self
     }
 
@@ -293,6 +304,10 @@ impl Project {
                 strings: self
                     .rust_strings
                     .or(toml.and_then(|c| c.generate.rust.strings))
+                    .unwrap_or_default(),
+                memory: self
+                    .rust_memory
+                    .or(toml.and_then(|c| c.generate.rust.memory))
                     .unwrap_or_default(),
                 ..RustOptions::default()
             },

@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use codegen::emit::rust::{generate, generate_with, type_name, OwnedStrings, RustOptions};
+use codegen::emit::rust::{generate, generate_with, type_name, Memory, OwnedStrings, RustOptions};
 use codegen::{analyze, Dialect, FieldOrder, OrderChoice};
 
 mod build_common;
@@ -72,6 +72,12 @@ struct Locals {
     f_x: bool,
     i_0: u8,
     base0: Option<Label>,
+}
+
+/// Only an array of fixed structs: no view by default (the owned type), a view with
+/// `memory = \"arena\"` (the array lives in the arena).
+struct Points {
+    pts: []Inner,
 }
 ";
 
@@ -158,6 +164,13 @@ fn extra_values() -> Vec<(&'static str, &'static str, bool, serde_json::Value)> 
         ("extra.sdp", "Holder", false, holder_empty),
         ("extra.sdp", "Holder", true, holder),
         ("extra.sdp", "Inner", true, json!({"v": 1, "okay": true})),
+        (
+            "extra.sdp",
+            "Points",
+            false,
+            json!({"pts": [{"v": 1, "okay": true}, {"v": 2, "okay": false}]}),
+        ),
+        ("extra.sdp", "Points", true, json!({"pts": [{"v": 3, "okay": true}]})),
         ("extra.ffi", "Everything", false, everything),
         ("extra.ffi", "Everything", false, nothing),
         ("extra.ffi", "Stamp", false, json!(-42)),
@@ -173,6 +186,8 @@ struct Module {
     code: String,
     /// The same module with `OwnedStrings::Compact` (owned strings as `CompactString`).
     compact_code: String,
+    /// The same module with `Memory::Arena` (views' arrays in an arena).
+    arena_code: String,
     /// Schema type name → generated Rust type name.
     names: Vec<(String, String)>,
     /// Extra cases: (root, message mode, bytes from the reference codec).
@@ -237,6 +252,12 @@ fn modules(vectors: &Path) -> Vec<Module> {
                 for std_string in [": String", "<String>", "(pub String)", "String::from"] {
                     assert!(!other.contains(std_string), "{file}: {std_string}");
                 }
+                let arena = RustOptions {
+                    memory: Memory::Arena,
+                    ..RustOptions::default()
+                };
+                let arena_code =
+                    generate_with(&a.schema, &a.layout, &file, &arena).unwrap_or_else(|e| panic!("{file}: {e}"));
                 let bins = extra_bins(&a, &file, order);
                 assert!(code.starts_with(codegen::emit::GENERATED_HEADER));
                 let names = (0..a.schema.types.len())
@@ -249,6 +270,7 @@ fn modules(vectors: &Path) -> Vec<Module> {
                     order,
                     code,
                     compact_code,
+                    arena_code,
                     names,
                     bins,
                 });
@@ -426,6 +448,137 @@ macro_rules! message_case {
         }
         Ok::<usize, String>(1)
     }};
+}
+"#;
+
+const ARENA_PRELUDE: &str = r#"
+/// Byte-mode case through the views generated with `memory = "arena"` (`$ty`): every record
+/// decoded into one arena, reset before each record and reused, against the owned decoder;
+/// the first record's truncations fail with the same error (offset, kind, path) as the
+/// `Vec` views of the default code (`$std`).
+macro_rules! arena_case {
+    ($std:ty, $ty:ty, $bytes:expr) => {{
+        let bytes: &[u8] = $bytes;
+        let mut arena = wirelens_runtime::Arena::new();
+        let mut at = 0;
+        let mut records = 0;
+        while at < bytes.len() {
+            let rest = &bytes[at..];
+            let (value, used) = <$ty>::decode_prefix(rest).map_err(|e| format!("decode_prefix at {at}: {e}"))?;
+            arena.reset();
+            let (view, vused) =
+                <$ty>::decode_view_prefix_in(rest, &arena).map_err(|e| format!("decode_view_prefix_in at {at}: {e}"))?;
+            if vused != used || view.to_owned_value() != value {
+                return Err("the arena view disagrees with the owned decoder".into());
+            }
+            let record = &rest[..used];
+            let again = <$ty>::decode_view_in(record, &arena).map_err(|e| format!("decode_view_in: {e}"))?;
+            if again != view {
+                return Err("a second decode into the same arena differs".into());
+            }
+            if <$ty>::VIEW_IN_ARENA {
+                match <$ty>::decode_view(record) {
+                    Err(e) if e.kind == wirelens_runtime::DecodeErrorKind::NoArena => {}
+                    other => return Err(format!("decode_view without an arena: {:?}", other.map(|_| ()))),
+                }
+            }
+            if records == 0 {
+                for k in 0..used.min(256) {
+                    let want = <$std>::decode_view(&record[..k]).err().ok_or("the Vec view accepted a truncation")?;
+                    let got = <$ty>::decode_view_in(&record[..k], &arena)
+                        .err()
+                        .ok_or_else(|| format!("the arena view accepted a truncation to {k} bytes"))?;
+                    if got != want {
+                        return Err(format!("truncation to {k}: arena view error {got:?}, Vec view error {want:?}"));
+                    }
+                }
+                let mut longer = record.to_vec();
+                longer.push(0);
+                if <$ty>::decode_view_in(&longer, &arena).is_ok() {
+                    return Err("decode_view_in accepted a trailing byte".into());
+                }
+            }
+            at += used;
+            records += 1;
+        }
+        Ok::<usize, String>(records)
+    }};
+}
+
+/// Message-mode case through the arena views.
+macro_rules! arena_message_case {
+    ($ty:ty, $bytes:expr) => {{
+        let bytes: &[u8] = $bytes;
+        let value = <$ty>::decode_message(bytes).map_err(|e| format!("decode_message: {e}"))?;
+        let arena = wirelens_runtime::Arena::new();
+        let view = <$ty>::decode_message_view_in(bytes, &arena).map_err(|e| format!("decode_message_view_in: {e}"))?;
+        if view.to_owned_value() != value {
+            return Err("the arena view decoder disagrees".into());
+        }
+        for k in 0..bytes.len().min(256) {
+            if <$ty>::decode_message_view_in(&bytes[..k], &arena).is_ok() {
+                return Err(format!("decode_message_view_in accepted a truncation to {k} bytes"));
+            }
+        }
+        Ok::<usize, String>(1)
+    }};
+}
+
+/// Hostile input and budgets through the arena views (`memory = "arena"`).
+fn arena_checks() -> Result<(), String> {
+    use emitted_arena::sdp_extra::Holder;
+    use wirelens_runtime::{Arena, DecodeErrorKind as K};
+    let mut arena = Arena::new();
+    // Invalid UTF-8 in the second string of an array: the same error and path as the Vec view.
+    let list = emitted_arena::ffi_array_string_canon::StringListMessage(vec!["ab".into(), "cd".into()]);
+    let mut bytes = list.to_bytes().map_err(|e| e.to_string())?;
+    let last = bytes.len() - 1;
+    bytes[last] = 0xff;
+    let e = emitted_arena::ffi_array_string_canon::StringListMessage::decode_view_in(&bytes, &arena)
+        .err()
+        .ok_or("the arena view accepted bad UTF-8")?;
+    let want = emitted::ffi_array_string_canon::StringListMessage::decode_view(&bytes).err().ok_or("Vec view")?;
+    if e.kind != K::InvalidUtf8 || e.offset != last || e.path() != "[1]" || e != want {
+        return Err(format!("bad UTF-8 in an arena view: {e:?} {}", e.path()));
+    }
+    // The budget counts what the arena gives the arrays: 1,000,000 absent optionals.
+    let big = Holder { maybe: vec![None; 1_000_000], ..Default::default() };
+    let bytes = big.to_bytes().map_err(|e| e.to_string())?;
+    arena.reset();
+    let e = Holder::decode_view_in_with_budget(&bytes, &arena, 1 << 20).err().ok_or("over the budget accepted")?;
+    if !matches!(e.kind, K::OverBudget { left: 1_048_576, .. }) || e.path() != "maybe" {
+        return Err(format!("arena view over the budget: {e:?} {}", e.path()));
+    }
+    let view = Holder::decode_view_in_with_budget(&bytes, &arena, 64 << 20).map_err(|e| e.to_string())?;
+    if view.maybe.len() != 1_000_000 || view.to_owned_value() != big {
+        return Err("arena view within the budget".into());
+    }
+    let mut msg = Vec::new();
+    big.encode_message(&mut msg).map_err(|e| e.to_string())?;
+    let e = Holder::decode_message_view_in_with_budget(&msg, &arena, 1 << 20).err().ok_or("message over the budget")?;
+    if !matches!(e.kind, K::OverBudget { .. }) || e.path() != "maybe" {
+        return Err(format!("arena message view over the budget: {e:?}"));
+    }
+    // Without an arena the arena views are refused, whatever the input (here: no arrays at all).
+    let empty = Holder::default().to_bytes().map_err(|e| e.to_string())?;
+    for e in [Holder::decode_view(&empty).err(), Holder::decode_view_prefix(&empty).err(), Holder::decode_view_with_budget(&empty, 1 << 20).err()] {
+        if e.map(|e| e.kind) != Some(K::NoArena) {
+            return Err("an arena view was decoded without an arena".into());
+        }
+    }
+    let mut msg = Vec::new();
+    Holder::default().encode_message(&mut msg).map_err(|e| e.to_string())?;
+    if Holder::decode_message_view(&msg).err().map(|e| e.kind) != Some(K::NoArena) {
+        return Err("an arena message view was decoded without an arena".into());
+    }
+    // A reader with an arena decodes a view by hand too.
+    let mut rd = wirelens_runtime::Reader::new(&empty).with_arena(&arena);
+    let v = <emitted_arena::sdp_extra::HolderView<'_> as wirelens_runtime::Decode<'_>>::read_from(&mut rd).map_err(|e| e.to_string())?;
+    rd.finish().map_err(|e| e.to_string())?;
+    if v.to_owned_value() != Holder::default() {
+        return Err("Reader::with_arena".into());
+    }
+    Ok(())
 }
 "#;
 
@@ -608,18 +761,35 @@ fn main() {
 
 fn driver(cases: &[Case]) -> String {
     let mut s = String::from(DRIVER_PRELUDE);
+    s.push_str(ARENA_PRELUDE);
     s.push_str(SPECIAL_CHECKS);
     s.push_str("\nfn main() -> ExitCode {\n    let mut passed = 0;\n    let mut failed = 0;\n");
     s.push_str(
         "    match special_checks() {\n        Ok(()) => { passed += 1; println!(\"ok special/limits-and-hostile-input\"); }\n        Err(e) => { failed += 1; println!(\"FAIL special/limits-and-hostile-input: {e}\"); }\n    }\n",
     );
+    s.push_str(
+        "    match arena_checks() {\n        Ok(()) => { passed += 1; println!(\"ok special/arena-hostile-input\"); }\n        Err(e) => { failed += 1; println!(\"FAIL special/arena-hostile-input: {e}\"); }\n    }\n",
+    );
     for (c, root, prefix) in cases
         .iter()
         .map(|c| (c, "emitted", ""))
         .chain(cases.iter().map(|c| (c, "emitted_compact", "compact:")))
+        .chain(cases.iter().map(|c| (c, "emitted_arena", "arena:")))
     {
         let bin = c.bin.display();
-        let body = if c.message {
+        let body = if root == "emitted_arena" && c.message {
+            format!(
+                "arena_message_case!({root}::{m}::{t}, include_bytes!({bin:?}))",
+                m = c.module,
+                t = c.ty
+            )
+        } else if root == "emitted_arena" {
+            format!(
+                "arena_case!(emitted::{m}::{t}, {root}::{m}::{t}, include_bytes!({bin:?}))",
+                m = c.module,
+                t = c.ty
+            )
+        } else if c.message {
             format!(
                 "message_case!({root}::{m}::{t}, {root}::{m}::AnyMessage, include_bytes!({bin:?}))",
                 m = c.module,
@@ -666,29 +836,35 @@ fn generated_rust_round_trips_every_golden_case() {
         dir.join("Cargo.toml"),
         format!(
             "[package]\nname = \"emit-rust-check\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
-             [dependencies]\nwirelens-runtime = {{ path = {:?}, features = [\"compact-strings\"] }}\n\n[workspace]\n",
+             [dependencies]\nwirelens-runtime = {{ path = {:?}, features = [\"compact-strings\", \"arena\"] }}\n\n[workspace]\n",
             runtime.display().to_string()
         ),
     )
     .expect("write Cargo.toml");
     // A `no_std` library (with `alloc`): generated code must not need std.
-    let mut lib = String::from("#![no_std]\nextern crate alloc;\npub mod emitted;\npub mod emitted_compact;\n");
+    let mut lib = String::from(
+        "#![no_std]\nextern crate alloc;\npub mod emitted;\npub mod emitted_compact;\npub mod emitted_arena;\n",
+    );
     let mut emitted_mod = String::new();
     let compact_dir = src.join("emitted_compact");
     std::fs::create_dir_all(&compact_dir).expect("mkdir");
+    let arena_dir = src.join("emitted_arena");
+    std::fs::create_dir_all(&arena_dir).expect("mkdir");
     for m in &modules {
+        std::fs::write(arena_dir.join(format!("{}.rs", m.name)), &m.arena_code).expect("write module");
         std::fs::write(emitted.join(format!("{}.rs", m.name)), &m.code).expect("write module");
         std::fs::write(compact_dir.join(format!("{}.rs", m.name)), &m.compact_code).expect("write module");
         let _ = writeln!(emitted_mod, "pub mod {};", m.name);
     }
     std::fs::write(src.join("emitted_compact.rs"), &emitted_mod).expect("write emitted_compact.rs");
+    std::fs::write(src.join("emitted_arena.rs"), &emitted_mod).expect("write emitted_arena.rs");
     lib.push('\n');
     std::fs::write(src.join("lib.rs"), lib).expect("write lib.rs");
     std::fs::write(src.join("emitted.rs"), emitted_mod).expect("write emitted.rs");
     std::fs::write(
         src.join("main.rs"),
         format!(
-            "use emit_rust_check::{{emitted, emitted_compact}};\nuse wirelens_runtime::{{Dispatch, Message, SdpMessage}};\n{}",
+            "use emit_rust_check::{{emitted, emitted_arena, emitted_compact}};\nuse wirelens_runtime::{{Dispatch, Message, SdpMessage}};\n{}",
             driver(&cases)
         ),
     )
@@ -716,11 +892,12 @@ fn generated_rust_round_trips_every_golden_case() {
         "the driver (generated crate)",
     );
     print!("{stdout}");
-    // Every case with both string types, plus the limits-and-hostile-input checks.
+    // Every case with both string types and through the arena views, plus the
+    // limits-and-hostile-input checks (default and arena code).
     let ok = stdout.lines().filter(|l| l.starts_with("ok ")).count();
-    assert_eq!(ok, 2 * cases.len() + 1, "{stdout}");
+    assert_eq!(ok, 3 * cases.len() + 2, "{stdout}");
     assert!(
-        stdout.contains(&format!("passed {} failed 0", 2 * cases.len() + 1)),
+        stdout.contains(&format!("passed {} failed 0", 3 * cases.len() + 2)),
         "{stdout}"
     );
     let partial = run(

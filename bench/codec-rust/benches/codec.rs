@@ -11,7 +11,9 @@
 //! `{rust,plain}-encode` (append to a reused `Vec`), `-encode-fresh` (`to_bytes`: a new
 //! exact-size `Vec`), `rust-encode-slice` (`encode_into` a caller buffer), `-decode`
 //! (owned values), `-decode-view` (zero-copy), `rust-compact-{decode,encode}` (owned strings
-//! as `CompactString`, the `OwnedStrings::Compact` option), `{bincode,prost}-encode`/`-encode-fresh`/
+//! as `CompactString`, the `OwnedStrings::Compact` option), `rust-arena-decode-view` (views
+//! with their arrays in an arena, `Memory::Arena`, reset before each record's decode),
+//! `{bincode,prost}-encode`/`-encode-fresh`/
 //! `-decode`. Every decode drops what it built inside the timed loop.
 
 use std::hint::black_box;
@@ -20,7 +22,7 @@ use wirelens_runtime::Message as _;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use wirelens_bench_codec::{
-    buffer_apart, compact, dataset_file, decode_all, fast, memcpy_target, mirror, plain, read_case, LongArrays,
+    arena, buffer_apart, compact, dataset_file, decode_all, fast, memcpy_target, mirror, plain, read_case, LongArrays,
 };
 
 fn config() -> Criterion {
@@ -37,7 +39,7 @@ fn config() -> Criterion {
 }
 
 macro_rules! dataset {
-    ($c:expr, $name:literal, $fast:ty, $compact:ty, $plain:ty, $mirror:ty, $from:path) => {{
+    ($c:expr, $name:literal, $fast:ty, $compact:ty, $arena:ty, $plain:ty, $mirror:ty, $from:path) => {{
         let bytes = read_case(dataset_file($name));
         let recs: Vec<$fast> = decode_all!($fast, &bytes);
         let precs: Vec<$plain> = decode_all!($plain, &bytes);
@@ -111,6 +113,19 @@ macro_rules! dataset {
                 let mut at = 0;
                 while at < bytes.len() {
                     let (v, n) = <$fast>::decode_view_prefix(&bytes[at..]).expect("decodes");
+                    at += n;
+                    black_box(v);
+                }
+            })
+        });
+        let mut mem = wirelens_runtime::Arena::new();
+        g.bench_function("rust-arena-decode-view", |b| {
+            b.iter(|| {
+                let bytes = black_box(&bytes[..]);
+                let mut at = 0;
+                while at < bytes.len() {
+                    mem.reset();
+                    let (v, n) = <$arena>::decode_view_prefix_in(&bytes[at..], &mem).expect("decodes");
                     at += n;
                     black_box(v);
                 }
@@ -220,6 +235,7 @@ fn codecs(c: &mut Criterion) {
         "sdp-audiounit",
         fast::audiounit::PluginRegistry,
         compact::audiounit::PluginRegistry,
+        arena::audiounit::PluginRegistry,
         plain::audiounit::PluginRegistry,
         mirror::audiounit::PluginRegistry,
         mirror::audiounit::from_records
@@ -229,6 +245,7 @@ fn codecs(c: &mut Criterion) {
         "sdp-arrays",
         fast::arrays::ArraysOfPrimitives,
         compact::arrays::ArraysOfPrimitives,
+        arena::arrays::ArraysOfPrimitives,
         plain::arrays::ArraysOfPrimitives,
         mirror::arrays::Records,
         mirror::arrays::from_records
@@ -238,6 +255,7 @@ fn codecs(c: &mut Criterion) {
         "sdp-arrays-first",
         fast::arrays::ArraysOfPrimitives,
         compact::arrays::ArraysOfPrimitives,
+        arena::arrays::ArraysOfPrimitives,
         plain::arrays::ArraysOfPrimitives,
         mirror::arrays::Records,
         mirror::arrays::from_records
@@ -247,6 +265,7 @@ fn codecs(c: &mut Criterion) {
         "ffi-complex",
         fast::complex::PluginListMessage,
         compact::complex::PluginListMessage,
+        arena::complex::PluginListMessage,
         plain::complex::PluginListMessage,
         mirror::complex::PluginList,
         mirror::complex::from_records
@@ -256,6 +275,7 @@ fn codecs(c: &mut Criterion) {
         "ffi-array-int",
         fast::array_int::IntListMessage,
         compact::array_int::IntListMessage,
+        arena::array_int::IntListMessage,
         plain::array_int::IntListMessage,
         mirror::array_int::IntList,
         mirror::array_int::from_records
@@ -265,6 +285,7 @@ fn codecs(c: &mut Criterion) {
         "ffi-array-struct",
         fast::array_struct::DeviceListMessage,
         compact::array_struct::DeviceListMessage,
+        arena::array_struct::DeviceListMessage,
         plain::array_struct::DeviceListMessage,
         mirror::array_struct::DeviceList,
         mirror::array_struct::from_records
@@ -274,6 +295,7 @@ fn codecs(c: &mut Criterion) {
         "ffi-array-string",
         fast::array_string::StringListMessage,
         compact::array_string::StringListMessage,
+        arena::array_string::StringListMessage,
         plain::array_string::StringListMessage,
         mirror::array_string::StringList,
         mirror::array_string::from_records

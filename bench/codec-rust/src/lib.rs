@@ -81,6 +81,30 @@ pub mod compact {
     }
 }
 
+/// The defaults with views' arrays in an arena (`Memory::Arena`): one bump allocation per
+/// array instead of one `Vec`, none per decode once the reset arena is reused.
+pub mod arena {
+    #![allow(missing_docs)]
+    pub mod audiounit {
+        include!(concat!(env!("OUT_DIR"), "/arena_audiounit.rs"));
+    }
+    pub mod arrays {
+        include!(concat!(env!("OUT_DIR"), "/arena_arrays.rs"));
+    }
+    pub mod complex {
+        include!(concat!(env!("OUT_DIR"), "/arena_complex.rs"));
+    }
+    pub mod array_int {
+        include!(concat!(env!("OUT_DIR"), "/arena_array_int.rs"));
+    }
+    pub mod array_struct {
+        include!(concat!(env!("OUT_DIR"), "/arena_array_struct.rs"));
+    }
+    pub mod array_string {
+        include!(concat!(env!("OUT_DIR"), "/arena_array_string.rs"));
+    }
+}
+
 /// The golden vectors directory (`WIRELENS_VECTORS`, else the repository's copy).
 pub fn vectors() -> PathBuf {
     match std::env::var_os("WIRELENS_VECTORS") {

@@ -3,11 +3,11 @@
 //! decoders, and the bincode and prost mirrors round-trip the same values. (A benchmark
 //! of a codec that silently does less work would flatter it.)
 
-use wirelens_bench_codec::{compact, dataset_file, decode_all, fast, mirror, plain, read_case};
+use wirelens_bench_codec::{arena, compact, dataset_file, decode_all, fast, mirror, plain, read_case};
 use wirelens_runtime::Message as _;
 
 macro_rules! check {
-    ($name:literal, $fast:ty, $compact:ty, $plain:ty, $mirror:ty, $from:path) => {{
+    ($name:literal, $fast:ty, $compact:ty, $arena:ty, $plain:ty, $mirror:ty, $from:path) => {{
         let bytes = read_case(dataset_file($name));
         let recs: Vec<$fast> = decode_all!($fast, &bytes);
         let precs: Vec<$plain> = decode_all!($plain, &bytes);
@@ -23,6 +23,21 @@ macro_rules! check {
             assert_eq!(&pview.to_owned_value(), p, "{}", $name);
             assert_eq!(r.to_bytes().expect("encodes"), bytes[at..at + n], "{}", $name);
             assert_eq!(p.to_bytes().expect("encodes"), bytes[at..at + n], "{}", $name);
+            at += n;
+        }
+        assert_eq!(at, bytes.len());
+        // Views with their arrays in an arena (reset before each record, as the bench row does).
+        let mut mem = wirelens_runtime::Arena::new();
+        let mut at = 0;
+        for r in &recs {
+            mem.reset();
+            let (view, n) = <$arena>::decode_view_prefix_in(&bytes[at..], &mem).expect("arena view");
+            assert_eq!(
+                format!("{:?}", view.to_owned_value()),
+                format!("{r:?}"),
+                "{}: arena view",
+                $name
+            );
             at += n;
         }
         assert_eq!(at, bytes.len());
@@ -62,6 +77,7 @@ fn every_codec_round_trips_every_data_set() {
         "sdp-audiounit",
         fast::audiounit::PluginRegistry,
         compact::audiounit::PluginRegistry,
+        arena::audiounit::PluginRegistry,
         plain::audiounit::PluginRegistry,
         mirror::audiounit::PluginRegistry,
         mirror::audiounit::from_records
@@ -70,6 +86,7 @@ fn every_codec_round_trips_every_data_set() {
         "sdp-arrays",
         fast::arrays::ArraysOfPrimitives,
         compact::arrays::ArraysOfPrimitives,
+        arena::arrays::ArraysOfPrimitives,
         plain::arrays::ArraysOfPrimitives,
         mirror::arrays::Records,
         mirror::arrays::from_records
@@ -78,6 +95,7 @@ fn every_codec_round_trips_every_data_set() {
         "ffi-complex",
         fast::complex::PluginListMessage,
         compact::complex::PluginListMessage,
+        arena::complex::PluginListMessage,
         plain::complex::PluginListMessage,
         mirror::complex::PluginList,
         mirror::complex::from_records
@@ -86,6 +104,7 @@ fn every_codec_round_trips_every_data_set() {
         "ffi-array-int",
         fast::array_int::IntListMessage,
         compact::array_int::IntListMessage,
+        arena::array_int::IntListMessage,
         plain::array_int::IntListMessage,
         mirror::array_int::IntList,
         mirror::array_int::from_records
@@ -94,6 +113,7 @@ fn every_codec_round_trips_every_data_set() {
         "ffi-array-struct",
         fast::array_struct::DeviceListMessage,
         compact::array_struct::DeviceListMessage,
+        arena::array_struct::DeviceListMessage,
         plain::array_struct::DeviceListMessage,
         mirror::array_struct::DeviceList,
         mirror::array_struct::from_records
@@ -102,6 +122,7 @@ fn every_codec_round_trips_every_data_set() {
         "ffi-array-string",
         fast::array_string::StringListMessage,
         compact::array_string::StringListMessage,
+        arena::array_string::StringListMessage,
         plain::array_string::StringListMessage,
         mirror::array_string::StringList,
         mirror::array_string::from_records

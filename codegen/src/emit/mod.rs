@@ -474,6 +474,18 @@ pub enum OwnedStrings {
     Compact,
 }
 
+/// Where decoded arrays live (`[generate.rust|cpp] memory = "std" | "arena"` in
+/// `wirelens.toml`): the language's standard containers, one allocation per array, or an
+/// arena the caller passes to the decoder and resets between decodes. What each means in
+/// each language: `emit::rust::Memory` (re-export).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Memory {
+    #[default]
+    Std,
+    Arena,
+}
+
 /// Splits a fixed block's leaves into runs (index ranges) that generated code copies as
 /// one block when the compiler confirms the struct lays them out as the wire does
 /// (`offsetof`): consecutive primitive leaves that are consecutive members of one struct

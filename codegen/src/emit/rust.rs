@@ -105,7 +105,23 @@ pub struct RustOptions {
     /// written with the writer kept in registers instead of returned through memory
     /// ("session 3"). Off: LLVM decides.
     pub inline_elements: bool,
+    /// Where views keep their arrays of struct and string views ([`Memory`]).
+    pub memory: Memory,
 }
+
+/// Where views keep their arrays ([`RustOptions::memory`]; `wirelens.toml`:
+/// `[generate.rust] memory = "std" | "arena"`; `build.rs`: `Builder::rust_memory`).
+/// Owned values are the same either way.
+/// - `Std` (the default): a view's array of struct or string views is a `Vec`, one heap
+///   allocation per array per decode.
+/// - `Arena`: every array in a view is a `&'a [T]` (primitive arrays stay `LeSlice`)
+///   built in place in an `rt::Arena` (`bumpalo::Bump`; needs the runtime's `arena`
+///   feature) that the caller passes to `decode_view_in(bytes, &arena)` and resets
+///   between decodes: no allocation per decode once the arena has grown. A struct whose
+///   only borrowed part is an array of plain structs gets a view too. The arena-less
+///   `decode_view` refuses these views (`DecodeErrorKind::NoArena`). Measured in
+///   BENCHMARKS.md ("#14 Rust views, 2026-11-24 session 4").
+pub use super::Memory;
 
 /// The owned type of string fields ([`RustOptions::strings`]; `wirelens.toml`:
 /// `[generate.rust] strings = "std" | "compact"`; `build.rs`: `Builder::rust_strings`).
@@ -124,6 +140,7 @@ impl RustOptions {
         bulk_arrays: false,
         strings: OwnedStrings::Std,
         inline_elements: false,
+        memory: Memory::Std,
     };
 }
 
@@ -134,6 +151,7 @@ impl Default for RustOptions {
             bulk_arrays: true,
             strings: OwnedStrings::Std,
             inline_elements: true,
+            memory: Memory::Std,
         }
     }
 }
@@ -172,7 +190,7 @@ pub fn generate_with(schema: &Schema, layout: &Layout, source: &str, opts: &Rust
         type_names: (0..schema.types.len())
             .map(|id| type_name(schema, layout, id))
             .collect(),
-        struct_borrows: struct_borrows(layout),
+        struct_borrows: struct_borrows(layout, opts.memory),
         field_names: (0..schema.types.len()).map(|id| field_names(schema, id)).collect(),
     };
     let mut c = Code::with_capacity(super::OUTPUT_BYTES_PER_TYPE * schema.types.len());
@@ -247,12 +265,13 @@ fn trim_blank(c: &mut Code) {
     }
 }
 
-/// [`Gen::borrows`] for one wire, given which structs borrow.
-fn wire_borrows(w: &Wire, structs: &[bool]) -> bool {
+/// [`Gen::borrows`] for one wire, given which structs borrow. With an arena every array
+/// borrows (from the arena).
+fn wire_borrows(w: &Wire, structs: &[bool], memory: Memory) -> bool {
     match w {
         Wire::Prim(p) => *p == Primitive::Str,
-        Wire::Array(e) => matches!(&**e, Wire::Prim(_)) || wire_borrows(e, structs),
-        Wire::Optional(e) => wire_borrows(e, structs),
+        Wire::Array(e) => memory == Memory::Arena || matches!(&**e, Wire::Prim(_)) || wire_borrows(e, structs, memory),
+        Wire::Optional(e) => wire_borrows(e, structs, memory),
         Wire::Struct(id) => structs.get(*id).copied().unwrap_or(false),
     }
 }
@@ -260,13 +279,13 @@ fn wire_borrows(w: &Wire, structs: &[bool]) -> bool {
 /// Which structs' views borrow from the input, per type id: a fixpoint over the fields
 /// (no recursion through nested structs, which re-walked shared structs once per path:
 /// exponential on schemas where structs reuse earlier ones).
-fn struct_borrows(layout: &Layout) -> Vec<bool> {
+fn struct_borrows(layout: &Layout, memory: Memory) -> Vec<bool> {
     let mut b = vec![false; layout.types.len()];
     loop {
         let mut changed = false;
         for (id, t) in layout.types.iter().enumerate() {
             let Some(t) = t else { continue };
-            if !b[id] && t.fields.iter().any(|f| wire_borrows(&f.wire, &b)) {
+            if !b[id] && t.fields.iter().any(|f| wire_borrows(&f.wire, &b, memory)) {
                 b[id] = true;
                 changed = true;
             }
@@ -357,6 +376,10 @@ impl Gen<'_> {
             c.line("// Owned strings are `rt::CompactString` (inline up to 24 bytes): enable the runtime's");
             c.line("// `compact-strings` feature.");
         }
+        if self.arena() {
+            c.line("// Views keep their arrays in an `rt::Arena` (`memory = \"arena\"`): enable the runtime's `arena`");
+            c.line("// feature and decode them with `decode_view_in(bytes, &arena)`; `arena.reset()` between decodes.");
+        }
         c.blank();
         c.line("use wirelens_runtime as rt;");
         c.line("#[allow(unused_imports)] // `Vec`/`String` for `no_std` crates; the std prelude has them too");
@@ -399,9 +422,14 @@ impl Gen<'_> {
     }
 
     /// Whether the view of this wire borrows from the input: it holds a string or a
-    /// primitive array somewhere (an array of non-borrowing values is an owned `Vec`).
+    /// primitive array somewhere (an array of non-borrowing values is an owned `Vec`), or
+    /// with an arena, any array.
     fn borrows(&self, w: &Wire) -> bool {
-        wire_borrows(w, &self.struct_borrows)
+        wire_borrows(w, &self.struct_borrows, self.opts.memory)
+    }
+
+    fn arena(&self) -> bool {
+        self.opts.memory == Memory::Arena
     }
 
     fn prim_ty(p: Primitive) -> &'static str {
@@ -447,6 +475,7 @@ impl Gen<'_> {
             Wire::Prim(_) => "&'a str".into(),
             Wire::Array(e) => match &**e {
                 Wire::Prim(p) if *p != Primitive::Str => format!("rt::LeSlice<'a, {}>", Self::prim_ty(*p)),
+                e if self.arena() => format!("&'a [{}]", self.view_ty(e)),
                 e => format!("Vec<{}>", self.view_ty(e)),
             },
             Wire::Optional(e) => format!("Option<{}>", self.view_ty(e)),
@@ -583,6 +612,9 @@ impl Gen<'_> {
         c.blank();
         c.open(&format!("impl rt::Message for {name} {{"));
         c.line(&format!("type View<'a> = {view};"));
+        if borrows && self.arena() {
+            c.line("const VIEW_IN_ARENA: bool = true;");
+        }
         c.blank();
         self.encoded_size(c, p);
         self.write_to(c, p);
@@ -1066,9 +1098,23 @@ impl Gen<'_> {
         let bits = |p: &Prefix| if *p == Prefix::U32 { "32" } else { "16" };
         let array = |c: &mut Code, pre: &Prefix, elem: &Value, min: u64| {
             c.line(&format!("let n{d} = rd.count{}({min}){me}?;", bits(pre)));
+            let inner_ctx = ctx.in_element(format!("i{d}"));
+            if view && self.arena() {
+                // Built in place in the arena: `fill` calls the closure per element.
+                c.open(&format!("let {var} = rd.slots(n{d}){me}?.fill(|i{d}| {{"));
+                match self.simple_read(elem, &inner_ctx, view) {
+                    Some(expr) => c.line(expr.strip_suffix('?').unwrap_or(&expr)),
+                    None => {
+                        let x = format!("x{d}");
+                        self.read_value(c, &x, elem, &inner_ctx, d + 1, view);
+                        c.line(&format!("Ok({x})"));
+                    }
+                }
+                c.close("})?;");
+                return;
+            }
             c.line(&format!("let mut {var} = rd.vec(n{d}){me}?;"));
             c.open(&format!("for i{d} in 0..n{d} {{"));
-            let inner_ctx = ctx.in_element(format!("i{d}"));
             match self.simple_read(elem, &inner_ctx, view) {
                 Some(expr) => c.line(&format!("{var}.push({expr});")),
                 None => {
@@ -1116,6 +1162,7 @@ impl Gen<'_> {
             Wire::Prim(_) => format!("{}::from({by_val})", self.string_ty()),
             Wire::Array(e) => match &**e {
                 Wire::Prim(p) if *p != Primitive::Str => format!("{place}.to_vec()"),
+                e if !self.borrows(e) => format!("{place}.to_vec()"),
                 e => {
                     let x = format!("x{d}");
                     format!("{place}.iter().map(|{x}| {}).collect()", self.conv(&x, true, e, d + 1))

@@ -58,6 +58,9 @@ pub enum DecodeErrorKind {
         /// Bytes of the budget left.
         left: usize,
     },
+    /// A view generated with `memory = "arena"` was decoded without an arena: call
+    /// `decode_view_in` (or [`crate::Reader::with_arena`]) instead of `decode_view`.
+    NoArena,
     /// SDP message: the payload length in the header disagrees with the payload.
     LengthMismatch {
         /// Length announced by the header.
@@ -201,6 +204,10 @@ impl fmt::Display for DecodeError {
             DecodeErrorKind::OverBudget { needed, left } => write!(
                 f,
                 "decoding needs {needed} more bytes of memory; {left} left of the budget"
+            )?,
+            DecodeErrorKind::NoArena => write!(
+                f,
+                "this view allocates its arrays in an arena: decode it with `decode_view_in`"
             )?,
             DecodeErrorKind::LengthMismatch { announced, actual } => write!(
                 f,

@@ -2,7 +2,8 @@
 //!
 //! `no_std` + `alloc`, a few audited `unsafe` blocks (ASCII strings skip the second UTF-8
 //! pass; encoding writes into a vector's spare capacity);
-//! one dependency, `zerocopy`, views number slices as bytes). Every generated type implements
+//! one dependency, `zerocopy`, views number slices as bytes; optional: `compact_str`,
+//! `bumpalo`). Every generated type implements
 //! [`Message`] (and [`Decode`]; SDP structs also [`SdpMessage`], an SDP schema's
 //! `AnyMessage` [`Dispatch`]): the traits' default methods are the whole user-facing API
 //! (`encode`, `encode_into`, `to_bytes`, `decode`, `decode_prefix`, `decode_view`,
@@ -17,6 +18,8 @@
 //!   bounds check per block: the block is read with [`Reader::fixed`] first);
 //! - [`LeSlice`]: the zero-copy view of a primitive array;
 //! - [`sdp`]: the SDP message header;
+//! - with feature `arena`: [`Arena`] ([`bumpalo::Bump`]) and [`Slots`], where views
+//!   generated with `memory = "arena"` build their arrays (`Message::decode_view_in`);
 //! - [`prelude`]: `Vec` and `String`, imported by every generated module so it also
 //!   compiles inside `#![no_std]` crates (with `alloc`).
 //!
@@ -32,6 +35,8 @@
 
 extern crate alloc;
 
+#[cfg(feature = "arena")]
+mod arena;
 mod error;
 pub mod le;
 mod message;
@@ -44,6 +49,9 @@ pub use le::{LeSlice, Prim};
 pub use message::{Decode, Dispatch, Message, SdpMessage};
 pub use reader::Reader;
 pub use sink::{Writer, Written};
+
+#[cfg(feature = "arena")]
+pub use arena::{Arena, Slots};
 
 /// The owned string type of code generated with `OwnedStrings::Compact` (feature
 /// `compact-strings`): inline up to 24 bytes, so decoding short strings allocates nothing.

@@ -26,6 +26,12 @@ pub trait Message: Sized + for<'a> Decode<'a> {
     where
         Self: 'a;
 
+    /// The view allocates its arrays in an arena (code generated with `[generate.rust]
+    /// memory = "arena"`): decode it with `decode_view_in` (feature `arena`); the
+    /// arena-less `decode_view*` refuse it with [`crate::DecodeErrorKind::NoArena`],
+    /// whatever the input.
+    const VIEW_IN_ARENA: bool = false;
+
     /// The exact encoded size in bytes.
     fn encoded_size(&self) -> usize;
 
@@ -68,13 +74,13 @@ pub trait Message: Sized + for<'a> Decode<'a> {
     /// Decodes exactly one value; trailing bytes are an error.
     #[inline]
     fn decode(bytes: &[u8]) -> Result<Self, DecodeError> {
-        read_all(bytes)
+        read_all(Reader::new(bytes))
     }
 
     /// Decodes one value from the start of `bytes`; returns it and the bytes used.
     #[inline]
     fn decode_prefix(bytes: &[u8]) -> Result<(Self, usize), DecodeError> {
-        read_prefix(bytes)
+        read_prefix(Reader::new(bytes))
     }
 
     /// [`Message::decode`] allocating at most `budget` bytes for arrays and strings in
@@ -82,10 +88,7 @@ pub trait Message: Sized + for<'a> Decode<'a> {
     /// (SECURITY.md). `size_of` of the value itself is not counted.
     #[inline]
     fn decode_with_budget(bytes: &[u8], budget: usize) -> Result<Self, DecodeError> {
-        let mut rd = Reader::new(bytes).with_budget(budget);
-        let value = Self::read_from(&mut rd)?;
-        rd.finish()?;
-        Ok(value)
+        read_all(Reader::new(bytes).with_budget(budget))
     }
 
     /// [`Message::decode_view`] with a memory budget (the arrays of nested views are
@@ -95,10 +98,8 @@ pub trait Message: Sized + for<'a> Decode<'a> {
     where
         Self: 'a,
     {
-        let mut rd = Reader::new(bytes).with_budget(budget);
-        let value = <Self::View<'a> as Decode<'a>>::read_from(&mut rd)?;
-        rd.finish()?;
-        Ok(value)
+        arena_less::<Self>()?;
+        read_all(Reader::new(bytes).with_budget(budget))
     }
 
     /// Zero-copy decode of exactly one value; trailing bytes are an error.
@@ -107,7 +108,8 @@ pub trait Message: Sized + for<'a> Decode<'a> {
     where
         Self: 'a,
     {
-        read_all(bytes)
+        arena_less::<Self>()?;
+        read_all(Reader::new(bytes))
     }
 
     /// Zero-copy decode of one value from the start of `bytes`, and the bytes used.
@@ -116,8 +118,58 @@ pub trait Message: Sized + for<'a> Decode<'a> {
     where
         Self: 'a,
     {
-        read_prefix(bytes)
+        arena_less::<Self>()?;
+        read_prefix(Reader::new(bytes))
     }
+
+    /// [`Message::decode_view`] with the arrays of views in `arena` (feature `arena`;
+    /// any type, and the only way for one generated with `memory = "arena"`). Reuse one
+    /// arena and `reset` it between decodes: no allocation once it has grown.
+    #[cfg(feature = "arena")]
+    #[inline]
+    fn decode_view_in<'a>(bytes: &'a [u8], arena: &'a crate::Arena) -> Result<Self::View<'a>, DecodeError>
+    where
+        Self: 'a,
+    {
+        read_all(Reader::new(bytes).with_arena(arena))
+    }
+
+    /// [`Message::decode_view_prefix`] with the arrays of views in `arena`.
+    #[cfg(feature = "arena")]
+    #[inline]
+    fn decode_view_prefix_in<'a>(
+        bytes: &'a [u8],
+        arena: &'a crate::Arena,
+    ) -> Result<(Self::View<'a>, usize), DecodeError>
+    where
+        Self: 'a,
+    {
+        read_prefix(Reader::new(bytes).with_arena(arena))
+    }
+
+    /// [`Message::decode_view_in`] with a memory budget (what the arena gives the arrays
+    /// counts against it).
+    #[cfg(feature = "arena")]
+    #[inline]
+    fn decode_view_in_with_budget<'a>(
+        bytes: &'a [u8],
+        arena: &'a crate::Arena,
+        budget: usize,
+    ) -> Result<Self::View<'a>, DecodeError>
+    where
+        Self: 'a,
+    {
+        read_all(Reader::new(bytes).with_arena(arena).with_budget(budget))
+    }
+}
+
+/// Refuses an arena-less view decode of a type whose view needs an arena.
+#[inline(always)]
+fn arena_less<M: Message>() -> Result<(), DecodeError> {
+    if M::VIEW_IN_ARENA {
+        return Err(crate::reader::no_arena(0));
+    }
+    Ok(())
 }
 
 /// An SDP struct: also a message with the 10-byte header (`SDP2`, type id, payload
@@ -155,14 +207,19 @@ pub trait SdpMessage: Message {
     /// used.
     #[inline]
     fn decode_message_prefix(bytes: &[u8]) -> Result<(Self, usize), DecodeError> {
-        read_message(bytes, Some(Self::MESSAGE_ID), usize::MAX, |_, rd| Self::read_from(rd))
+        read_message(bytes, Some(Self::MESSAGE_ID), |rd| rd, |_, rd| Self::read_from(rd))
     }
 
     /// [`SdpMessage::decode_message`] allocating at most `budget` bytes for arrays and
     /// strings (see [`Message::decode_with_budget`]).
     #[inline]
     fn decode_message_with_budget(bytes: &[u8], budget: usize) -> Result<Self, DecodeError> {
-        let (value, used) = read_message(bytes, Some(Self::MESSAGE_ID), budget, |_, rd| Self::read_from(rd))?;
+        let (value, used) = read_message(
+            bytes,
+            Some(Self::MESSAGE_ID),
+            |rd| rd.with_budget(budget),
+            |_, rd| Self::read_from(rd),
+        )?;
         Reader::at(bytes, used).finish()?;
         Ok(value)
     }
@@ -183,7 +240,41 @@ pub trait SdpMessage: Message {
     where
         Self: 'a,
     {
-        let (value, used) = read_message(bytes, Some(Self::MESSAGE_ID), budget, |_, rd| {
+        arena_less::<Self>()?;
+        let (value, used) = read_message(
+            bytes,
+            Some(Self::MESSAGE_ID),
+            |rd| rd.with_budget(budget),
+            |_, rd| <Self::View<'a> as Decode<'a>>::read_from(rd),
+        )?;
+        Reader::at(bytes, used).finish()?;
+        Ok(value)
+    }
+
+    /// [`SdpMessage::decode_message_view`] with the arrays of views in `arena` (feature
+    /// `arena`; see [`Message::decode_view_in`]).
+    #[cfg(feature = "arena")]
+    #[inline]
+    fn decode_message_view_in<'a>(bytes: &'a [u8], arena: &'a crate::Arena) -> Result<Self::View<'a>, DecodeError>
+    where
+        Self: 'a,
+    {
+        Self::decode_message_view_in_with_budget(bytes, arena, usize::MAX)
+    }
+
+    /// [`SdpMessage::decode_message_view_in`] with a memory budget.
+    #[cfg(feature = "arena")]
+    #[inline]
+    fn decode_message_view_in_with_budget<'a>(
+        bytes: &'a [u8],
+        arena: &'a crate::Arena,
+        budget: usize,
+    ) -> Result<Self::View<'a>, DecodeError>
+    where
+        Self: 'a,
+    {
+        let setup = |rd: Reader<'a>| rd.with_budget(budget).with_arena(arena);
+        let (value, used) = read_message(bytes, Some(Self::MESSAGE_ID), setup, |_, rd| {
             <Self::View<'a> as Decode<'a>>::read_from(rd)
         })?;
         Reader::at(bytes, used).finish()?;
@@ -227,37 +318,35 @@ pub trait Dispatch: Sized {
     /// [`Dispatch::decode_prefix`] with a memory budget.
     #[inline]
     fn decode_prefix_with_budget(bytes: &[u8], budget: usize) -> Result<(Self, usize), DecodeError> {
-        read_message(bytes, None, budget, Self::read_payload)
+        read_message(bytes, None, |rd| rd.with_budget(budget), Self::read_payload)
     }
 }
 
 #[inline]
-fn read_all<'a, T: Decode<'a>>(bytes: &'a [u8]) -> Result<T, DecodeError> {
-    let mut rd = Reader::new(bytes);
+fn read_all<'a, T: Decode<'a>>(mut rd: Reader<'a>) -> Result<T, DecodeError> {
     let value = T::read_from(&mut rd)?;
     rd.finish()?;
     Ok(value)
 }
 
 #[inline]
-fn read_prefix<'a, T: Decode<'a>>(bytes: &'a [u8]) -> Result<(T, usize), DecodeError> {
-    let mut rd = Reader::new(bytes);
+fn read_prefix<'a, T: Decode<'a>>(mut rd: Reader<'a>) -> Result<(T, usize), DecodeError> {
     let value = T::read_from(&mut rd)?;
     Ok((value, rd.position()))
 }
 
 /// Opens a message (header checked, `expected` type id if given), reads the payload with
-/// `read(type_id, reader)` under the memory `budget`, and checks that it used exactly the announced bytes; returns the value and
+/// `read(type_id, reader)` through the reader `setup` gives (a memory budget, an arena), and checks that it used exactly the announced bytes; returns the value and
 /// the bytes the whole message used.
 #[inline]
 fn read_message<'a, T>(
     bytes: &'a [u8],
     expected: Option<u16>,
-    budget: usize,
+    setup: impl FnOnce(Reader<'a>) -> Reader<'a>,
     read: impl FnOnce(u16, &mut Reader<'a>) -> Result<T, DecodeError>,
 ) -> Result<(T, usize), DecodeError> {
     let (header, rd) = sdp::open(bytes, expected)?;
-    let mut rd = rd.with_budget(budget);
+    let mut rd = setup(rd);
     let value = read(header.type_id, &mut rd)?;
     Ok((value, sdp::close(&header, &rd)?))
 }

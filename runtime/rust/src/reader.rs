@@ -11,6 +11,10 @@ pub struct Reader<'a> {
     /// Bytes owned decoding may still allocate ([`Reader::with_budget`]; unlimited by
     /// default). Charged before each `Vec` or `String` is allocated.
     budget: usize,
+    /// Where the arrays of views generated with `memory = "arena"` are allocated
+    /// ([`Reader::with_arena`]).
+    #[cfg(feature = "arena")]
+    arena: Option<&'a crate::Arena>,
 }
 
 macro_rules! read_prim {
@@ -31,6 +35,8 @@ impl<'a> Reader<'a> {
             bytes,
             at: 0,
             budget: usize::MAX,
+            #[cfg(feature = "arena")]
+            arena: None,
         }
     }
 
@@ -43,6 +49,30 @@ impl<'a> Reader<'a> {
     pub fn with_budget(mut self, bytes: usize) -> Reader<'a> {
         self.budget = bytes;
         self
+    }
+
+    /// Views generated with `memory = "arena"` (feature `arena`) allocate their arrays
+    /// in `arena` instead of one `Vec` each; reset the arena between decodes to reuse its
+    /// memory (the borrow checker makes sure no view outlives the reset).
+    #[cfg(feature = "arena")]
+    #[inline]
+    #[must_use]
+    pub fn with_arena(mut self, arena: &'a crate::Arena) -> Reader<'a> {
+        self.arena = Some(arena);
+        self
+    }
+
+    /// Room for `n` elements of `T` in the reader's arena, charged to the budget; fill
+    /// it with [`crate::Slots::fill`]. Fails with [`DecodeErrorKind::NoArena`] when the
+    /// reader has none (what generated arena views call for each array).
+    #[cfg(feature = "arena")]
+    #[inline]
+    pub fn slots<T>(&mut self, n: usize) -> Result<crate::Slots<'a, T>, DecodeError> {
+        self.charge(n.saturating_mul(core::mem::size_of::<T>()))?;
+        match self.arena {
+            Some(arena) => Ok(crate::Slots::new(arena, n)),
+            None => Err(no_arena(self.at)),
+        }
     }
 
     /// Takes `bytes` from the memory budget, or fails without taking anything.
@@ -77,7 +107,7 @@ impl<'a> Reader<'a> {
     }
 
     /// An SDP string (u32 length + UTF-8) copied into a `String`, charged to the budget.
-    #[inline]
+    #[inline(always)]
     pub fn string32(&mut self) -> Result<alloc::string::String, DecodeError> {
         let s = self.str32()?;
         self.charge(s.len())?;
@@ -85,7 +115,7 @@ impl<'a> Reader<'a> {
     }
 
     /// An ffire string (u16 length + UTF-8) copied into a `String`, charged to the budget.
-    #[inline]
+    #[inline(always)]
     pub fn string16(&mut self) -> Result<alloc::string::String, DecodeError> {
         let s = self.str16()?;
         self.charge(s.len())?;
@@ -95,7 +125,7 @@ impl<'a> Reader<'a> {
     /// An SDP string copied into a [`crate::CompactString`] (no allocation up to 24
     /// bytes), charged to the budget like [`Reader::string32`].
     #[cfg(feature = "compact-strings")]
-    #[inline]
+    #[inline(always)]
     pub fn compact32(&mut self) -> Result<compact_str::CompactString, DecodeError> {
         let s = self.str32()?;
         self.charge(s.len())?;
@@ -105,7 +135,7 @@ impl<'a> Reader<'a> {
     /// An ffire string copied into a [`crate::CompactString`] (no allocation up to 24
     /// bytes), charged to the budget like [`Reader::string16`].
     #[cfg(feature = "compact-strings")]
-    #[inline]
+    #[inline(always)]
     pub fn compact16(&mut self) -> Result<compact_str::CompactString, DecodeError> {
         let s = self.str16()?;
         self.charge(s.len())?;
@@ -135,6 +165,8 @@ impl<'a> Reader<'a> {
             bytes,
             at: at.min(bytes.len()),
             budget: usize::MAX,
+            #[cfg(feature = "arena")]
+            arena: None,
         }
     }
 
@@ -352,6 +384,13 @@ fn utf8_slow(b: &[u8], start: usize) -> Result<&str, DecodeError> {
         Ok(s) => Ok(s),
         Err(e) => Err(bad_utf8(start + e.valid_up_to())),
     }
+}
+
+/// A view that needs an arena was decoded without one.
+#[cold]
+#[inline(never)]
+pub(crate) fn no_arena(at: usize) -> DecodeError {
+    DecodeError::new(at, DecodeErrorKind::NoArena)
 }
 
 #[cold]

@@ -567,3 +567,38 @@ fn exact_size_writer_leaves_the_buffer_unchanged_on_error() {
         EncodeErrorKind::BufferTooSmall { .. }
     ));
 }
+
+/// `Slots::fill` in a reused arena: the elements in order, a failed fill's error as it is
+/// (the arena takes the room back), the budget charged, no arena: `NoArena`.
+#[cfg(feature = "arena")]
+#[test]
+fn arena_slots_fill_in_order_and_reuse_after_reset() {
+    // Three u16 values after a u32 count.
+    let bytes = [3, 0, 0, 0, 1, 0, 2, 0, 3, 0];
+    let mut arena = Arena::new();
+    for _ in 0..3 {
+        arena.reset();
+        let mut rd = Reader::new(&bytes).with_arena(&arena);
+        let n = rd.count32(2).expect("count");
+        let got = rd.slots(n).and_then(|s| s.fill(|_| rd.u16())).expect("fills");
+        assert_eq!(got, &[1, 2, 3]);
+        assert_eq!(rd.finish(), Ok(()));
+    }
+    // A failing element: its error comes back unchanged, and the arena can be reused.
+    let mut rd = Reader::new(&bytes[..7]).with_arena(&arena);
+    let n = rd.count32(1).expect("count");
+    let err = rd
+        .slots::<u16>(n)
+        .and_then(|s| s.fill(|i| rd.u16().at_index(i, "xs")))
+        .unwrap_err();
+    assert_eq!(err.kind, DecodeErrorKind::UnexpectedEnd { needed: 2, left: 1 });
+    assert_eq!(err.path(), "xs[1]");
+    // The budget counts the slots (3 × 2 bytes).
+    let mut rd = Reader::new(&bytes).with_arena(&arena).with_budget(5);
+    let n = rd.count32(2).expect("count");
+    let err = rd.slots::<u16>(n).unwrap_err();
+    assert_eq!(err.kind, DecodeErrorKind::OverBudget { needed: 6, left: 5 });
+    // No arena.
+    let mut rd = Reader::new(&bytes);
+    assert_eq!(rd.slots::<u16>(0).unwrap_err().kind, DecodeErrorKind::NoArena);
+}
