@@ -89,7 +89,7 @@ pub struct CppGenerateConfig {
     pub strings: Option<crate::emit::cpp::OwnedStrings>,
     /// `memory = "std"` (view arrays are `std::vector`, the default) or `"arena"` (view
     /// arrays are `wirelens::Span`s in a `wirelens::Arena` the caller passes and resets).
-    pub memory: Option<crate::emit::cpp::Memory>,
+    pub memory: Option<crate::emit::Memory>,
 }
 
 /// `[generate.rust]`: options of the Rust generator.
@@ -103,7 +103,7 @@ pub struct RustGenerateConfig {
     /// `memory = "std"` (a view's arrays of struct and string views are `Vec`s, the
     /// default) or `"arena"` (`&'a [T]` in an `rt::Arena` passed to `decode_view_in`;
     /// needs the runtime's `arena` feature).
-    pub memory: Option<crate::emit::rust::Memory>,
+    pub memory: Option<crate::emit::Memory>,
 }
 
 impl Config {

@@ -375,6 +375,7 @@ pub struct Builder {
     rust_strings: Option<OwnedStrings>,
     cpp_strings: Option<OwnedStrings>,
     rust_memory: Option<Memory>,
+    cpp_memory: Option<Memory>,
 }
 
 impl Default for Builder {
@@ -393,6 +394,7 @@ impl Builder {
             rust_strings: None,
             cpp_strings: None,
             rust_memory: None,
+            cpp_memory: None,
         }
     }
 
@@ -428,6 +430,15 @@ impl Builder {
     /// `decode_view_in` (runtime feature `arena`).
     pub fn rust_memory(mut self, memory: Memory) -> Builder {
         self.rust_memory = Some(memory);
+        self
+    }
+
+    /// Where generated C++ decoders keep arrays, overriding `wirelens.toml`'s
+    /// `[generate.cpp] memory` (default [`Memory::Std`], `std::vector`/`std::string`).
+    /// [`Memory::Arena`]: views' arrays are `wirelens::Span`s and owned arrays and
+    /// strings use an allocator over the `wirelens::Arena` passed to the decoder.
+    pub fn cpp_memory(mut self, memory: Memory) -> Builder {
+        self.cpp_memory = Some(memory);
         self
     }
 
@@ -475,6 +486,7 @@ impl Builder {
             .with_staging(true)
             .with_rust_strings(self.rust_strings)
             .with_rust_memory(self.rust_memory)
+            .with_cpp_memory(self.cpp_memory)
             .with_cpp_strings(self.cpp_strings)
             .prepare(&paths, &flags, &Default::default())
             .map_err(BuildError)?;
@@ -548,6 +560,29 @@ mod tests {
         let std = gen(Builder::new().rust_memory(Memory::Std));
         assert!(std.contains("pub items: Vec<ItemView<'a>>,"), "{std}");
         assert!(!std.contains("slots") && !std.contains("VIEW_IN_ARENA"), "{std}");
+    }
+
+    /// The same for `[generate.cpp] memory` and `Builder::cpp_memory`.
+    #[test]
+    fn cpp_memory_comes_from_wirelens_toml_or_the_builder() {
+        let d = tempdir("cpp-memory");
+        let schema = d.path().join("m.sdp");
+        std::fs::write(&schema, "struct Item { name: str }\nstruct List { items: []Item }\n").unwrap();
+        std::fs::write(d.path().join("wirelens.toml"), "[generate.cpp]\nmemory = \"arena\"\n").unwrap();
+        let out = d.path().join("out");
+        let gen = |b: Builder| {
+            b.langs(&[Lang::Cpp])
+                .out_dir(&out)
+                .cargo_rerun(false)
+                .compile(&[&schema])
+                .unwrap();
+            std::fs::read_to_string(out.join("m.hpp")).unwrap()
+        };
+        let arena = gen(Builder::new());
+        assert!(arena.contains("wirelens::Span<ItemView>"), "{arena}");
+        let std = gen(Builder::new().cpp_memory(Memory::Std));
+        assert!(std.contains("std::vector<ItemView>"), "{std}");
+        assert!(!std.contains("wirelens::Span<"), "{std}");
     }
 
     #[test]

@@ -22,8 +22,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::emit::cpp::CppOptions;
 use crate::emit::rust::RustOptions;
-use crate::emit::OwnedStrings;
 use crate::emit::{EmitError, Lang, OutputFile};
+use crate::emit::{Memory, OwnedStrings};
 use crate::generate::{
     file_name, generate_files_with, map_in_parallel, merge_outputs, schema_errors, write_files_staged, Staged,
     WriteReport,
@@ -148,7 +148,9 @@ pub struct Project {
     /// `Builder::cpp_strings`: beats `[generate.cpp] strings`.
     cpp_strings: Option<OwnedStrings>,
     /// `Builder::rust_memory`: beats `[generate.rust] memory`.
-    rust_memory: Option<crate::emit::rust::Memory>,
+    rust_memory: Option<Memory>,
+    /// `Builder::cpp_memory`: beats `[generate.cpp] memory`.
+    cpp_memory: Option<Memory>,
 }
 
 impl Project {
@@ -172,6 +174,7 @@ impl Project {
             rust_strings: None,
             cpp_strings: None,
             rust_memory: None,
+            cpp_memory: None,
         }
     }
 
@@ -193,8 +196,16 @@ impl Project {
     /// Where generated Rust views keep their arrays, over `wirelens.toml`'s (`None`:
     /// keep it).
     #[must_use]
-    pub fn with_rust_memory(mut self, memory: Option<crate::emit::rust::Memory>) -> Project {
+    pub fn with_rust_memory(mut self, memory: Option<Memory>) -> Project {
         self.rust_memory = memory;
+        self
+    }
+
+    /// Where generated C++ decoders keep arrays (and strings), over `wirelens.toml`'s
+    /// (`None`: keep it).
+    #[must_use]
+    pub fn with_cpp_memory(mut self, memory: Option<Memory>) -> Project {
+        self.cpp_memory = memory;
         self
     }
 
@@ -316,7 +327,10 @@ impl Project {
                     .cpp_strings
                     .or(toml.and_then(|c| c.generate.cpp.strings))
                     .unwrap_or_default(),
-                memory: toml.and_then(|c| c.generate.cpp.memory).unwrap_or_default(),
+                memory: self
+                    .cpp_memory
+                    .or(toml.and_then(|c| c.generate.cpp.memory))
+                    .unwrap_or_default(),
             },
         })
     }

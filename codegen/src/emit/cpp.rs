@@ -318,13 +318,7 @@ pub use super::OwnedStrings;
 ///   `wirelens::ArenaString`: std containers whose allocator takes from the arena given to
 ///   `decode(data, len, arena)` and from the heap otherwise. Measured in BENCHMARKS.md
 ///   ("#14 C++ arena").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Memory {
-    #[default]
-    Std,
-    Arena,
-}
+pub use super::Memory;
 
 /// The C++ generator's options (`[generate.cpp]` in `wirelens.toml`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
