@@ -410,9 +410,9 @@ pub fn generate_with(
         g.dispatcher(&mut c);
     }
     c.blank();
-    c.line(&format!("}}  // namespace {ns}"));
+    c.linef(format_args!("}}  // namespace {ns}"));
     c.blank();
-    c.line(&format!("#endif  // {}", guard(&ns)));
+    c.linef(format_args!("#endif  // {}", guard(&ns)));
     Ok(vec![OutputFile {
         name: format!("{}.hpp", module_name(source)),
         contents: c.out,
@@ -633,7 +633,7 @@ impl Gen<'_> {
             Dialect::Sdp => "SDP, declaration order".to_string(),
             Dialect::Ffi => format!("ffire, {} field order", self.layout.order.as_str()),
         };
-        c.line(&format!("// Source: {} ({order}).", comment_text(source)));
+        c.linef(format_args!("// Source: {} ({order}).", comment_text(source)));
         c.line("// C++17, header-only; needs only wirelens.hpp (runtime/cpp). No exceptions: encoders return");
         c.line("// wirelens::Status / wirelens::Result<size_t>, decoders wirelens::Result<T>.");
         c.line("//");
@@ -674,12 +674,12 @@ impl Gen<'_> {
         }
         c.blank();
         let g = guard(ns);
-        c.line(&format!("#ifndef {g}"));
-        c.line(&format!("#define {g}"));
+        c.linef(format_args!("#ifndef {g}"));
+        c.linef(format_args!("#define {g}"));
         c.blank();
-        c.line(&format!("#include \"{RUNTIME_HEADER}\""));
+        c.linef(format_args!("#include \"{RUNTIME_HEADER}\""));
         c.blank();
-        c.line(&format!("namespace {ns} {{"));
+        c.linef(format_args!("namespace {ns} {{"));
         c.blank();
     }
 
@@ -689,7 +689,7 @@ impl Gen<'_> {
             // and every struct after the types its members contain.
             if def.is_struct() || self.is_value_type(id) {
                 if let Some(Some(v)) = self.views.get(id) {
-                    c.line(&format!("struct {v};"));
+                    c.linef(format_args!("struct {v};"));
                 }
             }
         }
@@ -701,7 +701,7 @@ impl Gen<'_> {
             if d.is_empty() {
                 c.line("///");
             } else {
-                c.line(&format!("/// {d}"));
+                c.linef(format_args!("/// {d}"));
             }
         }
     }
@@ -798,19 +798,19 @@ impl Gen<'_> {
     /// the comment cannot contradict the code).
     fn layout_doc(&self, c: &mut Code, id: TypeId, t: &TypeLayout) {
         let d = super::layout_doc(self.schema, self.layout, id, t);
-        c.line(&format!("/// Wire layout ({}): {}.", d.order, d.size));
+        c.linef(format_args!("/// Wire layout ({}): {}.", d.order, d.size));
         if let Some(wire) = &d.wire_type {
             c.line("///");
-            c.line(&format!("/// {wire}."));
+            c.linef(format_args!("/// {wire}."));
             return;
         }
         c.line("///");
         for row in &d.table {
-            c.line(&format!("///   {}", comment_text(row)));
+            c.linef(format_args!("///   {}", comment_text(row)));
         }
         if let Some(line) = self.plan.get(id).and_then(TypePlan::fixed_blocks_line) {
             c.line("///");
-            c.line(&format!("/// {}.", comment_text(&line)));
+            c.linef(format_args!("/// {}.", comment_text(&line)));
         }
     }
 
@@ -839,17 +839,17 @@ impl Gen<'_> {
         c.open(&format!("struct {name} {{"));
         for (member, docs, wire) in &members {
             self.docs(c, docs);
-            c.line(&format!("{} {member}{{}};", self.owned_ty(wire)));
+            c.linef(format_args!("{} {member}{{}};", self.owned_ty(wire)));
         }
         c.blank();
-        c.line(&format!("using View = {};", view.as_deref().unwrap_or(&name)));
+        c.linef(format_args!("using View = {};", view.as_deref().unwrap_or(&name)));
         if let Some(n) = p.size.fixed {
-            c.line(&format!("static constexpr size_t SIZE = {n};"));
+            c.linef(format_args!("static constexpr size_t SIZE = {n};"));
         }
         if let Some(mid) = p.message_id {
-            c.line(&format!("static constexpr uint16_t MESSAGE_ID = {mid};"));
+            c.linef(format_args!("static constexpr uint16_t MESSAGE_ID = {mid};"));
         }
-        c.line(&format!(
+        c.linef(format_args!(
             "static constexpr size_t max_len = {};",
             self.plan.prefix.max()
         ));
@@ -862,7 +862,7 @@ impl Gen<'_> {
                 // One array of primitives: encode() appends its elements with one copy
                 // instead of zero-filling them first.
                 let place = self.place(p.id, path);
-                c.line(&format!(
+                c.linef(format_args!(
                     "static const auto& bulk(const {name}& v) noexcept {{ return v{}; }}",
                     place.access
                 ));
@@ -870,36 +870,38 @@ impl Gen<'_> {
         }
         c.blank();
         let arena = if self.arena { "ARENA_" } else { "" };
-        c.line(&format!("WIRELENS_{arena}VALUE_API({name})"));
+        c.linef(format_args!("WIRELENS_{arena}VALUE_API({name})"));
         if p.message_id.is_some() {
-            c.line(&format!("WIRELENS_{arena}MESSAGE_API({name})"));
+            c.linef(format_args!("WIRELENS_{arena}MESSAGE_API({name})"));
         }
         if view.is_none() {
-            c.line(&format!("{name} to_owned() const {{ return *this; }}"));
+            c.linef(format_args!("{name} to_owned() const {{ return *this; }}"));
         }
         c.blank();
         if let Some(n) = p.size.fixed {
-            c.line(&format!(
+            c.linef(format_args!(
                 "static size_t measure(const {name}&, wirelens::Fits&) noexcept {{ return {n}; }}"
             ));
         } else {
-            c.line(&format!(
+            c.linef(format_args!(
                 "static size_t measure(const {name}& v, wirelens::Fits& f) noexcept;"
             ));
         }
-        c.line(&format!("static bool write_to(wirelens::Writer& w, const {name}& v);"));
+        c.linef(format_args!(
+            "static bool write_to(wirelens::Writer& w, const {name}& v);"
+        ));
         if view.is_some() {
-            c.line(&format!(
+            c.linef(format_args!(
                 "static bool read_from(wirelens::Reader& rd, {name}& v) {{ return read_fields(rd, v); }}"
             ));
             c.line("template <class V>");
             c.line("static bool read_fields(wirelens::Reader& rd, V& v);");
         } else {
-            c.line(&format!("static bool read_from(wirelens::Reader& rd, {name}& v);"));
+            c.linef(format_args!("static bool read_from(wirelens::Reader& rd, {name}& v);"));
         }
         if fixed {
-            c.line(&format!("static void write_block(uint8_t* b, const {name}& v);"));
-            c.line(&format!(
+            c.linef(format_args!("static void write_block(uint8_t* b, const {name}& v);"));
+            c.linef(format_args!(
                 "static bool read_block(wirelens::Reader& rd, const uint8_t* b, {name}& v);"
             ));
         }
@@ -908,7 +910,7 @@ impl Gen<'_> {
         // A member, not a friend: N friends named `operator==` in one namespace make every
         // `==` of the header search all N (quadratic). A template so that it is compiled
         // only where it is used (#13: compile cost linear in the number of structs).
-        c.line(&format!("template <class WlSelf = {name}>"));
+        c.linef(format_args!("template <class WlSelf = {name}>"));
         c.open(&format!("bool operator==(const {name}& b) const {{"));
         c.line("const WlSelf& a = *this;");
         let one_line = format!("return {};", eq.join(" && "));
@@ -965,15 +967,15 @@ impl Gen<'_> {
         c.close("};");
         if let Some(view) = &view {
             c.blank();
-            c.line(&format!("/// Zero-copy view of {name}."));
+            c.linef(format_args!("/// Zero-copy view of {name}."));
             c.open(&format!("struct {view} {{"));
             for (member, docs, wire) in &members {
                 self.docs(c, docs);
-                c.line(&format!("{} {member}{{}};", self.view_ty(wire)));
+                c.linef(format_args!("{} {member}{{}};", self.view_ty(wire)));
             }
             c.blank();
-            c.line(&format!("{name} to_owned() const;"));
-            c.line(&format!(
+            c.linef(format_args!("{name} to_owned() const;"));
+            c.linef(format_args!(
                 "static bool read_from(wirelens::Reader& rd, {view}& v) {{ return {name}::read_fields(rd, v); }}"
             ));
             c.close("};");
@@ -990,7 +992,7 @@ impl Gen<'_> {
         }
         c.blank();
         self.docs(c, &def.docs);
-        c.line(&format!("using {} = {};", self.name(id), self.owned_ty(&t.wire)));
+        c.linef(format_args!("using {} = {};", self.name(id), self.owned_ty(&t.wire)));
     }
 
     // ------------------------------------------------------------------ definitions
@@ -1005,7 +1007,7 @@ impl Gen<'_> {
         let name = self.name(id).to_string();
         let members = self.members(id, t);
         c.blank();
-        c.line(&format!("// --- {name}"));
+        c.linef(format_args!("// --- {name}"));
         c.blank();
         self.measure(c, &name, p);
         self.write_to(c, &name, p);
@@ -1035,7 +1037,7 @@ impl Gen<'_> {
             depth: c.depth + 1,
             ..Code::default()
         };
-        body.line(&format!("size_t n = {};", p.exact_size.constant));
+        body.linef(format_args!("size_t n = {};", p.exact_size.constant));
         let mut k = 0;
         for (path, term) in &p.exact_size.terms {
             let place = self.place(p.id, path);
@@ -1060,22 +1062,25 @@ impl Gen<'_> {
     fn size_term(&self, c: &mut Code, place: &str, term: &SizeTerm, k: &mut usize) {
         match term {
             SizeTerm::Len { scale } => {
-                c.line(&format!("f.len({place}.size());"));
-                c.line(&format!("n += {};", scaled(*scale, &format!("{place}.size()"))));
+                c.linef(format_args!("f.len({place}.size());"));
+                c.linef(format_args!("n += {};", scaled(*scale, &format!("{place}.size()"))));
             }
-            SizeTerm::Present { scale } => c.line(&format!("if ({place}) n += {scale};")),
+            SizeTerm::Present { scale } => c.linef(format_args!("if ({place}) n += {scale};")),
             SizeTerm::IfPresent(inner) => {
                 let x = format!("x{k}");
                 *k += 1;
                 c.open(&format!("if ({place}) {{"));
-                c.line(&format!("const auto& {x} = *{place};"));
+                c.linef(format_args!("const auto& {x} = *{place};"));
                 self.value_size(c, &x, inner, k);
                 c.close("}");
             }
             SizeTerm::Each(each) => {
-                c.line(&format!("f.len({place}.size());"));
+                c.linef(format_args!("f.len({place}.size());"));
                 if each.constant != 0 {
-                    c.line(&format!("n += {};", scaled(each.constant, &format!("{place}.size()"))));
+                    c.linef(format_args!(
+                        "n += {};",
+                        scaled(each.constant, &format!("{place}.size()"))
+                    ));
                 }
                 if let Some(t) = &each.term {
                     let x = format!("x{k}");
@@ -1085,14 +1090,14 @@ impl Gen<'_> {
                     c.close("}");
                 }
             }
-            SizeTerm::Call(id) => c.line(&format!("n += {}::measure({place}, f);", self.name(*id))),
+            SizeTerm::Call(id) => c.linef(format_args!("n += {}::measure({place}, f);", self.name(*id))),
         }
     }
 
     /// Statements adding a whole value's size (constant and term) to `n`.
     fn value_size(&self, c: &mut Code, place: &str, s: &ValueSize, k: &mut usize) {
         if s.constant != 0 {
-            c.line(&format!("n += {};", s.constant));
+            c.linef(format_args!("n += {};", s.constant));
         }
         if let Some(t) = &s.term {
             self.size_term(c, place, t, k);
@@ -1137,7 +1142,7 @@ impl Gen<'_> {
             "{inl} bool {name}::write_to(wirelens::Writer& out, const {name}& v) {{"
         ));
         if let Some(size) = Self::one_block(p) {
-            c.line(&format!("write_block(out.block({size}), v);"));
+            c.linef(format_args!("write_block(out.block({size}), v);"));
             c.line("return true;");
             c.close("}");
             c.blank();
@@ -1156,7 +1161,7 @@ impl Gen<'_> {
                     }
                     let bv = format!("b{bn}");
                     bn += 1;
-                    c.line(&format!("uint8_t* {bv} = w.block({});", block.size));
+                    c.linef(format_args!("uint8_t* {bv} = w.block({});", block.size));
                     for r in self.runs(p.id, &block.leaves, true) {
                         self.store_run(c, &bv, name, p.id, &block.leaves[r], &mut rn);
                     }
@@ -1203,9 +1208,9 @@ impl Gen<'_> {
         ));
         c.line("using T = typename decltype(t)::type;");
         if let Some(first) = run.first() {
-            c.line(&format!("const size_t a = offsetof(T, {});", member(first)));
+            c.linef(format_args!("const size_t a = offsetof(T, {});", member(first)));
         }
-        c.line(&format!("return {} ? a : wirelens::no_run;", cond.join(" && ")));
+        c.linef(format_args!("return {} ? a : wirelens::no_run;", cond.join(" && ")));
         c.close("});");
         r
     }
@@ -1225,7 +1230,7 @@ impl Gen<'_> {
         };
         let r = self.run_start(c, name, id, run, rn);
         c.open(&format!("if constexpr ({r} != wirelens::no_run) {{"));
-        c.line(&format!(
+        c.linef(format_args!(
             "wirelens::store_run({}, v, {r}, {});",
             at_in(b, first.at),
             last.at + last.size - first.at
@@ -1240,18 +1245,21 @@ impl Gen<'_> {
         let off = at_in(b, at);
         match kind {
             // The member's type is the primitive's: store_le deduces it.
-            LeafKind::Prim(_) => c.line(&format!("wirelens::store_le({off}, {place});")),
-            LeafKind::Struct(id) => c.line(&format!("{}::write_block({off}, {place});", self.name(id))),
+            LeafKind::Prim(_) => c.linef(format_args!("wirelens::store_le({off}, {place});")),
+            LeafKind::Struct(id) => c.linef(format_args!("{}::write_block({off}, {place});", self.name(id))),
         }
     }
 
     fn write_value(&self, c: &mut Code, place: &str, value: &Value, k: &mut usize) {
         match value {
-            Value::Str(pre) => c.line(&format!("if (!w.str{}({place})) return false;", bits(*pre))),
-            Value::Prim(p) => c.line(&format!("w.prim<{}>({place});", Self::prim_ty(*p))),
-            Value::BulkPrims(pre, _) => c.line(&format!("if (!w.prims{}({place})) return false;", bits(*pre))),
+            Value::Str(pre) => c.linef(format_args!("if (!w.str{}({place})) return false;", bits(*pre))),
+            Value::Prim(p) => c.linef(format_args!("w.prim<{}>({place});", Self::prim_ty(*p))),
+            Value::BulkPrims(pre, _) => c.linef(format_args!("if (!w.prims{}({place})) return false;", bits(*pre))),
             Value::Array { prefix, elem, .. } => {
-                c.line(&format!("if (!w.len{}({place}.size())) return false;", bits(*prefix)));
+                c.linef(format_args!(
+                    "if (!w.len{}({place}.size())) return false;",
+                    bits(*prefix)
+                ));
                 let x = format!("x{k}");
                 *k += 1;
                 c.open(&format!("for (const auto& {x} : {place}) {{"));
@@ -1264,7 +1272,7 @@ impl Gen<'_> {
                 if matches!(&**inner, Value::Array { .. } | Value::Optional(_)) {
                     let x = format!("x{k}");
                     *k += 1;
-                    c.line(&format!("const auto& {x} = *{place};"));
+                    c.linef(format_args!("const auto& {x} = *{place};"));
                     self.write_value(c, &x, inner, k);
                 } else {
                     self.write_value(c, &format!("*{place}"), inner, k);
@@ -1274,7 +1282,7 @@ impl Gen<'_> {
                 c.line("w.put_u8(0);");
                 c.close("}");
             }
-            Value::Struct { .. } => c.line(&format!("if (!w.value({place})) return false;")),
+            Value::Struct { .. } => c.linef(format_args!("if (!w.value({place})) return false;")),
         }
     }
 
@@ -1345,7 +1353,7 @@ impl Gen<'_> {
                 let place = self.place(id, &leaf.path);
                 let place_v = format!("v{}", place.access);
                 if checked && leaf.kind == LeafKind::Prim(Primitive::Bool) {
-                    c.line(&format!("wirelens::load_le({}, {place_v});", at_in(b, leaf.at)));
+                    c.linef(format_args!("wirelens::load_le({}, {place_v});", at_in(b, leaf.at)));
                 } else {
                     self.load(c, b, leaf.at, &place_v, leaf.kind, &place.names);
                 }
@@ -1356,7 +1364,7 @@ impl Gen<'_> {
         };
         for l in run.iter().filter(|l| l.kind == LeafKind::Prim(Primitive::Bool)) {
             let place = self.place(id, &l.path);
-            c.line(&format!(
+            c.linef(format_args!(
                 "if (!rd.block_bool_ok({})) {}",
                 at_in(b, l.at),
                 Self::err(&place.names, "")
@@ -1364,7 +1372,7 @@ impl Gen<'_> {
         }
         let r = self.run_start(c, "V", id, run, rn);
         c.open(&format!("if constexpr ({r} != wirelens::no_run) {{"));
-        c.line(&format!(
+        c.linef(format_args!(
             "wirelens::load_run({}, v, {r}, {});",
             at_in(b, first.at),
             last.at + last.size - first.at
@@ -1380,9 +1388,9 @@ impl Gen<'_> {
         let off = at_in(b, at);
         let err = Self::err(names, "");
         match kind {
-            LeafKind::Prim(Primitive::Bool) => c.line(&format!("if (!rd.block_bool({off}, {place})) {err}")),
-            LeafKind::Prim(_) => c.line(&format!("wirelens::load_le({off}, {place});")),
-            LeafKind::Struct(id) => c.line(&format!(
+            LeafKind::Prim(Primitive::Bool) => c.linef(format_args!("if (!rd.block_bool({off}, {place})) {err}")),
+            LeafKind::Prim(_) => c.linef(format_args!("wirelens::load_le({off}, {place});")),
+            LeafKind::Struct(id) => c.linef(format_args!(
                 "if (!{}::read_block(rd, {off}, {place})) {err}",
                 self.name(id)
             )),
@@ -1422,8 +1430,8 @@ impl Gen<'_> {
                 Step::Block { block, .. } => block.leaves.first().map(|l| self.place(p.id, &l.path).names),
                 Step::Value { .. } => None,
             });
-            c.line(&format!("const uint8_t* b = rd.fixed({size});"));
-            c.line(&format!(
+            c.linef(format_args!("const uint8_t* b = rd.fixed({size});"));
+            c.linef(format_args!(
                 "if (b == nullptr) {}",
                 Self::err(first.as_deref().unwrap_or(&[]), "")
             ));
@@ -1443,9 +1451,9 @@ impl Gen<'_> {
                     }
                     let bv = format!("b{bn}");
                     bn += 1;
-                    c.line(&format!("const uint8_t* {bv} = rd.fixed({});", block.size));
+                    c.linef(format_args!("const uint8_t* {bv} = rd.fixed({});", block.size));
                     let first = block.leaves.first().map(|l| self.place(p.id, &l.path).names);
-                    c.line(&format!(
+                    c.linef(format_args!(
                         "if ({bv} == nullptr) {}",
                         Self::err(first.as_deref().unwrap_or(&[]), "")
                     ));
@@ -1485,38 +1493,40 @@ impl Gen<'_> {
     ) {
         let err = Self::err(names, chain);
         match value {
-            Value::Str(pre) => c.line(&format!("if (!rd.str{}({place})) {err}", bits(*pre))),
-            Value::Prim(_) => c.line(&format!("if (!rd.prim({place})) {err}")),
-            Value::BulkPrims(pre, _) => c.line(&format!("if (!rd.prims{}({place})) {err}", bits(*pre))),
+            Value::Str(pre) => c.linef(format_args!("if (!rd.str{}({place})) {err}", bits(*pre))),
+            Value::Prim(_) => c.linef(format_args!("if (!rd.prim({place})) {err}")),
+            Value::BulkPrims(pre, _) => c.linef(format_args!("if (!rd.prims{}({place})) {err}", bits(*pre))),
             Value::Array { prefix, elem, elem_min } => {
                 let j = *k;
                 *k += 1;
-                c.line(&format!("size_t n{j} = 0;"));
-                c.line(&format!("if (!rd.count{}({elem_min}, n{j})) {err}", bits(*prefix)));
+                c.linef(format_args!("size_t n{j} = 0;"));
+                c.linef(format_args!("if (!rd.count{}({elem_min}, n{j})) {err}", bits(*prefix)));
                 // Element memory is charged against the caller's budget (Reader::set_budget).
                 // wirelens::Fill picks how the elements are constructed (runtime/cpp).
                 let compact = self.strings == OwnedStrings::Compact;
-                c.line(&format!("wirelens::Fill<decltype({place}), {compact}> f{j}({place});"));
-                c.line(&format!("if (!rd.elements(f{j}, n{j})) {err}"));
+                c.linef(format_args!(
+                    "wirelens::Fill<decltype({place}), {compact}> f{j}({place});"
+                ));
+                c.linef(format_args!("if (!rd.elements(f{j}, n{j})) {err}"));
                 c.open(&format!("for (size_t i{j} = 0; i{j} < n{j}; ++i{j}) {{"));
-                c.line(&format!("auto& x{j} = f{j}.at(i{j});"));
+                c.linef(format_args!("auto& x{j} = f{j}.at(i{j});"));
                 let inner = format!(".index(i{j}){chain}");
                 self.read_value(c, &format!("x{j}"), elem, names, &inner, k, generic);
-                c.line(&format!("f{j}.done();"));
+                c.linef(format_args!("f{j}.done();"));
                 c.close("}");
             }
             Value::Optional(inner) => {
                 let j = *k;
                 *k += 1;
-                c.line(&format!("bool p{j} = false;"));
-                c.line(&format!("if (!rd.presence(p{j})) {err}"));
+                c.linef(format_args!("bool p{j} = false;"));
+                c.linef(format_args!("if (!rd.presence(p{j})) {err}"));
                 c.open(&format!("if (p{j}) {{"));
-                c.line(&format!("auto& x{j} = {place}.emplace();"));
+                c.linef(format_args!("auto& x{j} = {place}.emplace();"));
                 self.read_value(c, &format!("x{j}"), inner, names, chain, k, generic);
                 // A value reused for decoding must not keep an optional the wire says is absent.
                 c.close("} else {");
                 c.depth += 1;
-                c.line(&format!("{place}.reset();"));
+                c.linef(format_args!("{place}.reset();"));
                 c.close("}");
             }
             Value::Struct { id, .. } => {
@@ -1526,7 +1536,7 @@ impl Gen<'_> {
                 } else {
                     self.name(*id).to_string()
                 };
-                c.line(&format!("if (!{ty}::read_from(rd, {place})) {err}"));
+                c.linef(format_args!("if (!{ty}::read_from(rd, {place})) {err}"));
             }
         }
     }
@@ -1534,7 +1544,7 @@ impl Gen<'_> {
     fn to_owned(&self, c: &mut Code, name: &str, view: &str, members: &[Member]) {
         c.open(&format!("inline {name} {view}::to_owned() const {{"));
         c.line("const auto& v = *this;");
-        c.line(&format!("{name} o;"));
+        c.linef(format_args!("{name} o;"));
         let mut k = 0;
         for m in members {
             self.conv(
@@ -1553,20 +1563,20 @@ impl Gen<'_> {
     /// Statements converting the view value at `src` into the owned value at `dst`.
     fn conv(&self, c: &mut Code, dst: &str, src: &str, w: &Wire, k: &mut usize) {
         if !borrows(self.layout, w) {
-            c.line(&format!("{dst} = {src};"));
+            c.linef(format_args!("{dst} = {src};"));
             return;
         }
         match w {
-            Wire::Prim(_) => c.line(&format!("{dst} = {}({src});", self.string_ty())),
+            Wire::Prim(_) => c.linef(format_args!("{dst} = {}({src});", self.string_ty())),
             Wire::Array(e) => match &**e {
                 Wire::Prim(p) if *p != Primitive::Str && self.arena => {
-                    c.line(&format!("{dst} = {src}.to_vector<{}>();", self.owned_ty(w)))
+                    c.linef(format_args!("{dst} = {src}.to_vector<{}>();", self.owned_ty(w)))
                 }
-                Wire::Prim(p) if *p != Primitive::Str => c.line(&format!("{dst} = {src}.to_vector();")),
+                Wire::Prim(p) if *p != Primitive::Str => c.linef(format_args!("{dst} = {src}.to_vector();")),
                 e => {
                     let j = *k;
                     *k += 1;
-                    c.line(&format!("{dst}.resize({src}.size());"));
+                    c.linef(format_args!("{dst}.resize({src}.size());"));
                     c.open(&format!("for (size_t i{j} = 0; i{j} < {src}.size(); ++i{j}) {{"));
                     self.conv(c, &format!("{dst}[i{j}]"), &format!("{src}[i{j}]"), e, k);
                     c.close("}");
@@ -1576,11 +1586,11 @@ impl Gen<'_> {
                 let j = *k;
                 *k += 1;
                 c.open(&format!("if ({src}) {{"));
-                c.line(&format!("auto& x{j} = {dst}.emplace();"));
+                c.linef(format_args!("auto& x{j} = {dst}.emplace();"));
                 self.conv(c, &format!("x{j}"), &format!("(*{src})"), e, k);
                 c.close("}");
             }
-            Wire::Struct(_) => c.line(&format!("{dst} = {src}.to_owned();")),
+            Wire::Struct(_) => c.linef(format_args!("{dst} = {src}.to_owned();")),
         }
     }
 
@@ -1631,7 +1641,7 @@ impl Gen<'_> {
         c.close("}");
         c.open("switch (h.type_id) {");
         for (_, name, mid) in &msgs {
-            c.line(&format!(
+            c.linef(format_args!(
                 "case {mid}: return wirelens::visit_message<wirelens::owned_or_view<View, {name}>>(rd, h, exact, visit);"
             ));
         }

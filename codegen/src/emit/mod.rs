@@ -352,7 +352,7 @@ impl Code {
         }
         self.open(&format!("{head}("));
         for p in params {
-            self.line(&format!("{p},"));
+            self.linef(format_args!("{p},"));
         }
         self.depth -= 1;
         self.open(&format!(") -> {ret} {{"));

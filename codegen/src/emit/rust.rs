@@ -204,7 +204,7 @@ pub fn generate_with(schema: &Schema, layout: &Layout, source: &str, opts: &Rust
                 c.blank();
                 g.docs(&mut c, &def.docs);
                 let ty = g.owned_ty(&t.wire);
-                c.line(&format!("pub type {} = {ty};", type_name(schema, layout, id)));
+                c.linef(format_args!("pub type {} = {ty};", type_name(schema, layout, id)));
             }
         }
     }
@@ -352,10 +352,10 @@ impl Gen<'_> {
             Dialect::Sdp => "SDP, declaration order".to_string(),
             Dialect::Ffi => format!("ffire, {} field order", self.layout.order.as_str()),
         };
-        c.line(&format!(
+        c.linef(format_args!(
             "// Source: {source} ({order}). Runtime: the `wirelens-runtime` crate."
         ));
-        c.line(&format!("// Encoders and decoders for `{source}` ({order})."));
+        c.linef(format_args!("// Encoders and decoders for `{source}` ({order})."));
         c.line("//");
         c.line("// Every type implements `wirelens_runtime::Message` (`encoded_size`, `encode` appending to a");
         c.line("// reusable `Vec<u8>`, `encode_into` a caller buffer, `to_bytes`, `decode` rejecting trailing");
@@ -366,7 +366,7 @@ impl Gen<'_> {
             c.line("// (`Dispatch`) decodes any of them by type id. `Box<T>` has no effect on the wire and is");
             c.line("// generated as `T`.");
         } else {
-            c.line(&format!(
+            c.linef(format_args!(
                 "// Strings and arrays are limited to {} bytes / elements: encoders refuse longer ones.",
                 "65,535"
             ));
@@ -390,7 +390,7 @@ impl Gen<'_> {
             "At as _, Decode as _, Message as _"
         };
         c.line("#[allow(unused_imports)] // the traits whose methods this module calls");
-        c.line(&format!("use rt::{{{traits}}};"));
+        c.linef(format_args!("use rt::{{{traits}}};"));
     }
 
     fn docs(&self, c: &mut Code, docs: &[String]) {
@@ -399,7 +399,7 @@ impl Gen<'_> {
             if d.is_empty() {
                 c.line("///");
             } else {
-                c.line(&format!("/// {d}"));
+                c.linef(format_args!("/// {d}"));
             }
         }
     }
@@ -513,10 +513,10 @@ impl Gen<'_> {
 
     fn layout_doc(&self, c: &mut Code, id: TypeId, t: &TypeLayout) {
         let d = super::layout_doc(self.schema, self.layout, id, t);
-        c.line(&format!("/// Wire layout ({}): {}.", d.order, d.size));
+        c.linef(format_args!("/// Wire layout ({}): {}.", d.order, d.size));
         if let Some(wire) = &d.wire_type {
             c.line("///");
-            c.line(&format!("/// {wire}."));
+            c.linef(format_args!("/// {wire}."));
             return;
         }
         c.line("///");
@@ -529,7 +529,7 @@ impl Gen<'_> {
         let blocks = self.plan_of(id).and_then(TypePlan::fixed_blocks_line);
         if let Some(line) = blocks.filter(|_| self.opts.fixed_blocks) {
             c.line("///");
-            c.line(&format!("/// {line}."));
+            c.linef(format_args!("/// {line}."));
         }
     }
 
@@ -552,16 +552,16 @@ impl Gen<'_> {
             for (i, f) in def.fields().iter().enumerate() {
                 let Some(fl) = t.field_by_decl(i) else { continue };
                 self.docs(c, &f.docs);
-                c.line(&format!("pub {}: {},", ident(&names[i]), self.owned_ty(&fl.wire)));
+                c.linef(format_args!("pub {}: {},", ident(&names[i]), self.owned_ty(&fl.wire)));
             }
             c.close("}");
         } else {
-            c.line(&format!("pub struct {name}(pub {});", self.owned_ty(&t.wire)));
+            c.linef(format_args!("pub struct {name}(pub {});", self.owned_ty(&t.wire)));
         }
         if borrows {
             let view = self.view_name(id);
             c.blank();
-            c.line(&format!(
+            c.linef(format_args!(
                 "/// Zero-copy view of [`{name}`] (strings and primitive arrays borrow the input)."
             ));
             c.line("#[derive(Debug, Clone, PartialEq)]");
@@ -572,11 +572,11 @@ impl Gen<'_> {
                 for (i, f) in def.fields().iter().enumerate() {
                     let Some(fl) = t.field_by_decl(i) else { continue };
                     self.docs(c, &f.docs);
-                    c.line(&format!("pub {}: {},", ident(&names[i]), self.view_ty(&fl.wire)));
+                    c.linef(format_args!("pub {}: {},", ident(&names[i]), self.view_ty(&fl.wire)));
                 }
                 c.close("}");
             } else {
-                c.line(&format!("pub struct {view}<'a>(pub {});", self.view_ty(&t.wire)));
+                c.linef(format_args!("pub struct {view}<'a>(pub {});", self.view_ty(&t.wire)));
             }
         }
         let Some(p) = self.plan_of(id) else {
@@ -589,7 +589,7 @@ impl Gen<'_> {
             c.open(&format!("impl {name} {{"));
             if let Some(n) = t.size.fixed {
                 c.line("/// The encoded size (every value has it).");
-                c.line(&format!("pub const SIZE: usize = {n};"));
+                c.linef(format_args!("pub const SIZE: usize = {n};"));
                 c.blank();
             }
             if fixed_struct {
@@ -611,7 +611,7 @@ impl Gen<'_> {
         };
         c.blank();
         c.open(&format!("impl rt::Message for {name} {{"));
-        c.line(&format!("type View<'a> = {view};"));
+        c.linef(format_args!("type View<'a> = {view};"));
         if borrows && self.arena() {
             c.line("const VIEW_IN_ARENA: bool = true;");
         }
@@ -627,7 +627,7 @@ impl Gen<'_> {
         if let Some(mid) = t.message_id {
             c.blank();
             c.open(&format!("impl rt::SdpMessage for {name} {{"));
-            c.line(&format!("const MESSAGE_ID: u16 = {mid};"));
+            c.linef(format_args!("const MESSAGE_ID: u16 = {mid};"));
             c.close("}");
         }
         if borrows {
@@ -645,11 +645,11 @@ impl Gen<'_> {
                 c.open(&format!("{name} {{"));
                 for m in &members {
                     let conv = self.conv(&format!("self.{}", m.access), false, &m.wire, 0);
-                    c.line(&format!("{}: {conv},", m.access));
+                    c.linef(format_args!("{}: {conv},", m.access));
                 }
                 c.close("}");
             } else {
-                c.line(&format!("{name}({})", self.conv("self.0", false, &t.wire, 0)));
+                c.linef(format_args!("{name}({})", self.conv("self.0", false, &t.wire, 0)));
             }
             c.close("}");
             c.close("}");
@@ -742,7 +742,7 @@ impl Gen<'_> {
             c.line(&parts[0]);
             c.depth += 1;
             for p in &parts[1..] {
-                c.line(&format!("+ {p}"));
+                c.linef(format_args!("+ {p}"));
             }
             c.depth -= 1;
         }
@@ -800,20 +800,20 @@ impl Gen<'_> {
                         for l in &b.leaves {
                             let place = format!("self.{}", self.access(p.id, &l.path));
                             match l.kind {
-                                LeafKind::Prim(_) => c.line(&format!("w.put_prim({place});")),
-                                LeafKind::Struct(_) => c.line(&format!("w = {place}.write_to(w)?;")),
+                                LeafKind::Prim(_) => c.linef(format_args!("w.put_prim({place});")),
+                                LeafKind::Struct(_) => c.linef(format_args!("w = {place}.write_to(w)?;")),
                             }
                         }
                         continue;
                     }
                     let name = format!("b{block}");
                     block += 1;
-                    c.line(&format!("let mut {name} = [0u8; {}];", b.size));
+                    c.linef(format_args!("let mut {name} = [0u8; {}];", b.size));
                     for l in &b.leaves {
                         let place = format!("self.{}", self.access(p.id, &l.path));
                         self.put_leaf(c, &format!("&mut {name}"), &l.at.to_string(), &place, l.kind);
                     }
-                    c.line(&format!("w.put(&{name});"));
+                    c.linef(format_args!("w.put(&{name});"));
                 }
                 Step::Value { path, value } => {
                     self.write_value(c, &format!("self.{}", self.access(p.id, path)), false, value, 0)
@@ -830,9 +830,9 @@ impl Gen<'_> {
         match kind {
             LeafKind::Prim(p) => {
                 let f = Self::prim_ty(p);
-                c.line(&format!("rt::le::put_{f}({b}, {at}, {place});"));
+                c.linef(format_args!("rt::le::put_{f}({b}, {at}, {place});"));
             }
-            LeafKind::Struct(_) => c.line(&format!("{place}.write_block({b}, {at});")),
+            LeafKind::Struct(_) => c.linef(format_args!("{place}.write_block({b}, {at});")),
         }
     }
 
@@ -841,21 +841,21 @@ impl Gen<'_> {
         let by_val = if is_ref { format!("*{place}") } else { place.to_string() };
         let bits = |p: &Prefix| if *p == Prefix::U32 { "32" } else { "16" };
         match v {
-            Value::Str(pre) => c.line(&format!("w.str{}({by_ref})?;", bits(pre))),
-            Value::Prim(_) => c.line(&format!("w.put_prim({by_val});")),
+            Value::Str(pre) => c.linef(format_args!("w.str{}({by_ref})?;", bits(pre))),
+            Value::Prim(_) => c.linef(format_args!("w.put_prim({by_val});")),
             Value::BulkPrims(pre, _) if self.opts.bulk_arrays => {
-                c.line(&format!("w.len{}({place}.len())?;", bits(pre)));
-                c.line(&format!("w.put_prims({place}.as_slice());"));
+                c.linef(format_args!("w.len{}({place}.len())?;", bits(pre)));
+                c.linef(format_args!("w.put_prims({place}.as_slice());"));
             }
             Value::BulkPrims(pre, p) => {
-                c.line(&format!("w.len{}({place}.len())?;", bits(pre)));
+                c.linef(format_args!("w.len{}({place}.len())?;", bits(pre)));
                 let x = format!("x{d}");
                 c.open(&format!("for {x} in {by_ref} {{"));
                 self.write_value(c, &x, true, &Value::Prim(*p), d + 1);
                 c.close("}");
             }
             Value::Array { prefix, elem, .. } => {
-                c.line(&format!("w.len{}({place}.len())?;", bits(prefix)));
+                c.linef(format_args!("w.len{}({place}.len())?;", bits(prefix)));
                 let x = format!("x{d}");
                 c.open(&format!("for {x} in {by_ref} {{"));
                 self.write_value(c, &x, true, elem, d + 1);
@@ -877,7 +877,7 @@ impl Gen<'_> {
                 c.line("w.put_u8(0);");
                 c.close("}");
             }
-            Value::Struct { .. } => c.line(&format!("w = {place}.write_to(w)?;")),
+            Value::Struct { .. } => c.linef(format_args!("w = {place}.write_to(w)?;")),
         }
     }
 
@@ -980,7 +980,7 @@ impl Gen<'_> {
                                 LeafKind::Prim(q) => format!("rd.{}(){me}?", Self::prim_ty(q)),
                                 LeafKind::Struct(id) => format!("{}::read_from(rd){me}?", self.name(id)),
                             };
-                            c.line(&format!("let {} = {expr};", self.local(p.id, &l.path)));
+                            c.linef(format_args!("let {} = {expr};", self.local(p.id, &l.path)));
                         }
                         continue;
                     }
@@ -992,10 +992,10 @@ impl Gen<'_> {
                         .iter()
                         .any(|l| matches!(l.kind, LeafKind::Prim(Primitive::Bool) | LeafKind::Struct(_)));
                     if needs_base {
-                        c.line(&format!("let {base} = rd.position();"));
+                        c.linef(format_args!("let {base} = rd.position();"));
                     }
                     let first = b.leaves.first().map_or_else(Ctx::default, |l| self.ctx(p.id, &l.path));
-                    c.line(&format!(
+                    c.linef(format_args!(
                         "let {name} = rd.fixed::<{}>(){}?;",
                         b.size,
                         Self::map_err(&first)
@@ -1003,7 +1003,7 @@ impl Gen<'_> {
                     for l in &b.leaves {
                         let me = Self::map_err(&self.ctx(p.id, &l.path));
                         let expr = self.get_leaf(&name, &l.at.to_string(), &base, l.kind, &me);
-                        c.line(&format!("let {} = {expr};", self.local(p.id, &l.path)));
+                        c.linef(format_args!("let {} = {expr};", self.local(p.id, &l.path)));
                     }
                 }
                 Step::Value { path, value } => {
@@ -1016,7 +1016,7 @@ impl Gen<'_> {
             let inits = self.literal_fields(p);
             let one_line = inits.join(", ");
             if one_line.len() <= 18 {
-                c.line(&format!("Ok(Self {{ {one_line} }})"));
+                c.linef(format_args!("Ok(Self {{ {one_line} }})"));
             } else {
                 // Several fields per line, wrapped at 100 columns.
                 c.open("Ok(Self {");
@@ -1091,13 +1091,13 @@ impl Gen<'_> {
 
     fn read_value(&self, c: &mut Code, var: &str, v: &Value, ctx: &Ctx, d: usize, view: bool) {
         if let Some(e) = self.simple_read(v, ctx, view) {
-            c.line(&format!("let {var} = {e};"));
+            c.linef(format_args!("let {var} = {e};"));
             return;
         }
         let me = Self::map_err(ctx);
         let bits = |p: &Prefix| if *p == Prefix::U32 { "32" } else { "16" };
         let array = |c: &mut Code, pre: &Prefix, elem: &Value, min: u64| {
-            c.line(&format!("let n{d} = rd.count{}({min}){me}?;", bits(pre)));
+            c.linef(format_args!("let n{d} = rd.count{}({min}){me}?;", bits(pre)));
             let inner_ctx = ctx.in_element(format!("i{d}"));
             if view && self.arena() {
                 // Built in place in the arena: `fill` calls the closure per element.
@@ -1107,20 +1107,20 @@ impl Gen<'_> {
                     None => {
                         let x = format!("x{d}");
                         self.read_value(c, &x, elem, &inner_ctx, d + 1, view);
-                        c.line(&format!("Ok({x})"));
+                        c.linef(format_args!("Ok({x})"));
                     }
                 }
                 c.close("})?;");
                 return;
             }
-            c.line(&format!("let mut {var} = rd.vec(n{d}){me}?;"));
+            c.linef(format_args!("let mut {var} = rd.vec(n{d}){me}?;"));
             c.open(&format!("for i{d} in 0..n{d} {{"));
             match self.simple_read(elem, &inner_ctx, view) {
-                Some(expr) => c.line(&format!("{var}.push({expr});")),
+                Some(expr) => c.linef(format_args!("{var}.push({expr});")),
                 None => {
                     let x = format!("x{d}");
                     self.read_value(c, &x, elem, &inner_ctx, d + 1, view);
-                    c.line(&format!("{var}.push({x});"));
+                    c.linef(format_args!("{var}.push({x});"));
                 }
             }
             c.close("}");
@@ -1131,11 +1131,11 @@ impl Gen<'_> {
             Value::Optional(e) => {
                 c.open(&format!("let {var} = if rd.presence(){me}? {{"));
                 match self.simple_read(e, ctx, view) {
-                    Some(expr) => c.line(&format!("Some({expr})")),
+                    Some(expr) => c.linef(format_args!("Some({expr})")),
                     None => {
                         let x = format!("x{d}");
                         self.read_value(c, &x, e, ctx, d + 1, view);
-                        c.line(&format!("Some({x})"));
+                        c.linef(format_args!("Some({x})"));
                     }
                 }
                 c.close("} else {");
@@ -1203,8 +1203,8 @@ impl Gen<'_> {
         c.line(DEAD_CODE);
         c.open("pub enum AnyMessage {");
         for (_, name, id) in &structs {
-            c.line(&format!("/// Type id {id}."));
-            c.line(&format!("{name}({name}),"));
+            c.linef(format_args!("/// Type id {id}."));
+            c.linef(format_args!("{name}({name}),"));
         }
         c.close("}");
         c.blank();
@@ -1212,7 +1212,7 @@ impl Gen<'_> {
         c.open("fn message_id(&self) -> u16 {");
         c.open("match self {");
         for (_, name, id) in &structs {
-            c.line(&format!("Self::{name}(_) => {id},"));
+            c.linef(format_args!("Self::{name}(_) => {id},"));
         }
         c.close("}");
         c.close("}");
@@ -1220,7 +1220,7 @@ impl Gen<'_> {
         c.open("fn encode(&self, out: &mut Vec<u8>) -> Result<(), rt::EncodeError> {");
         c.open("match self {");
         for (_, name, _) in &structs {
-            c.line(&format!("Self::{name}(m) => m.encode_message(out),"));
+            c.linef(format_args!("Self::{name}(m) => m.encode_message(out),"));
         }
         c.close("}");
         c.close("}");
@@ -1228,7 +1228,7 @@ impl Gen<'_> {
         c.open("fn read_payload(type_id: u16, rd: &mut rt::Reader<'_>) -> Result<Self, rt::DecodeError> {");
         c.open("match type_id {");
         for (_, name, id) in &structs {
-            c.line(&format!("{id} => {name}::read_from(rd).map(Self::{name}),"));
+            c.linef(format_args!("{id} => {name}::read_from(rd).map(Self::{name}),"));
         }
         c.line("other => Err(rt::sdp::unknown_type_id(other)),");
         c.close("}");
