@@ -7,6 +7,8 @@
 //   memcpy-fresh   malloc + memcpy + free
 //   encode         append to a reused buffer (C: wl_buf after wl_buf_clear; C++: a
 //                  std::vector after clear())
+//   encode-buf     C++ only: append to a reused wirelens::Buffer after clear() (grows without
+//                  zero-filling, as C's wl_buf)
 //   encode-fresh   a new exact-size buffer per encode (C: T_size + malloc + T_encode +
 //                  free; C++: to_bytes())
 //   decode         owned values (C: into a heap arena reset before each decode, so warm
@@ -259,6 +261,15 @@ void fail(const char* ds, const char* what) {
                    out.clear();                                                                            \
                    for (auto& r : recs) launder(&r)->encode(out);                                          \
                    use(out.data());                                                                        \
+               }));                                                                                        \
+        wirelens::Buffer wb;                                                                               \
+        for (auto& r : recs)                                                                               \
+            if (!r.encode(wb).ok()) fail(DS, "C++ encode (Buffer)");                                       \
+        if (wb.to_vector() != bytes) fail(DS, "C++ re-encode (Buffer)");                                   \
+        if (want(WL_CPP_LABEL "-encode-buf")) report(DS, WL_CPP_LABEL "-encode-buf", measure([&] {         \
+                   wb.clear();                                                                             \
+                   for (auto& r : recs) (void)launder(&r)->encode(wb);                                     \
+                   use(wb.data());                                                                         \
                }));                                                                                        \
         if (want(WL_CPP_LABEL "-encode-fresh")) report(DS, WL_CPP_LABEL "-encode-fresh", measure([&] {     \
                    for (auto& r : recs) {                                                                  \

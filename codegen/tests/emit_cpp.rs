@@ -408,6 +408,7 @@ static bool rejects_bad_lengths(const Bytes& record) {
 template <class T>
 static bool byte_case(const Bytes& bytes, size_t& records) {
     Bytes out, buf;
+    wirelens::Buffer wb;  // the same records appended to a wirelens::Buffer
     size_t at = 0;
     records = 0;
     if (bytes.empty()) {
@@ -428,6 +429,10 @@ static bool byte_case(const Bytes& bytes, size_t& records) {
         wirelens::Status s = value.encode(out);
         if (!s) {
             return fail("encode", s.error());
+        }
+        wirelens::Status sb = value.encode(wb);
+        if (!sb || wb.size() != out.size()) {
+            return fail("encode(Buffer&)");
         }
         buf.assign(used + 3, 0xAA);
         auto n = value.encode_into(buf.data(), buf.size());
@@ -469,6 +474,12 @@ static bool byte_case(const Bytes& bytes, size_t& records) {
     if (out != bytes) {
         return fail("re-encoding gave different bytes");
     }
+    wirelens::Buffer moved = std::move(wb), assigned;
+    assigned.append(bytes.data(), 1);
+    assigned = std::move(moved);
+    if (assigned.to_vector() != bytes || !wb.empty() || !moved.empty()) {
+        return fail("encoding into a wirelens::Buffer gave different bytes");
+    }
     return true;
 }
 
@@ -484,7 +495,10 @@ static bool message_case(const Bytes& bytes, size_t& records) {
         return fail("decode_message", r.error());
     }
     Bytes out;
-    if (!r->encode_message(out).ok() || out != bytes) {
+    wirelens::Buffer wb;
+    wb.append(bytes.data(), 3);  // appended after existing bytes
+    if (!r->encode_message(out).ok() || out != bytes || !r->encode_message(wb).ok() ||
+        wb.size() != bytes.size() + 3 || std::memcmp(wb.data() + 3, bytes.data(), bytes.size()) != 0) {
         return fail("encode_message gave different bytes");
     }
     if (r->encoded_size() + 10 != bytes.size()) {
@@ -567,6 +581,16 @@ static std::string special_checks() {
         CHECK(!s && s.error().kind == ErrorKind::too_long && s.error().found == 65536 && s.error().expected == 65535,
               "a 65,536-byte ffire string: " + s.error().message());
         CHECK(out.size() == 1 && out[0] == 7, "a failed encode left bytes in the buffer");
+        ffi_array_string_canon::StringListMessage two;
+        two.value = {"ab", std::string(65536, 'y')};
+        wirelens::Buffer wb;
+        wb.append(out.data(), 1);
+        wirelens::Status sb = two.encode(wb);
+        // The error's offset is in the buffer: after the byte there, the count and "ab".
+        CHECK(!sb && sb.error().kind == ErrorKind::too_long && sb.error().offset == 1 + 2 + 4,
+              "a 65,536-byte ffire string into a Buffer: " + sb.error().message());
+        CHECK(wb.size() == 1 && wb.data()[0] == 7, "a failed encode left bytes in the Buffer");
+        CHECK(two.encode(out).error().offset == sb.error().offset, "Buffer and vector errors differ");
         ffi_array_string_canon::StringListMessage max_str;
         max_str.value.push_back(std::string(65535, 'x'));
         CHECK(max_str.to_bytes().ok(), "a 65,535-byte ffire string was refused");
