@@ -582,7 +582,8 @@ static std::string special_checks() {
               "a 65,536-byte ffire string: " + s.error().message());
         CHECK(out.size() == 1 && out[0] == 7, "a failed encode left bytes in the buffer");
         ffi_array_string_canon::StringListMessage two;
-        two.value = {"ab", std::string(65536, 'y')};
+        two.value.push_back("ab");  // (one by one: no initializer list fits every string mode)
+        two.value.push_back(std::string(65536, 'y'));
         wirelens::Buffer wb;
         wb.append(out.data(), 1);
         wirelens::Status sb = two.encode(wb);

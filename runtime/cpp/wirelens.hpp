@@ -2052,12 +2052,12 @@ Result<V> decode_value(const uint8_t* data, size_t len, uint16_t id, size_t budg
     wirelens::Status encode(std::vector<uint8_t>& out) const {                                                \
         return wirelens::encode_append(static_cast<const WlSelf&>(*this), out);                                \
     }                                                                                                          \
-    /** Encodes into buf[0..cap); refuses a buffer smaller than encoded_size(). */                            \
     /** The same into a wirelens::Buffer, which grows without zero-filling first. */                           \
     template <class WlSelf = T>                                                                                \
     wirelens::Status encode(wirelens::Buffer& out) const {                                                    \
         return wirelens::encode_append(static_cast<const WlSelf&>(*this), out);                                \
     }                                                                                                          \
+    /** Encodes into buf[0..cap); refuses a buffer smaller than encoded_size(). */                            \
     template <class WlSelf = T>                                                                                \
     wirelens::Result<size_t> encode_into(uint8_t* buf, size_t cap) const {                                    \
         return wirelens::encode_into(static_cast<const WlSelf&>(*this), buf, cap);                             \
@@ -2105,9 +2105,9 @@ Result<V> decode_value(const uint8_t* data, size_t len, uint16_t id, size_t budg
         return wirelens::decode_at<V>(data, len, 0, false, budget, &arena);                                    \
     }
 
-/// The SDP message members of a generated struct `T` ("SDP2" header, type id, length);
-/// templates for the reason given at WIRELENS_VALUE_API.
-#define WIRELENS_MESSAGE_API(T)                                                                                \
+/// The encoders of an SDP message ("SDP2" header, type id, length), appended to a vector
+/// or a Buffer; shared by WIRELENS_MESSAGE_API and WIRELENS_ARENA_MESSAGE_API.
+#define WIRELENS_ENCODE_MESSAGE_API(T)                                                                         \
     template <class WlSelf = T>                                                                                \
     wirelens::Status encode_message(std::vector<uint8_t>& out) const {                                        \
         return wirelens::encode_append<true>(static_cast<const WlSelf&>(*this), out);                          \
@@ -2115,7 +2115,12 @@ Result<V> decode_value(const uint8_t* data, size_t len, uint16_t id, size_t budg
     template <class WlSelf = T>                                                                                \
     wirelens::Status encode_message(wirelens::Buffer& out) const {                                            \
         return wirelens::encode_append<true>(static_cast<const WlSelf&>(*this), out);                          \
-    }                                                                                                          \
+    }
+
+/// The SDP message members of a generated struct `T` ("SDP2" header, type id, length);
+/// templates for the reason given at WIRELENS_VALUE_API.
+#define WIRELENS_MESSAGE_API(T)                                                                                \
+    WIRELENS_ENCODE_MESSAGE_API(T)                                                                             \
     /** `budget`: the most memory the decoded value may allocate (Reader::set_budget). */                      \
     template <class WlSelf = T>                                                                                \
     static auto decode_message(const uint8_t* data, size_t len,                                                \
@@ -2135,10 +2140,7 @@ Result<V> decode_value(const uint8_t* data, size_t len, uint16_t id, size_t budg
 
 /// WIRELENS_MESSAGE_API with the Arena of `[generate.cpp] memory = "arena"` views.
 #define WIRELENS_ARENA_MESSAGE_API(T)                                                                          \
-    template <class WlSelf = T>                                                                                \
-    wirelens::Status encode_message(std::vector<uint8_t>& out) const {                                        \
-        return wirelens::encode_append<true>(static_cast<const WlSelf&>(*this), out);                          \
-    }                                                                                                          \
+    WIRELENS_ENCODE_MESSAGE_API(T)                                                                             \
     template <class WlSelf = T>                                                                                \
     static auto decode_message(const uint8_t* data, size_t len, size_t budget = SIZE_MAX) {                   \
         return wirelens::decode_value<WlSelf>(data, len, MESSAGE_ID, budget);                                  \
