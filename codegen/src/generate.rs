@@ -62,15 +62,29 @@ pub fn generate_files_with(
     rust: &RustOptions,
     cpp: &CppOptions,
 ) -> Result<Vec<OutputFile>, EmitError> {
+    generate_files_in(analysis, source_name, langs, rust, cpp, false)
+}
+
+/// [`generate_files_with`], a language on more than one thread when `parallel`
+/// ([`emit::generate_in`]).
+pub(crate) fn generate_files_in(
+    analysis: &Analysis,
+    source_name: &str,
+    langs: &[Lang],
+    rust: &RustOptions,
+    cpp: &CppOptions,
+    parallel: bool,
+) -> Result<Vec<OutputFile>, EmitError> {
     let mut files = Vec::new();
     for &lang in langs {
-        files.extend(emit::generate_with(
+        files.extend(emit::generate_in(
             lang,
             &analysis.schema,
             &analysis.layout,
             source_name,
             rust,
             cpp,
+            parallel,
         )?);
         files.extend(emit::runtime_files(lang));
     }

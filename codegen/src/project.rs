@@ -25,7 +25,7 @@ use crate::emit::rust::RustOptions;
 use crate::emit::{EmitError, Lang, OutputFile};
 use crate::emit::{Memory, OwnedStrings};
 use crate::generate::{
-    file_name, generate_files_with, map_in_parallel, merge_outputs, schema_errors, write_files_staged, Staged,
+    file_name, generate_files_in, map_in_parallel, merge_outputs, schema_errors, write_files_staged, Staged,
     WriteReport,
 };
 use crate::{analyze, Analysis, Config, Dialect, FieldOrder, OrderChoice, SourceFile};
@@ -504,7 +504,7 @@ fn emit_languages(
 ) -> Result<Vec<OutputFile>, EmitError> {
     let threads = if parallel { langs.len() } else { 1 };
     let per_lang = map_in_parallel(langs, threads, |lang| {
-        let files = generate_files_with(analysis, source_name, std::slice::from_ref(lang), rust, cpp)?;
+        let files = generate_files_in(analysis, source_name, std::slice::from_ref(lang), rust, cpp, parallel)?;
         if let Some((staged, out_dir)) = stage {
             staged.stage(out_dir, &files);
         }

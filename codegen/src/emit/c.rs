@@ -687,6 +687,16 @@ fn plan_order(plan: &Plan) -> Vec<TypeId> {
 
 /// Generates `<module>.h` and `<module>.c` for one schema.
 pub fn generate(schema: &Schema, layout: &Layout, source: &str) -> Result<Vec<OutputFile>, EmitError> {
+    generate_in(schema, layout, source, false)
+}
+
+/// [`generate`], writing the header and the source on two threads when `parallel`.
+pub fn generate_in(
+    schema: &Schema,
+    layout: &Layout,
+    source: &str,
+    parallel: bool,
+) -> Result<Vec<OutputFile>, EmitError> {
     let missing: Vec<&str> = schema
         .types
         .iter()
@@ -723,8 +733,18 @@ pub fn generate(schema: &Schema, layout: &Layout, source: &str) -> Result<Vec<Ou
         }
     }
     let module = module_name(source);
-    let header = g.header(source, &module);
-    let code = g.source(source, &module, &items);
+    let (header, code) = if parallel {
+        // The header and the source only read the plan and the names: for a large
+        // schema the C generator is the longest of the three, and this halves it.
+        std::thread::scope(|scope| {
+            let header = scope.spawn(|| g.header(source, &module));
+            let code = g.source(source, &module, &items);
+            let header = header.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (header, code)
+        })
+    } else {
+        (g.header(source, &module), g.source(source, &module, &items))
+    };
     Ok(vec![
         OutputFile {
             name: format!("{module}.h"),

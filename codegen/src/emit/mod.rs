@@ -72,8 +72,22 @@ pub fn generate_with(
     rust: &rust::RustOptions,
     cpp: &cpp::CppOptions,
 ) -> Result<Vec<OutputFile>, EmitError> {
+    generate_in(lang, schema, layout, source, rust, cpp, false)
+}
+
+/// [`generate_with`] that may use more than one thread for the language when
+/// `parallel` (the C generator writes its header and its source at once).
+pub fn generate_in(
+    lang: Lang,
+    schema: &Schema,
+    layout: &Layout,
+    source: &str,
+    rust: &rust::RustOptions,
+    cpp: &cpp::CppOptions,
+    parallel: bool,
+) -> Result<Vec<OutputFile>, EmitError> {
     match lang {
-        Lang::C => c::generate(schema, layout, source),
+        Lang::C => c::generate_in(schema, layout, source, parallel),
         Lang::Cpp => cpp::generate_with(schema, layout, source, cpp),
         Lang::Rust => Ok(vec![OutputFile {
             name: format!("{}.rs", module_name(source)),
