@@ -824,6 +824,15 @@ class [[nodiscard]] Result {
 public:
     Result(T value) : value_(std::move(value)) {}
     Result(Error error) : error_(std::move(error)) {}
+    /// A value-initialized value, for the decoders to fill in place and return without a
+    /// move (a move of a struct of vectors, and the moved-from one's destructor, were 8 %
+    /// of decoding a 141-byte record).
+    explicit Result(std::in_place_t) : value_(std::in_place) {}
+    /// Makes this a failure (the value, if any, is destroyed).
+    void fail(Error error) noexcept {
+        value_.reset();
+        error_ = std::move(error);
+    }
     bool ok() const noexcept { return value_.has_value(); }
     explicit operator bool() const noexcept { return ok(); }
     /// The value; aborts when !ok().
@@ -1989,34 +1998,67 @@ Result<std::vector<uint8_t>> to_bytes(const T& value) {
     return Result<std::vector<uint8_t>>(std::move(out));
 }
 
+/// Reads one value (owned or view type V) from the start of `rd`'s input into `out`, inside
+/// an SDP message of type id `id` when `id` != 0; `exact`: trailing bytes are an error.
+namespace detail {
+template <class V>
+bool read_whole(Reader& rd, V& out, uint16_t id, bool exact) {
+    sdp::Header h;
+    return (id == 0 || rd.open_message(id, h)) && V::read_from(rd, out) && (id == 0 || rd.close_message(h)) &&
+           (!exact || rd.finish());
+}
+}  // namespace detail
+
 /// Decodes one value (owned or view type V) from the start of the input, inside an SDP
 /// message of type id `id` when `id` != 0; `exact`: trailing bytes are an error.
-/// `arena`: where an arena-mode view allocates its arrays.
+/// `arena`: where an arena-mode view allocates its arrays. An owned value is read in place
+/// into the returned Result: moving a struct of vectors into it (and destroying the
+/// moved-from one) was 8-12 % of decoding a small record. A view is read into a local
+/// and moved (cheap), which measured 3-7 % faster for views than in place.
 template <class V>
 Result<Decoded<V>> decode_at(const uint8_t* data, size_t len, uint16_t id, bool exact, size_t budget = SIZE_MAX,
                              Arena* arena = nullptr) {
     Reader rd(data, len);
     rd.set_budget(budget);
     rd.set_arena(arena);
-    sdp::Header h;
-    Decoded<V> d;
-    if ((id != 0 && !rd.open_message(id, h)) || !V::read_from(rd, d.value) || (id != 0 && !rd.close_message(h)) ||
-        (exact && !rd.finish())) {
-        return rd.take_error();
+    if constexpr (detail::is_owned_struct<V>::value) {
+        Result<Decoded<V>> r(std::in_place);
+        if (!detail::read_whole(rd, r->value, id, exact)) {
+            r.fail(rd.take_error());
+            return r;
+        }
+        r->used = rd.position();
+        return r;
+    } else {
+        Decoded<V> d;
+        if (!detail::read_whole(rd, d.value, id, exact)) {
+            return rd.take_error();
+        }
+        d.used = rd.position();
+        return Result<Decoded<V>>(std::move(d));
     }
-    d.used = rd.position();
-    return Result<Decoded<V>>(std::move(d));
 }
 
-/// decode_at without the byte count.
+/// decode_at without the byte count (trailing bytes are an error).
 template <class V>
 Result<V> decode_value(const uint8_t* data, size_t len, uint16_t id, size_t budget = SIZE_MAX,
                        Arena* arena = nullptr) {
-    auto r = decode_at<V>(data, len, id, true, budget, arena);
-    if (!r) {
-        return r.error();
+    Reader rd(data, len);
+    rd.set_budget(budget);
+    rd.set_arena(arena);
+    if constexpr (detail::is_owned_struct<V>::value) {
+        Result<V> r(std::in_place);
+        if (!detail::read_whole(rd, *r, id, true)) {
+            r.fail(rd.take_error());
+        }
+        return r;
+    } else {
+        V value{};
+        if (!detail::read_whole(rd, value, id, true)) {
+            return rd.take_error();
+        }
+        return Result<V>(std::move(value));
     }
-    return Result<V>(std::move(std::move(r).value().value));
 }
 
 /// The public members of every generated value type `T` (its view type is `View`). Each is
