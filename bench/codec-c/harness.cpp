@@ -259,7 +259,7 @@ void fail(const char* ds, const char* what) {
         if (out != bytes) fail(DS, "C++ re-encode");                                                       \
         if (want(WL_CPP_LABEL "-encode")) report(DS, WL_CPP_LABEL "-encode", measure([&] {                 \
                    out.clear();                                                                            \
-                   for (auto& r : recs) launder(&r)->encode(out);                                          \
+                   for (auto& r : recs) (void)launder(&r)->encode(out);                                        \
                    use(out.data());                                                                        \
                }));                                                                                        \
         wirelens::Buffer wb;                                                                               \
