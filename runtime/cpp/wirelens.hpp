@@ -1889,10 +1889,13 @@ WIRELENS_HOT void message_header(uint8_t* p, size_t n) noexcept {
 }
 }  // namespace detail
 
-/// Appends the encoding (after an optional SDP message header) to `out`; on error `out`
-/// is left as it was.
-template <bool Message = false, class T>
-Status encode_append(const T& value, std::vector<uint8_t>& out) {
+/// Appends the encoding (after an optional SDP message header) to `out`, a
+/// `std::vector<uint8_t>` or a `Buffer` (the same bytes and errors; a Buffer is not
+/// zero-filled first); on error `out` is left as it was.
+template <bool Message = false, class T, class Out>
+Status encode_append(const T& value, Out& out) {
+    constexpr bool vector = std::is_same_v<Out, std::vector<uint8_t>>;
+    static_assert(vector || std::is_same_v<Out, Buffer>, "encodes into a std::vector<uint8_t> or a Buffer");
     const size_t start = out.size();
     const size_t head = Message ? sdp::header_len : 0;
     Fits f(T::max_len);
@@ -1903,22 +1906,32 @@ Status encode_append(const T& value, std::vector<uint8_t>& out) {
     if (Message && n > std::numeric_limits<uint32_t>::max()) {
         return Error::make(ErrorKind::too_long, start + 6, n, std::numeric_limits<uint32_t>::max());
     }
-    // A value that is one array of primitives: its elements are appended with one copy
-    // after the count, instead of zero-filled by resize() and then overwritten.
+    // A value that is one array of primitives, into a vector: its elements are appended
+    // with one copy after the count, instead of zero-filled by resize() and then overwritten.
+    constexpr bool bulk_copy = vector && little_endian_host && detail::has_bulk<T>::value;
     size_t bulk = 0;
-    if constexpr (little_endian_host && detail::has_bulk<T>::value) {
+    if constexpr (bulk_copy) {
         bulk = T::bulk(value).size() * sizeof(T::bulk(value)[0]);
         if (out.capacity() < start + head + n) {
             // Geometric, as resize() would grow (records appended one by one stay linear).
             out.reserve(std::max(start + head + n, 2 * out.capacity()));
         }
     }
-    out.resize(start + head + n - bulk);
-    uint8_t* p = out.data() + start;
+    uint8_t* p;
+    if constexpr (vector) {
+        out.resize(start + head + n - bulk);
+        p = out.data() + start;
+    } else {
+        // Uninitialised room; a Buffer reports memory it cannot have as an error.
+        p = n <= std::numeric_limits<size_t>::max() - head ? out.grow(head + n) : nullptr;
+        if (p == nullptr) {
+            return Error::make(ErrorKind::buffer_too_small, start, out.capacity(), n);
+        }
+    }
     if constexpr (Message) {
         detail::message_header<T>(p, n);
     }
-    if constexpr (little_endian_host && detail::has_bulk<T>::value) {
+    if constexpr (bulk_copy) {
         // The count prefix is what the exact size has besides the elements (u16 or u32).
         const auto& a = T::bulk(value);
         if (n - bulk == 2) {
@@ -1933,36 +1946,11 @@ Status encode_append(const T& value, std::vector<uint8_t>& out) {
     Error err;
     Writer w(p + head, start + head, err);
     if (!T::write_to(w, value)) {
-        out.resize(start);
-        return err;
-    }
-    return Status();
-}
-
-/// encode_append into a Buffer: the same bytes and errors, without zero-filling first.
-template <bool Message = false, class T>
-Status encode_append(const T& value, Buffer& out) {
-    const size_t start = out.size();
-    const size_t head = Message ? sdp::header_len : 0;
-    Fits f(T::max_len);
-    const size_t n = T::measure(value, f);
-    if (!f) {
-        return too_long_error(value, n, start + head);
-    }
-    if (Message && n > std::numeric_limits<uint32_t>::max()) {
-        return Error::make(ErrorKind::too_long, start + 6, n, std::numeric_limits<uint32_t>::max());
-    }
-    uint8_t* p = n <= std::numeric_limits<size_t>::max() - head ? out.grow(head + n) : nullptr;
-    if (p == nullptr) {
-        return Error::make(ErrorKind::buffer_too_small, start, out.capacity(), n);
-    }
-    if constexpr (Message) {
-        detail::message_header<T>(p, n);
-    }
-    Error err;
-    Writer w(p + head, start + head, err);
-    if (!T::write_to(w, value)) {
-        out.truncate(start);
+        if constexpr (vector) {
+            out.resize(start);
+        } else {
+            out.truncate(start);
+        }
         return err;
     }
     return Status();
