@@ -207,7 +207,9 @@ impl Drop for Staged {
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+/// `m`'s guard, also when a thread that panicked while holding it poisoned it: what the
+/// crate keeps behind mutexes (caches, maps of files) stays consistent between updates.
+pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 

@@ -25,7 +25,7 @@ use crate::emit::rust::RustOptions;
 use crate::emit::{EmitError, Lang, OutputFile};
 use crate::emit::{Memory, OwnedStrings};
 use crate::generate::{
-    file_name, generate_files_in, map_in_parallel, merge_outputs, schema_errors, write_files_staged, Staged,
+    file_name, generate_files_in, lock, map_in_parallel, merge_outputs, schema_errors, write_files_staged, Staged,
     WriteReport,
 };
 use crate::{analyze, Analysis, Config, Dialect, FieldOrder, OrderChoice, SourceFile};
@@ -226,24 +226,21 @@ impl Project {
 
     /// Forgets cached `wirelens.toml` files (one changed on disk).
     pub fn forget_configs(&self) {
-        self.configs.lock().unwrap_or_else(|p| p.into_inner()).clear();
+        lock(&self.configs).clear();
     }
 
     /// The nearest `wirelens.toml` of `schema` and its contents (cached per folder).
     fn config(&self, schema: &Path) -> Result<Option<(PathBuf, Config)>, FileError> {
         let dir = schema_dir(schema);
         let dir = std::fs::canonicalize(&dir).unwrap_or(dir);
-        if let Some(hit) = self.configs.lock().unwrap_or_else(|p| p.into_inner()).get(&dir) {
+        if let Some(hit) = lock(&self.configs).get(&dir) {
             return Ok(hit.clone());
         }
         let found = match Config::find(&dir) {
             Some(path) => Some((path.clone(), Config::load(&path)?)),
             None => None,
         };
-        self.configs
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(dir, found.clone());
+        lock(&self.configs).insert(dir, found.clone());
         Ok(found)
     }
 
@@ -572,10 +569,7 @@ type DirLock = Arc<Mutex<HashMap<PathBuf, u64>>>;
 fn dir_lock(out_dir: &Path) -> DirLock {
     static LOCKS: OnceLock<Mutex<HashMap<PathBuf, DirLock>>> = OnceLock::new();
     let key = std::fs::canonicalize(out_dir).unwrap_or_else(|_| out_dir.to_path_buf());
-    let mut locks = LOCKS
-        .get_or_init(Mutex::default)
-        .lock()
-        .unwrap_or_else(|p| p.into_inner());
+    let mut locks = lock(LOCKS.get_or_init(Mutex::default));
     locks.entry(key).or_default().clone()
 }
 
@@ -586,8 +580,8 @@ pub fn write_prepared(prepared: &Prepared) -> Result<Vec<Written>, FileError> {
     for dir in &prepared.dirs {
         std::fs::create_dir_all(&dir.out_dir)
             .map_err(|e| FileError::io(&dir.out_dir, "cannot create the output directory", &e))?;
-        let lock = dir_lock(&dir.out_dir);
-        let mut last = lock.lock().unwrap_or_else(|p| p.into_inner());
+        let dir_mutex = dir_lock(&dir.out_dir);
+        let mut last = lock(&dir_mutex);
         if dir
             .schemas
             .iter()
