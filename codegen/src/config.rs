@@ -87,8 +87,9 @@ pub struct CppGenerateConfig {
     /// `"compact"` (`wirelens::CompactString` from the runtime header: strings up to 31
     /// bytes inline, so decoding allocates only for longer ones).
     pub strings: Option<crate::emit::cpp::OwnedStrings>,
-    /// `memory = "std"` (view arrays are `std::vector`, the default) or `"arena"` (view
-    /// arrays are `wirelens::Span`s in a `wirelens::Arena` the caller passes and resets).
+    /// `memory = "std"` (arrays are `std::vector`, the default) or `"arena"` (view arrays
+    /// are `wirelens::Span`s in a `wirelens::Arena` the caller passes and resets; owned
+    /// arrays and strings `wirelens::ArenaVector` / `ArenaString`, from that arena).
     pub memory: Option<crate::emit::Memory>,
 }
 
