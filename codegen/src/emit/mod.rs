@@ -398,16 +398,9 @@ impl Code {
         self.out.push('\n');
     }
 
+    /// `s` at the current indent and a newline (an empty `s`: just the newline).
     pub fn line(&mut self, s: &str) {
-        if s.is_empty() {
-            self.out.push('\n');
-            return;
-        }
-        for _ in 0..self.depth {
-            self.out.push_str("    ");
-        }
-        self.out.push_str(s);
-        self.out.push('\n');
+        self.linef(format_args!("{s}"));
     }
 
     pub fn open(&mut self, s: &str) {
