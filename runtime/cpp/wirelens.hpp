@@ -1889,11 +1889,10 @@ WIRELENS_HOT void message_header(uint8_t* p, size_t n) noexcept {
 }
 }  // namespace detail
 
-/// Appends the encoding (after an optional SDP message header) to `out`, a
-/// `std::vector<uint8_t>` or a `Buffer` (the same bytes and errors; a Buffer is not
-/// zero-filled first); on error `out` is left as it was.
-template <bool Message = false, class T, class Out>
-Status encode_append(const T& value, Out& out) {
+namespace detail {
+/// encode_append into a `std::vector<uint8_t>` or a `Buffer`: one body for both.
+template <bool Message, class T, class Out>
+Status append_encoding(const T& value, Out& out) {
     constexpr bool vector = std::is_same_v<Out, std::vector<uint8_t>>;
     static_assert(vector || std::is_same_v<Out, Buffer>, "encodes into a std::vector<uint8_t> or a Buffer");
     const size_t start = out.size();
@@ -1954,6 +1953,21 @@ Status encode_append(const T& value, Out& out) {
         return err;
     }
     return Status();
+}
+
+}  // namespace detail
+
+/// Appends the encoding (after an optional SDP message header) to `out`; on error `out`
+/// is left as it was.
+template <bool Message = false, class T>
+Status encode_append(const T& value, std::vector<uint8_t>& out) {
+    return detail::append_encoding<Message>(value, out);
+}
+
+/// encode_append into a Buffer: the same bytes and errors, without zero-filling first.
+template <bool Message = false, class T>
+Status encode_append(const T& value, Buffer& out) {
+    return detail::append_encoding<Message>(value, out);
 }
 
 /// Encodes into `buf`; returns the bytes written. Refuses a buffer smaller than the encoding.
