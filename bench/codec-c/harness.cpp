@@ -15,6 +15,8 @@
 //                  decodes allocate nothing; C++: std::string / std::vector members, or
 //                  with -DWL_CPP_ARENA wirelens::ArenaString / ArenaVector in an arena reset
 //                  before each decode)
+//   decode-reuse   C++ only: owned values, every record decoded into one value with
+//                  decode_prefix_from, which reuses its vectors' and strings' storage
 //   decode-view    zero-copy (strings and primitive arrays point into the input; built with
 //                  -DWL_CPP_ARENA for code generated with [generate.cpp] memory = "arena",
 //                  the arrays of views are in a wirelens::Arena reset before each decode)
@@ -240,6 +242,25 @@ void fail(const char* ds, const char* what) {
 #define CPP_ARENA_ARG
 #define CPP_ARENA_RESET (void)0
 #endif
+// decode-reuse: every record decoded into one value with decode_prefix_from (its storage
+// reused; std::string / std::vector members only: the arena builds reset their arena).
+#ifdef WL_CPP_ARENA
+#define CPP_DECODE_REUSE(DS, T) (void)0
+#else
+#define CPP_DECODE_REUSE(DS, T)                                                                            \
+    do {                                                                                                   \
+        T reused;                                                                                          \
+        if (want(WL_CPP_LABEL "-decode-reuse")) report(DS, WL_CPP_LABEL "-decode-reuse", measure([&] {     \
+                   const uint8_t* b = launder(bytes.data());                                               \
+                   for (size_t at = 0; at < bytes.size();) {                                               \
+                       auto r = reused.decode_prefix_from(b + at, bytes.size() - at);                      \
+                       if (!r.ok()) std::abort();                                                          \
+                       use(reused);                                                                        \
+                       at += *r;                                                                           \
+                   }                                                                                       \
+               }));                                                                                        \
+    } while (0)
+#endif
 // T: the C++ type (e.g. audiounit::PluginRegistry).
 #define CPP_DATASET(DS, FILE, T)                                                                           \
     do {                                                                                                   \
@@ -288,6 +309,7 @@ void fail(const char* ds, const char* what) {
                        at += r.value().used;                                                               \
                    }                                                                                       \
                }));                                                                                        \
+        CPP_DECODE_REUSE(DS, T);                                                                           \
         if (want(WL_CPP_LABEL "-decode-view")) report(DS, WL_CPP_LABEL "-decode-view", measure([&] {       \
                    CPP_ARENA_RESET;                                                                         \
                    const uint8_t* b = launder(bytes.data());                                               \

@@ -370,6 +370,10 @@ static bool same_bytes(const T& value, const Bytes& want) {
 template <class T>
 static bool rejects_bad_lengths(const Bytes& record) {
     const size_t limit = record.size() < 256 ? record.size() : 256;
+    const auto good = T::decode(record.data(), record.size());
+    if (!good) {
+        return fail("decode", good.error());
+    }
     for (size_t k = 0; k < limit; ++k) {
         Bytes cut = slice(record, 0, k);
         if (T::decode(cut.data(), cut.size()) || T::decode_view(cut.data(), cut.size()) ||
@@ -388,6 +392,13 @@ static bool rejects_bad_lengths(const Bytes& record) {
             auto dv = T::decode_view(bad.data(), bad.size());
             if (d.ok() != dv.ok()) {
                 return fail("the owned and view decoders disagree on hostile bytes");
+            }
+            T reused = *good;
+            const wirelens::Status sr = reused.decode_from(bad.data(), bad.size());
+            // (Compared by their bytes: a flip can make a float NaN, which is unequal to itself.)
+            if (sr.ok() != d.ok() || (d && !same_bytes(reused, bad)) ||
+                (!d && (sr.error().kind != d.error().kind || sr.error().offset != d.error().offset))) {
+                return fail("decode_from into a reused value disagrees with decode on hostile bytes");
             }
             if (d && !same_bytes(*d, bad)) {
                 return fail("hostile bytes decoded to a value that encodes differently");
@@ -409,6 +420,7 @@ template <class T>
 static bool byte_case(const Bytes& bytes, size_t& records) {
     Bytes out, buf;
     wirelens::Buffer wb;  // the same records appended to a wirelens::Buffer
+    T reused;             // every record decoded into this one value (decode_from)
     size_t at = 0;
     records = 0;
     if (bytes.empty()) {
@@ -465,6 +477,14 @@ static bool byte_case(const Bytes& bytes, size_t& records) {
         if (!T::decode_view(record.data(), record.size())) {
             return fail("decode_view failed");
         }
+        // Into the value that holds the previous record (of another shape, in most cases).
+        auto rp = reused.decode_prefix_from(rest.data(), rest.size());
+        if (!rp || *rp != used || !(reused == value)) {
+            return fail("decode_prefix_from into a reused value differs from decode_prefix");
+        }
+        if (!reused.decode_from(record.data(), record.size()) || !(reused == value)) {
+            return fail("decode_from into a reused value differs from decode");
+        }
         if (records == 0 && !rejects_bad_lengths<T>(record)) {
             return false;
         }
@@ -507,6 +527,12 @@ static bool message_case(const Bytes& bytes, size_t& records) {
     auto p = T::decode_message_prefix(bytes.data(), bytes.size());
     if (!p || p->used != bytes.size()) {
         return fail("decode_message_prefix");
+    }
+    T reused;
+    auto rp = reused.decode_message_prefix_from(bytes.data(), bytes.size());
+    if (!rp || *rp != bytes.size() || !(reused == *r) || !reused.decode_message_from(bytes.data(), bytes.size()) ||
+        !(reused == *r) || reused.decode_message_from(bytes.data(), bytes.size() - 1)) {
+        return fail("decode_message_from into a reused value");
     }
     auto v = T::decode_message_view(bytes.data(), bytes.size());
     if (!v) {
@@ -1625,4 +1651,127 @@ fn cpp_memory_option_is_read_from_wirelens_toml() {
     assert_eq!(CppOptions::default().memory, Memory::Std);
     let e = codegen::Config::parse(path, "[generate.cpp]\nmemory = \"pool\"\n").expect_err("refused");
     assert_eq!(e.line_col, Some((2, 10)), "{e}");
+}
+
+/// `decode_from` reads into an existing value and reuses its storage: decoding the golden
+/// AudioUnit registry again into the value that holds it allocates nothing, while `decode`
+/// allocates for every array and long string (so the counter, a replaced global operator
+/// new, works). After a smaller record in between, the value is the same again; the
+/// elements the smaller one dropped are built anew (std::vector destroys them), the
+/// arrays themselves keep their capacity.
+#[test]
+fn generated_cpp_decode_from_reuses_the_values_storage() {
+    assert!(compiler_available("g++"), "`g++` is not installed");
+    let vectors = workspace().join("tests/vectors/sdp");
+    let text = std::fs::read_to_string(vectors.join("schemas/audiounit.sdp")).expect("schema");
+    let a = analyze(Dialect::Sdp, &text, None, OrderChoice::default());
+    assert!(!a.has_errors(), "{:?}", a.diagnostics);
+    let files = generate(&a.schema, &a.layout, "audiounit.sdp").expect("generates");
+    let tmp = tempfile::Builder::new()
+        .prefix("wirelens-emit-cpp-reuse-")
+        .tempdir()
+        .expect("temp dir");
+    let dir = tmp.path();
+    for f in runtime_files().into_iter().chain(files) {
+        std::fs::write(dir.join(&f.name), &f.contents).expect("write header");
+    }
+    let driver = r#"
+#include "audiounit.hpp"
+#include <cstdio>
+#include <cstdlib>
+#include <new>
+#include <vector>
+
+static size_t g_news = 0;
+
+void* operator new(std::size_t n) {
+    ++g_news;
+    if (void* p = std::malloc(n == 0 ? 1 : n)) {
+        return p;
+    }
+    std::abort();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
+static std::vector<uint8_t> read_file(const char* path) {
+    std::vector<uint8_t> out;
+    FILE* f = std::fopen(path, "rb");
+    if (f == nullptr) {
+        return out;
+    }
+    int c = 0;
+    while ((c = std::fgetc(f)) != EOF) {
+        out.push_back(static_cast<uint8_t>(c));
+    }
+    std::fclose(f);
+    return out;
+}
+
+int main(int argc, char** argv) {
+    if (argc != 3) {
+        return 2;
+    }
+    const auto full = read_file(argv[1]);
+    const auto small = read_file(argv[2]);
+    using audiounit::PluginRegistry;
+    size_t before = g_news;
+    auto fresh = PluginRegistry::decode(full.data(), full.size());
+    const size_t fresh_news = g_news - before;
+    if (!fresh) {
+        std::printf("decode failed\n");
+        return 1;
+    }
+    PluginRegistry reg;
+    if (!reg.decode_from(full.data(), full.size()) || !(reg == *fresh)) {
+        std::printf("first decode_from failed\n");
+        return 1;
+    }
+    before = g_news;
+    const bool again = reg.decode_from(full.data(), full.size()).ok() && reg == *fresh;
+    const size_t again_news = g_news - before;
+    if (!reg.decode_from(small.data(), small.size()) || reg == *fresh) {
+        std::printf("decode_from of the small record failed\n");
+        return 1;
+    }
+    before = g_news;
+    const bool back = reg.decode_from(full.data(), full.size()).ok() && reg == *fresh;
+    const size_t back_news = g_news - before;
+    std::printf("decode %zu allocations, decode_from again %zu (%s), after a smaller record %zu (%s)\n",
+                fresh_news, again_news, again ? "equal" : "DIFFERENT", back_news, back ? "equal" : "DIFFERENT");
+    return 0;
+}
+"#;
+    std::fs::write(dir.join("reuse_driver.cpp"), driver).expect("write driver");
+    let exe = dir.join("reuse");
+    succeeded(
+        Command::new("g++")
+            .args(["-std=c++17", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2"])
+            .current_dir(dir)
+            .arg("reuse_driver.cpp")
+            .arg("-o")
+            .arg(&exe)
+            .output(),
+        "g++ (reuse driver)",
+    );
+    let stdout = succeeded(
+        Command::new(&exe)
+            .arg(vectors.join("cases/audiounit_full.bin"))
+            .arg(vectors.join("cases/audiounit_small.bin"))
+            .output(),
+        "the reuse driver",
+    );
+    let fresh: usize = stdout
+        .split_whitespace()
+        .nth(1)
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no allocation count in {stdout:?}"));
+    let back: usize = stdout
+        .split_whitespace()
+        .nth(11)
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no allocation count in {stdout:?}"));
+    assert!(fresh > 500, "decode should allocate per array and long string: {stdout}");
+    assert!(stdout.contains("decode_from again 0 (equal)"), "{stdout}");
+    assert!(stdout.ends_with("(equal)\n") && back < fresh, "{stdout}");
 }

@@ -2063,6 +2063,31 @@ Result<V> decode_value(const uint8_t* data, size_t len, uint16_t id, size_t budg
     }
 }
 
+/// Decodes one value (an owned type V) from the start of the input into `out`, inside an
+/// SDP message of type id `id` when `id` != 0; `exact`: trailing bytes are an error. Reuses
+/// `out`'s storage: each vector keeps its capacity and its elements (their strings and
+/// vectors keep theirs), so decoding into a value that has held as large a one allocates
+/// nothing. Returns the bytes used; on error `out` is valid but unspecified.
+template <class V>
+Result<size_t> decode_into(V& out, const uint8_t* data, size_t len, uint16_t id, bool exact,
+                           size_t budget = SIZE_MAX) {
+    static_assert(detail::is_owned_struct<V>::value, "decode_into reads owned values; views are cheap to make");
+    Reader rd(data, len);
+    rd.set_budget(budget);
+    if (!detail::read_whole(rd, out, id, exact)) {
+        return rd.take_error();
+    }
+    return Result<size_t>(rd.position());
+}
+
+namespace detail {
+/// The outcome of `r` without its value.
+template <class T>
+Status status_of(const Result<T>& r) {
+    return r ? Status() : Status(r.error());
+}
+}  // namespace detail
+
 /// The public members of every generated value type `T` (its view type is `View`). Each is
 /// a template (call it without template arguments) so that it is compiled only in the
 /// translation units that use it: a header of N structs then costs parsing, not 12·N
@@ -2120,6 +2145,17 @@ Result<V> decode_value(const uint8_t* data, size_t len, uint16_t id, size_t budg
     static auto decode_prefix(const uint8_t* data, size_t len,                                                \
                                                                      size_t budget = SIZE_MAX) {              \
         return wirelens::decode_at<WlSelf>(data, len, 0, false, budget);                                       \
+    }                                                                                                          \
+    /** decode / decode_prefix into this value, reusing its vectors' and strings' storage (no */              \
+    /** allocation once it has held as large a value); the bytes used. On error: unspecified. */               \
+    template <class WlSelf = T>                                                                                \
+    wirelens::Status decode_from(const uint8_t* data, size_t len, size_t budget = SIZE_MAX) {                 \
+        return wirelens::detail::status_of(wirelens::decode_into(static_cast<WlSelf&>(*this), data, len, 0,   \
+                                                                 true, budget));                              \
+    }                                                                                                          \
+    template <class WlSelf = T>                                                                                \
+    wirelens::Result<size_t> decode_prefix_from(const uint8_t* data, size_t len, size_t budget = SIZE_MAX) {  \
+        return wirelens::decode_into(static_cast<WlSelf&>(*this), data, len, 0, false, budget);               \
     }
 
 /// WIRELENS_VALUE_API of code generated with `[generate.cpp] memory = "arena"`: the view
@@ -2149,9 +2185,10 @@ Result<V> decode_value(const uint8_t* data, size_t len, uint16_t id, size_t budg
         return wirelens::decode_at<V>(data, len, 0, false, budget, &arena);                                    \
     }
 
-/// The encoders of an SDP message ("SDP2" header, type id, length), appended to a vector
-/// or a Buffer; shared by WIRELENS_MESSAGE_API and WIRELENS_ARENA_MESSAGE_API.
-#define WIRELENS_ENCODE_MESSAGE_API(T)                                                                         \
+/// The members of an SDP message ("SDP2" header, type id, length) shared by
+/// WIRELENS_MESSAGE_API and WIRELENS_ARENA_MESSAGE_API: the encoders, appending to a vector
+/// or a Buffer, and the decoders into an existing value (decode_from).
+#define WIRELENS_MESSAGE_COMMON_API(T)                                                                         \
     template <class WlSelf = T>                                                                                \
     wirelens::Status encode_message(std::vector<uint8_t>& out) const {                                        \
         return wirelens::encode_append<true>(static_cast<const WlSelf&>(*this), out);                          \
@@ -2159,12 +2196,22 @@ Result<V> decode_value(const uint8_t* data, size_t len, uint16_t id, size_t budg
     template <class WlSelf = T>                                                                                \
     wirelens::Status encode_message(wirelens::Buffer& out) const {                                            \
         return wirelens::encode_append<true>(static_cast<const WlSelf&>(*this), out);                          \
+    }                                                                                                          \
+    template <class WlSelf = T>                                                                                \
+    wirelens::Status decode_message_from(const uint8_t* data, size_t len, size_t budget = SIZE_MAX) {         \
+        return wirelens::detail::status_of(                                                                    \
+            wirelens::decode_into(static_cast<WlSelf&>(*this), data, len, MESSAGE_ID, true, budget));          \
+    }                                                                                                          \
+    template <class WlSelf = T>                                                                                \
+    wirelens::Result<size_t> decode_message_prefix_from(const uint8_t* data, size_t len,                      \
+                                                        size_t budget = SIZE_MAX) {                            \
+        return wirelens::decode_into(static_cast<WlSelf&>(*this), data, len, MESSAGE_ID, false, budget);      \
     }
 
 /// The SDP message members of a generated struct `T` ("SDP2" header, type id, length);
 /// templates for the reason given at WIRELENS_VALUE_API.
 #define WIRELENS_MESSAGE_API(T)                                                                                \
-    WIRELENS_ENCODE_MESSAGE_API(T)                                                                             \
+    WIRELENS_MESSAGE_COMMON_API(T)                                                                             \
     /** `budget`: the most memory the decoded value may allocate (Reader::set_budget). */                      \
     template <class WlSelf = T>                                                                                \
     static auto decode_message(const uint8_t* data, size_t len,                                                \
@@ -2184,7 +2231,7 @@ Result<V> decode_value(const uint8_t* data, size_t len, uint16_t id, size_t budg
 
 /// WIRELENS_MESSAGE_API with the Arena of `[generate.cpp] memory = "arena"` views.
 #define WIRELENS_ARENA_MESSAGE_API(T)                                                                          \
-    WIRELENS_ENCODE_MESSAGE_API(T)                                                                             \
+    WIRELENS_MESSAGE_COMMON_API(T)                                                                             \
     template <class WlSelf = T>                                                                                \
     static auto decode_message(const uint8_t* data, size_t len, size_t budget = SIZE_MAX) {                   \
         return wirelens::decode_value<WlSelf>(data, len, MESSAGE_ID, budget);                                  \

@@ -1521,7 +1521,8 @@ impl Gen<'_> {
                 c.linef(format_args!("bool p{j} = false;"));
                 c.linef(format_args!("if (!rd.presence(p{j})) {err}"));
                 c.open(&format!("if (p{j}) {{"));
-                c.linef(format_args!("auto& x{j} = {place}.emplace();"));
+                // A present optional is read into the value it holds (its storage reused).
+                c.linef(format_args!("auto& x{j} = {place} ? *{place} : {place}.emplace();"));
                 self.read_value(c, &format!("x{j}"), inner, names, chain, k, generic);
                 // A value reused for decoding must not keep an optional the wire says is absent.
                 c.close("} else {");
