@@ -1771,7 +1771,10 @@ int main(int argc, char** argv) {
         .nth(11)
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("no allocation count in {stdout:?}"));
-    assert!(fresh > 500, "decode should allocate per array and long string: {stdout}");
+    assert!(
+        fresh > 500,
+        "decode should allocate per array and long string: {stdout}"
+    );
     assert!(stdout.contains("decode_from again 0 (equal)"), "{stdout}");
     assert!(stdout.ends_with("(equal)\n") && back < fresh, "{stdout}");
 }
