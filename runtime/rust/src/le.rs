@@ -37,6 +37,13 @@ pub trait Prim: Copy + Sized + 'static {
         None
     }
 
+    /// The elements encoded in `bytes` (a whole number of `SIZE`-byte encodings, each
+    /// valid), in a new exact-size `Vec`.
+    #[inline]
+    fn vec_from_le(bytes: &[u8]) -> Vec<Self> {
+        bytes.chunks_exact(Self::SIZE).map(Self::from_le).collect()
+    }
+
     /// Appends the encoding of `vs` to `out`.
     #[inline]
     fn extend_le(vs: &[Self], out: &mut Vec<u8>) {
@@ -81,6 +88,41 @@ macro_rules! host_is_wire {
     () => {};
 }
 
+/// For the plain number types on little-endian hosts: decoding an array is one copy of its
+/// bytes into the new vector's storage. The element-wise loop it replaces (vectorized)
+/// plus the allocation took ffire array_int's owned decode to 1.6-1.7x memcpy.
+#[cfg(target_endian = "little")]
+macro_rules! copy_from_wire {
+    ($t:ty) => {
+        #[inline]
+        #[allow(unsafe_code)]
+        fn vec_from_le(bytes: &[u8]) -> Vec<Self> {
+            const { assert!(core::mem::size_of::<$t>() == <$t as Prim>::SIZE) };
+            let n = bytes.len() / <$t as Prim>::SIZE;
+            let mut v = Vec::<$t>::with_capacity(n);
+            // SAFETY: the new allocation holds `n` elements, `n * SIZE` bytes (the size
+            // of the type, asserted above), and cannot overlap `bytes`, whose first
+            // `n * SIZE` bytes are in bounds. Every bit pattern is a valid plain number,
+            // and on a little-endian host its bytes are the wire's: after the copy the
+            // first `n` elements are initialized.
+            unsafe {
+                core::ptr::copy_nonoverlapping(
+                    bytes.as_ptr(),
+                    v.as_mut_ptr().cast::<u8>(),
+                    n * <$t as Prim>::SIZE,
+                );
+                v.set_len(n);
+            }
+            v
+        }
+    };
+}
+
+#[cfg(not(target_endian = "little"))]
+macro_rules! copy_from_wire {
+    ($t:ty) => {};
+}
+
 #[inline(always)]
 fn arr<const K: usize>(b: &[u8]) -> [u8; K] {
     let mut a = [0u8; K];
@@ -102,6 +144,7 @@ macro_rules! prim {
                 self.to_le_bytes()
             }
             host_is_wire!();
+            copy_from_wire!($t);
         }
 
         #[doc = concat!("Reads a `", stringify!($t), "` at `at` inside a checked block.")]
@@ -216,12 +259,11 @@ impl<'a, T: Prim> LeSlice<'a, T> {
         self.bytes
     }
 
-    /// Copies the elements into a `Vec` (one exact-size allocation).
+    /// Copies the elements into a `Vec` (one exact-size allocation; one copy of the bytes
+    /// for numbers on little-endian hosts).
     #[inline]
     pub fn to_vec(&self) -> Vec<T> {
-        let mut v = Vec::with_capacity(self.len());
-        v.extend(self.iter());
-        v
+        T::vec_from_le(self.bytes)
     }
 }
 

@@ -602,3 +602,35 @@ fn arena_slots_fill_in_order_and_reuse_after_reset() {
     let mut rd = Reader::new(&bytes);
     assert_eq!(rd.slots::<u16>(0).unwrap_err().kind, DecodeErrorKind::NoArena);
 }
+
+/// `LeSlice::to_vec` (one copy for numbers on little-endian hosts) gives the elements the
+/// per-element decode gives, for every primitive type, from every misalignment, for 0, 1
+/// and many elements.
+#[test]
+fn primitive_arrays_copy_into_vecs_from_any_alignment() {
+    fn check<T: le::Prim + PartialEq + core::fmt::Debug>() {
+        let bytes: Vec<u8> = (0..(37 * T::SIZE + 8) as u32).map(|i| (i * 151 % 251) as u8).collect();
+        for skew in 0..8 {
+            for n in [0, 1, 37] {
+                let wire = &bytes[skew..skew + n * T::SIZE];
+                let want: Vec<T> = wire.chunks_exact(T::SIZE).map(T::from_le).collect();
+                let got = le::LeSlice::<T>::new(wire).expect("valid").to_vec();
+                assert_eq!(got, want, "{} × {n} at skew {skew}", core::any::type_name::<T>());
+                assert_eq!(got.capacity(), n);
+            }
+        }
+    }
+    check::<u8>();
+    check::<i8>();
+    check::<u16>();
+    check::<i16>();
+    check::<u32>();
+    check::<i32>();
+    check::<u64>();
+    check::<i64>();
+    check::<f32>();
+    check::<f64>();
+    // bool: its own (checked) path.
+    let v = le::LeSlice::<bool>::new(&[1, 0, 1]).expect("valid").to_vec();
+    assert_eq!(v, vec![true, false, true]);
+}
