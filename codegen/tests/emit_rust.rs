@@ -358,11 +358,18 @@ macro_rules! byte_case {
         let mut out = Vec::new();
         let mut at = 0;
         let mut records = 0;
+        // Every record decoded into this one value (decode_into, reusing its storage).
+        let mut reused = <$ty>::default();
         while at < bytes.len() {
             let rest = &bytes[at..];
             let (value, used) = <$ty>::decode_prefix(rest).map_err(|e| format!("decode_prefix at {at}: {e}"))?;
             if used == 0 {
                 return Err("a record used no bytes".into());
+            }
+            if reused.decode_prefix_into(rest).map_err(|e| format!("decode_prefix_into at {at}: {e}"))? != used
+                || reused != value
+            {
+                return Err("decode_prefix_into a reused value differs from decode_prefix".into());
             }
             let record = &rest[..used];
             if value.encoded_size() != used {
@@ -392,6 +399,29 @@ macro_rules! byte_case {
                 for k in 0..used.min(256) {
                     if <$ty>::decode(&record[..k]).is_ok() || <$ty>::decode_view(&record[..k]).is_ok() {
                         return Err(format!("decode accepted a truncation to {k} bytes"));
+                    }
+                    // Into a value that holds the whole record: the same error as decode.
+                    let mut into = value.clone();
+                    let fresh = <$ty>::decode(&record[..k]).err();
+                    if into.decode_into(&record[..k]).err() != fresh {
+                        return Err(format!("decode_into a truncation to {k} bytes differs from decode"));
+                    }
+                }
+                // Hostile bytes: each of the first 256 flipped three ways; decode_into a value
+                // holding the record must agree with decode (compared by their encodings: a
+                // flip can make a float NaN).
+                for k in 0..used.min(256) {
+                    for b in [0x00, 0xff, record[k] ^ 0x80] {
+                        let mut bad = record.to_vec();
+                        bad[k] = b;
+                        let fresh = <$ty>::decode(&bad);
+                        let mut into = value.clone();
+                        let got = into.decode_into(&bad);
+                        match (fresh, got) {
+                            (Ok(f), Ok(())) if f.to_bytes().ok() == into.to_bytes().ok() => {}
+                            (Err(f), Err(g)) if f == g => {}
+                            _ => return Err(format!("decode_into disagrees with decode on byte {k} = {b:#04x}")),
+                        }
                     }
                 }
                 let mut longer = record.to_vec();
@@ -426,6 +456,11 @@ macro_rules! message_case {
         let view = <$ty>::decode_message_view(bytes).map_err(|e| format!("decode_message_view: {e}"))?;
         if view.to_owned_value() != value {
             return Err("the view decoder disagrees".into());
+        }
+        let mut reused = <$ty>::default();
+        reused.decode_message_into(bytes).map_err(|e| format!("decode_message_into: {e}"))?;
+        if reused != value || reused.decode_message_into(&bytes[..bytes.len() - 1]).is_ok() {
+            return Err("decode_message_into a reused value".into());
         }
         let any = <$any>::decode(bytes).map_err(|e| format!("AnyMessage::decode: {e}"))?;
         if any.message_id() != <$ty>::MESSAGE_ID {

@@ -19,7 +19,7 @@
 
 use super::{field_ident, pascal_case, Code, EmitError, GENERATED_HEADER};
 use crate::dialect::Dialect;
-use crate::layout::{Layout, Leaf, LeafKind, TypeLayout, Wire};
+use crate::layout::{FixedBlock, Layout, Leaf, LeafKind, TypeLayout, Wire};
 use crate::model::{Primitive, Schema, TypeId, TypeKind};
 use crate::plan::{Plan, Prefix, SizeTerm, Step, TypePlan, Value, ValueSize};
 
@@ -623,6 +623,9 @@ impl Gen<'_> {
         c.blank();
         c.open(&format!("impl<'a> rt::Decode<'a> for {name} {{"));
         self.read_from(c, p, false);
+        c.blank();
+        self.read_into(c, p);
+        trim_blank(c);
         c.close("}");
         if let Some(mid) = t.message_id {
             c.blank();
@@ -971,41 +974,7 @@ impl Gen<'_> {
         let mut block = 0;
         for step in &p.steps {
             match step {
-                Step::Block { block: b, .. } => {
-                    let single_prim = b.leaves.len() == 1 && matches!(b.leaves[0].kind, LeafKind::Prim(_));
-                    if !self.opts.fixed_blocks || single_prim {
-                        for l in &b.leaves {
-                            let me = Self::map_err(&self.ctx(p.id, &l.path));
-                            let expr = match l.kind {
-                                LeafKind::Prim(q) => format!("rd.{}(){me}?", Self::prim_ty(q)),
-                                LeafKind::Struct(id) => format!("{}::read_from(rd){me}?", self.name(id)),
-                            };
-                            c.linef(format_args!("let {} = {expr};", self.local(p.id, &l.path)));
-                        }
-                        continue;
-                    }
-                    let name = format!("b{block}");
-                    let base = format!("base{block}");
-                    block += 1;
-                    let needs_base = b
-                        .leaves
-                        .iter()
-                        .any(|l| matches!(l.kind, LeafKind::Prim(Primitive::Bool) | LeafKind::Struct(_)));
-                    if needs_base {
-                        c.linef(format_args!("let {base} = rd.position();"));
-                    }
-                    let first = b.leaves.first().map_or_else(Ctx::default, |l| self.ctx(p.id, &l.path));
-                    c.linef(format_args!(
-                        "let {name} = rd.fixed::<{}>(){}?;",
-                        b.size,
-                        Self::map_err(&first)
-                    ));
-                    for l in &b.leaves {
-                        let me = Self::map_err(&self.ctx(p.id, &l.path));
-                        let expr = self.get_leaf(&name, &l.at.to_string(), &base, l.kind, &me);
-                        c.linef(format_args!("let {} = {expr};", self.local(p.id, &l.path)));
-                    }
-                }
+                Step::Block { block: b, .. } => self.read_block_step(c, p, b, &mut block),
                 Step::Value { path, value } => {
                     let ctx = self.ctx(p.id, path);
                     self.read_value(c, &self.local(p.id, path), value, &ctx, 0, view);
@@ -1035,6 +1004,165 @@ impl Gen<'_> {
         } else {
             c.line("Ok(Self(f_0))");
         }
+        c.close("}");
+    }
+
+    /// The `let`s of a fixed block's leaves (one bounds check for the block, or one read
+    /// per leaf without `fixed_blocks`); `block` numbers the blocks of one function.
+    fn read_block_step(&self, c: &mut Code, p: &TypePlan, b: &FixedBlock, block: &mut usize) {
+        let single_prim = b.leaves.len() == 1 && matches!(b.leaves[0].kind, LeafKind::Prim(_));
+        if !self.opts.fixed_blocks || single_prim {
+            for l in &b.leaves {
+                let me = Self::map_err(&self.ctx(p.id, &l.path));
+                let expr = match l.kind {
+                    LeafKind::Prim(q) => format!("rd.{}(){me}?", Self::prim_ty(q)),
+                    LeafKind::Struct(id) => format!("{}::read_from(rd){me}?", self.name(id)),
+                };
+                c.linef(format_args!("let {} = {expr};", self.local(p.id, &l.path)));
+            }
+            return;
+        }
+        let name = format!("b{block}");
+        let base = format!("base{block}");
+        *block += 1;
+        let needs_base = b
+            .leaves
+            .iter()
+            .any(|l| matches!(l.kind, LeafKind::Prim(Primitive::Bool) | LeafKind::Struct(_)));
+        if needs_base {
+            c.linef(format_args!("let {base} = rd.position();"));
+        }
+        let first = b.leaves.first().map_or_else(Ctx::default, |l| self.ctx(p.id, &l.path));
+        c.linef(format_args!(
+            "let {name} = rd.fixed::<{}>(){}?;",
+            b.size,
+            Self::map_err(&first)
+        ));
+        for l in &b.leaves {
+            let me = Self::map_err(&self.ctx(p.id, &l.path));
+            let expr = self.get_leaf(&name, &l.at.to_string(), &base, l.kind, &me);
+            c.linef(format_args!("let {} = {expr};", self.local(p.id, &l.path)));
+        }
+    }
+
+    /// The owned type's `read_into`: the decode into an existing value, in place where the
+    /// storage can be reused (strings, arrays and their elements, optionals' payloads,
+    /// nested structs); fixed blocks are read as in `read_from` and assigned. `None` (the
+    /// trait's fresh read stays) for a plan whose values are not all top-level members.
+    fn read_into(&self, c: &mut Code, p: &TypePlan) {
+        let place = |path: &[usize]| -> Option<String> {
+            match path {
+                [] if !p.is_struct => Some("self.0".to_string()),
+                [i] if p.is_struct => self.field_names(p.id).get(*i).map(|n| format!("self.{}", ident(n))),
+                _ => None,
+            }
+        };
+        let paths = p.steps.iter().flat_map(|s| match s {
+            Step::Block { block, .. } => block.leaves.iter().map(|l| l.path.clone()).collect(),
+            Step::Value { path, .. } => vec![path.clone()],
+        });
+        if paths.clone().any(|path| place(&path).is_none()) {
+            return;
+        }
+        c.line("#[inline]");
+        c.open("fn read_into(&mut self, rd: &mut rt::Reader<'a>) -> Result<(), rt::DecodeError> {");
+        let mut block = 0;
+        for step in &p.steps {
+            match step {
+                Step::Block { block: b, .. } => {
+                    self.read_block_step(c, p, b, &mut block);
+                    for l in &b.leaves {
+                        let to = place(&l.path).unwrap_or_default();
+                        c.linef(format_args!("{to} = {};", self.local(p.id, &l.path)));
+                    }
+                }
+                Step::Value { path, value } => {
+                    let to = place(path).unwrap_or_default();
+                    self.read_value_into(c, &to, value, &self.ctx(p.id, path), 0);
+                }
+            }
+        }
+        c.line("Ok(())");
+        c.close("}");
+    }
+
+    /// Reads `v` into the owned place `to` (`self.field`, or `*x` of a `&mut` binding),
+    /// reusing its storage.
+    fn read_value_into(&self, c: &mut Code, to: &str, v: &Value, ctx: &Ctx, d: usize) {
+        let me = Self::map_err(ctx);
+        let (by_ref, recv) = Self::place_refs(to);
+        let bits = |p: &Prefix| if *p == Prefix::U32 { "32" } else { "16" };
+        match v {
+            Value::Str(pre) => {
+                let kind = match self.opts.strings {
+                    OwnedStrings::Std => "string",
+                    OwnedStrings::Compact => "compact",
+                };
+                c.linef(format_args!("rd.{kind}{}_into({by_ref}){me}?;", bits(pre)));
+            }
+            Value::BulkPrims(pre, q) if self.opts.bulk_arrays => {
+                let t = Self::prim_ty(*q);
+                c.linef(format_args!("rd.prims{}_into::<{t}>({by_ref}){me}?;", bits(pre)));
+            }
+            Value::Struct { .. } => c.linef(format_args!("rt::Decode::read_into({by_ref}, rd){me}?;")),
+            Value::BulkPrims(pre, q) => {
+                let elem = Value::Prim(*q);
+                self.read_array_into(c, to, pre, &elem, q.fixed_size().unwrap_or(1), ctx, d);
+            }
+            Value::Array { prefix, elem, elem_min } => {
+                self.read_array_into(c, to, prefix, elem, *elem_min, ctx, d);
+            }
+            Value::Optional(e) => {
+                let x = format!("x{d}");
+                c.open(&format!("if rd.presence(){me}? {{"));
+                c.open(&format!("if let Some({x}) = {recv}.as_mut() {{"));
+                self.read_value_into(c, &format!("*{x}"), e, ctx, d + 1);
+                c.close("} else {");
+                c.depth += 1;
+                self.read_value(c, &x, e, ctx, d + 1, false);
+                c.linef(format_args!("{to} = Some({x});"));
+                c.close("}");
+                c.close("} else {");
+                c.depth += 1;
+                c.linef(format_args!("{to} = None;"));
+                c.close("}");
+            }
+            Value::Prim(_) => {
+                if let Some(e) = self.simple_read(v, ctx, false) {
+                    c.linef(format_args!("{to} = {e};"));
+                }
+            }
+        }
+    }
+
+    /// A place's `&mut` and method receiver: `&mut self.f` / `self.f`, or for `*x` (a
+    /// `&mut` binding) `x` / `x`.
+    fn place_refs(to: &str) -> (String, String) {
+        match to.strip_prefix('*') {
+            Some(binding) => (binding.to_string(), binding.to_string()),
+            None => (format!("&mut {to}"), to.to_string()),
+        }
+    }
+
+    /// An array read into the `Vec` at `to`: the elements it keeps are read into, the
+    /// others read and pushed.
+    #[allow(clippy::too_many_arguments)]
+    fn read_array_into(&self, c: &mut Code, to: &str, pre: &Prefix, elem: &Value, min: u64, ctx: &Ctx, d: usize) {
+        let me = Self::map_err(ctx);
+        let bits = if *pre == Prefix::U32 { "32" } else { "16" };
+        let inner = ctx.in_element(format!("i{d}"));
+        let x = format!("x{d}");
+        c.linef(format_args!("let n{d} = rd.count{bits}({min}){me}?;"));
+        let (by_ref, recv) = Self::place_refs(to);
+        c.linef(format_args!("rd.vec_into({by_ref}, n{d}){me}?;"));
+        c.open(&format!("for i{d} in 0..n{d} {{"));
+        c.open(&format!("if let Some({x}) = {recv}.get_mut(i{d}) {{"));
+        self.read_value_into(c, &format!("*{x}"), elem, &inner, d + 1);
+        c.close("} else {");
+        c.depth += 1;
+        self.read_value(c, &x, elem, &inner, d + 1, false);
+        c.linef(format_args!("{recv}.push({x});"));
+        c.close("}");
         c.close("}");
     }
 

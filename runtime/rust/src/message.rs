@@ -16,6 +16,16 @@ use crate::{DecodeError, EncodeError, Reader, Writer, Written};
 pub trait Decode<'a>: Sized {
     /// Reads one value at the reader's position (the building block of every decode).
     fn read_from(rd: &mut Reader<'a>) -> Result<Self, DecodeError>;
+
+    /// Reads one value into `self`, reusing its storage where it can: generated owned
+    /// types keep their `String`s' and `Vec`s' capacity and the elements they keep (the
+    /// building block of [`Message::decode_into`]). On error `self` holds an unspecified
+    /// but valid value. By default, a fresh [`Decode::read_from`].
+    #[inline]
+    fn read_into(&mut self, rd: &mut Reader<'a>) -> Result<(), DecodeError> {
+        *self = Self::read_from(rd)?;
+        Ok(())
+    }
 }
 
 /// A generated value type: a struct, or an ffire root.
@@ -81,6 +91,27 @@ pub trait Message: Sized + for<'a> Decode<'a> {
     #[inline]
     fn decode_prefix(bytes: &[u8]) -> Result<(Self, usize), DecodeError> {
         read_prefix(Reader::new(bytes))
+    }
+
+    /// [`Message::decode`] into `self`, reusing its storage: each `String` and `Vec` keeps
+    /// its capacity, and so do the elements a `Vec` keeps, so a loop that decodes records
+    /// of one type into one value allocates only when a record outgrows what the value
+    /// held (none at all for same-shaped records: fit for a real-time thread). On error
+    /// `self` holds an unspecified but valid value.
+    #[inline]
+    fn decode_into(&mut self, bytes: &[u8]) -> Result<(), DecodeError> {
+        let mut rd = Reader::new(bytes);
+        self.read_into(&mut rd)?;
+        rd.finish()
+    }
+
+    /// [`Message::decode_prefix`] into `self` (see [`Message::decode_into`]); the bytes
+    /// used.
+    #[inline]
+    fn decode_prefix_into(&mut self, bytes: &[u8]) -> Result<usize, DecodeError> {
+        let mut rd = Reader::new(bytes);
+        self.read_into(&mut rd)?;
+        Ok(rd.position())
     }
 
     /// [`Message::decode`] allocating at most `budget` bytes for arrays and strings in
@@ -208,6 +239,14 @@ pub trait SdpMessage: Message {
     #[inline]
     fn decode_message_prefix(bytes: &[u8]) -> Result<(Self, usize), DecodeError> {
         read_message(bytes, Some(Self::MESSAGE_ID), |rd| rd, |_, rd| Self::read_from(rd))
+    }
+
+    /// [`SdpMessage::decode_message`] into `self`, reusing its storage (see
+    /// [`Message::decode_into`]).
+    #[inline]
+    fn decode_message_into(&mut self, bytes: &[u8]) -> Result<(), DecodeError> {
+        let ((), used) = read_message(bytes, Some(Self::MESSAGE_ID), |rd| rd, |_, rd| self.read_into(rd))?;
+        Reader::at(bytes, used).finish()
     }
 
     /// [`SdpMessage::decode_message`] allocating at most `budget` bytes for arrays and

@@ -106,6 +106,57 @@ impl<'a> Reader<'a> {
         Ok(alloc::vec::Vec::with_capacity(n))
     }
 
+    /// Prepares `out` to take `n` elements read in place ([`crate::Decode::read_into`]):
+    /// charged to the budget as [`Reader::vec`], the elements past `n` dropped, room for
+    /// the rest reserved; the kept ones are to be read into, the others pushed.
+    #[inline]
+    pub fn vec_into<T>(&mut self, out: &mut alloc::vec::Vec<T>, n: usize) -> Result<(), DecodeError> {
+        self.charge(n.saturating_mul(core::mem::size_of::<T>()))?;
+        out.truncate(n);
+        out.reserve(n - out.len());
+        Ok(())
+    }
+
+    /// An SDP string into an existing `String`, its buffer reused.
+    #[inline(always)]
+    pub fn string32_into(&mut self, out: &mut alloc::string::String) -> Result<(), DecodeError> {
+        let s = self.str32()?;
+        self.charge(s.len())?;
+        out.clear();
+        out.push_str(s);
+        Ok(())
+    }
+
+    /// An ffire string into an existing `String`, its buffer reused.
+    #[inline(always)]
+    pub fn string16_into(&mut self, out: &mut alloc::string::String) -> Result<(), DecodeError> {
+        let s = self.str16()?;
+        self.charge(s.len())?;
+        out.clear();
+        out.push_str(s);
+        Ok(())
+    }
+
+    /// An SDP array of primitives into an existing `Vec`, its buffer reused.
+    #[inline]
+    pub fn prims32_into<T: Prim>(&mut self, out: &mut alloc::vec::Vec<T>) -> Result<(), DecodeError> {
+        let s = self.prims32::<T>()?;
+        self.charge(s.len().saturating_mul(core::mem::size_of::<T>()))?;
+        out.clear();
+        out.extend(s.iter());
+        Ok(())
+    }
+
+    /// An ffire array of primitives into an existing `Vec`, its buffer reused.
+    #[inline]
+    pub fn prims16_into<T: Prim>(&mut self, out: &mut alloc::vec::Vec<T>) -> Result<(), DecodeError> {
+        let s = self.prims16::<T>()?;
+        self.charge(s.len().saturating_mul(core::mem::size_of::<T>()))?;
+        out.clear();
+        out.extend(s.iter());
+        Ok(())
+    }
+
     /// An SDP string (u32 length + UTF-8) copied into a `String`, charged to the budget.
     #[inline(always)]
     pub fn string32(&mut self) -> Result<alloc::string::String, DecodeError> {
@@ -140,6 +191,28 @@ impl<'a> Reader<'a> {
         let s = self.str16()?;
         self.charge(s.len())?;
         Ok(compact_str::CompactString::from(s))
+    }
+
+    /// An SDP string into an existing [`crate::CompactString`], its buffer reused.
+    #[cfg(feature = "compact-strings")]
+    #[inline(always)]
+    pub fn compact32_into(&mut self, out: &mut compact_str::CompactString) -> Result<(), DecodeError> {
+        let s = self.str32()?;
+        self.charge(s.len())?;
+        out.clear();
+        out.push_str(s);
+        Ok(())
+    }
+
+    /// An ffire string into an existing [`crate::CompactString`], its buffer reused.
+    #[cfg(feature = "compact-strings")]
+    #[inline(always)]
+    pub fn compact16_into(&mut self, out: &mut compact_str::CompactString) -> Result<(), DecodeError> {
+        let s = self.str16()?;
+        self.charge(s.len())?;
+        out.clear();
+        out.push_str(s);
+        Ok(())
     }
 
     /// An SDP array of primitives (u32 count) copied into a `Vec`, charged to the budget.
