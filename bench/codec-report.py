@@ -10,6 +10,8 @@ means faster than the baseline):
   <ds>-decode            rust-decode-view (zero-copy)           / memcpy
   <ds>-decode-owned      rust-decode (owned values)             / memcpy
   <ds>-decode-owned-compact rust-compact-decode (owned, CompactString strings) / memcpy
+  <ds>-decode-owned-reuse rust-decode-reuse (owned, every record into one value: decode_prefix_into) / memcpy
+  <ds>-decode-owned-reuse-compact rust-compact-decode-reuse (the same, CompactString strings) / memcpy
   <ds>-decode-view-arena rust-arena-decode-view (zero-copy, arrays in a reused arena) / memcpy
   <ds>-encode-vs-plain   rust-encode / plain-encode             (field-by-field codec)
   <ds>-decode-vs-plain   rust-decode / plain-decode
@@ -27,7 +29,7 @@ import sys
 
 DATASETS = ["sdp-audiounit", "sdp-arrays", "sdp-arrays-first", "ffi-complex", "ffi-array-int", "ffi-array-struct", "ffi-array-string"]
 FUNCS = ["memcpy", "memcpy-fresh", "rust-encode", "rust-encode-fresh", "rust-encode-slice", "rust-decode",
-         "rust-decode-view", "rust-arena-decode-view", "rust-compact-decode", "rust-compact-encode", "plain-encode", "plain-encode-fresh", "plain-decode", "plain-decode-view",
+         "rust-decode-view", "rust-arena-decode-view", "rust-compact-decode", "rust-decode-reuse", "rust-compact-decode-reuse", "rust-compact-encode", "plain-encode", "plain-encode-fresh", "plain-decode", "plain-decode-view",
          "bincode-encode", "bincode-encode-fresh", "bincode-decode", "prost-encode", "prost-encode-fresh",
          "prost-decode"]
 RATIOS = [
@@ -36,6 +38,8 @@ RATIOS = [
     ("decode", "rust-decode-view", "memcpy"),
     ("decode-owned", "rust-decode", "memcpy"),
     ("decode-owned-compact", "rust-compact-decode", "memcpy"),
+    ("decode-owned-reuse", "rust-decode-reuse", "memcpy"),
+    ("decode-owned-reuse-compact", "rust-compact-decode-reuse", "memcpy"),
     ("decode-view-arena", "rust-arena-decode-view", "memcpy"),
     ("encode-vs-plain", "rust-encode", "plain-encode"),
     ("decode-vs-plain", "rust-decode", "plain-decode"),

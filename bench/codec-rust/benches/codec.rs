@@ -107,6 +107,18 @@ macro_rules! dataset {
                 }
             })
         });
+        // Every record decoded into one value, its storage reused (decode_prefix_into).
+        let mut reused = <$fast>::default();
+        g.bench_function("rust-decode-reuse", |b| {
+            b.iter(|| {
+                let bytes = black_box(&bytes[..]);
+                let mut at = 0;
+                while at < bytes.len() {
+                    at += reused.decode_prefix_into(&bytes[at..]).expect("decodes");
+                    black_box(&reused);
+                }
+            })
+        });
         g.bench_function("rust-decode-view", |b| {
             b.iter(|| {
                 let bytes = black_box(&bytes[..]);
@@ -140,6 +152,17 @@ macro_rules! dataset {
                     let (v, n) = <$compact>::decode_prefix(&bytes[at..]).expect("decodes");
                     at += n;
                     black_box(v);
+                }
+            })
+        });
+        let mut creused = <$compact>::default();
+        g.bench_function("rust-compact-decode-reuse", |b| {
+            b.iter(|| {
+                let bytes = black_box(&bytes[..]);
+                let mut at = 0;
+                while at < bytes.len() {
+                    at += creused.decode_prefix_into(&bytes[at..]).expect("decodes");
+                    black_box(&creused);
                 }
             })
         });
