@@ -1010,6 +1010,19 @@ impl Gen<'_> {
     /// The `let`s of a fixed block's leaves (one bounds check for the block, or one read
     /// per leaf without `fixed_blocks`); `block` numbers the blocks of one function.
     fn read_block_step(&self, c: &mut Code, p: &TypePlan, b: &FixedBlock, block: &mut usize) {
+        self.read_block_into(c, p, b, block, &|path| format!("let {}", self.local(p.id, path)));
+    }
+
+    /// [`Self::read_block_step`] with each leaf stored to `dest(path)` (`let local`, or a
+    /// place of `read_into`).
+    fn read_block_into(
+        &self,
+        c: &mut Code,
+        p: &TypePlan,
+        b: &FixedBlock,
+        block: &mut usize,
+        dest: &dyn Fn(&[usize]) -> String,
+    ) {
         let single_prim = b.leaves.len() == 1 && matches!(b.leaves[0].kind, LeafKind::Prim(_));
         if !self.opts.fixed_blocks || single_prim {
             for l in &b.leaves {
@@ -1018,7 +1031,7 @@ impl Gen<'_> {
                     LeafKind::Prim(q) => format!("rd.{}(){me}?", Self::prim_ty(q)),
                     LeafKind::Struct(id) => format!("{}::read_from(rd){me}?", self.name(id)),
                 };
-                c.linef(format_args!("let {} = {expr};", self.local(p.id, &l.path)));
+                c.linef(format_args!("{} = {expr};", dest(&l.path)));
             }
             return;
         }
@@ -1041,7 +1054,7 @@ impl Gen<'_> {
         for l in &b.leaves {
             let me = Self::map_err(&self.ctx(p.id, &l.path));
             let expr = self.get_leaf(&name, &l.at.to_string(), &base, l.kind, &me);
-            c.linef(format_args!("let {} = {expr};", self.local(p.id, &l.path)));
+            c.linef(format_args!("{} = {expr};", dest(&l.path)));
         }
     }
 
@@ -1061,7 +1074,12 @@ impl Gen<'_> {
             Step::Block { block, .. } => block.leaves.iter().map(|l| l.path.clone()).collect(),
             Step::Value { path, .. } => vec![path.clone()],
         });
-        if paths.clone().any(|path| place(&path).is_none()) {
+        // Nothing to reuse (only fixed-size members): the trait's fresh read is the same.
+        let reuses = p.steps.iter().any(|s| match s {
+            Step::Value { value, .. } => !matches!(value, Value::Prim(_)),
+            Step::Block { .. } => false,
+        });
+        if !reuses || paths.clone().any(|path| place(&path).is_none()) {
             return;
         }
         c.line("#[inline]");
@@ -1070,11 +1088,7 @@ impl Gen<'_> {
         for step in &p.steps {
             match step {
                 Step::Block { block: b, .. } => {
-                    self.read_block_step(c, p, b, &mut block);
-                    for l in &b.leaves {
-                        let to = place(&l.path).unwrap_or_default();
-                        c.linef(format_args!("{to} = {};", self.local(p.id, &l.path)));
-                    }
+                    self.read_block_into(c, p, b, &mut block, &|path| place(path).unwrap_or_default());
                 }
                 Step::Value { path, value } => {
                     let to = place(path).unwrap_or_default();
