@@ -2065,9 +2065,10 @@ Result<V> decode_value(const uint8_t* data, size_t len, uint16_t id, size_t budg
 
 /// Decodes one value (an owned type V) from the start of the input into `out`, inside an
 /// SDP message of type id `id` when `id` != 0; `exact`: trailing bytes are an error. Reuses
-/// `out`'s storage: each vector keeps its capacity and its elements (their strings and
-/// vectors keep theirs), so decoding into a value that has held as large a one allocates
-/// nothing. Returns the bytes used; on error `out` is valid but unspecified.
+/// `out`'s storage: each vector keeps its capacity and the elements it keeps (their strings
+/// and vectors keep theirs; std::vector destroys the ones past the new size), so decoding a
+/// record of the same shape as the one `out` holds allocates nothing. Returns the bytes
+/// used; on error `out` is valid but unspecified.
 template <class V>
 Result<size_t> decode_into(V& out, const uint8_t* data, size_t len, uint16_t id, bool exact,
                            size_t budget = SIZE_MAX) {
@@ -2147,7 +2148,7 @@ Status status_of(const Result<T>& r) {
         return wirelens::decode_at<WlSelf>(data, len, 0, false, budget);                                       \
     }                                                                                                          \
     /** decode / decode_prefix into this value, reusing its vectors' and strings' storage (no */              \
-    /** allocation once it has held as large a value); the bytes used. On error: unspecified. */               \
+    /** allocation for a record shaped as the one it holds; see decode_into). */                               \
     template <class WlSelf = T>                                                                                \
     wirelens::Status decode_from(const uint8_t* data, size_t len, size_t budget = SIZE_MAX) {                 \
         return wirelens::detail::status_of(wirelens::decode_into(static_cast<WlSelf&>(*this), data, len, 0,   \

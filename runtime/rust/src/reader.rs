@@ -117,44 +117,50 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
-    /// An SDP string into an existing `String`, its buffer reused.
+    /// `s` (read) charged to the budget and copied into `out`'s buffer.
     #[inline(always)]
-    pub fn string32_into(&mut self, out: &mut alloc::string::String) -> Result<(), DecodeError> {
-        let s = self.str32()?;
+    fn string_into(&mut self, s: &str, out: &mut alloc::string::String) -> Result<(), DecodeError> {
         self.charge(s.len())?;
         out.clear();
         out.push_str(s);
         Ok(())
+    }
+
+    /// `s` (read) charged to the budget and copied into `out`'s buffer.
+    #[inline]
+    fn prims_into<T: Prim>(&mut self, s: LeSlice<'a, T>, out: &mut alloc::vec::Vec<T>) -> Result<(), DecodeError> {
+        self.charge(s.len().saturating_mul(core::mem::size_of::<T>()))?;
+        out.clear();
+        T::extend_from_le(out, s.as_bytes());
+        Ok(())
+    }
+
+    /// An SDP string into an existing `String`, its buffer reused.
+    #[inline(always)]
+    pub fn string32_into(&mut self, out: &mut alloc::string::String) -> Result<(), DecodeError> {
+        let s = self.str32()?;
+        self.string_into(s, out)
     }
 
     /// An ffire string into an existing `String`, its buffer reused.
     #[inline(always)]
     pub fn string16_into(&mut self, out: &mut alloc::string::String) -> Result<(), DecodeError> {
         let s = self.str16()?;
-        self.charge(s.len())?;
-        out.clear();
-        out.push_str(s);
-        Ok(())
+        self.string_into(s, out)
     }
 
     /// An SDP array of primitives into an existing `Vec`, its buffer reused.
     #[inline]
     pub fn prims32_into<T: Prim>(&mut self, out: &mut alloc::vec::Vec<T>) -> Result<(), DecodeError> {
         let s = self.prims32::<T>()?;
-        self.charge(s.len().saturating_mul(core::mem::size_of::<T>()))?;
-        out.clear();
-        out.extend(s.iter());
-        Ok(())
+        self.prims_into(s, out)
     }
 
     /// An ffire array of primitives into an existing `Vec`, its buffer reused.
     #[inline]
     pub fn prims16_into<T: Prim>(&mut self, out: &mut alloc::vec::Vec<T>) -> Result<(), DecodeError> {
         let s = self.prims16::<T>()?;
-        self.charge(s.len().saturating_mul(core::mem::size_of::<T>()))?;
-        out.clear();
-        out.extend(s.iter());
-        Ok(())
+        self.prims_into(s, out)
     }
 
     /// An SDP string (u32 length + UTF-8) copied into a `String`, charged to the budget.

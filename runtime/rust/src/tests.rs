@@ -634,3 +634,25 @@ fn primitive_arrays_copy_into_vecs_from_any_alignment() {
     let v = le::LeSlice::<bool>::new(&[1, 0, 1]).expect("valid").to_vec();
     assert_eq!(v, vec![true, false, true]);
 }
+
+/// `Reader::prims32_into` (the decode into an existing `Vec`) replaces its contents with the
+/// wire's elements, whatever the vector held, for a number type and `bool`.
+#[test]
+fn primitive_arrays_read_into_existing_vecs() {
+    let out = written(|w| {
+        w.len32(3).unwrap();
+        w.put_prims(&[1i32, -2, 3]);
+        w.len32(2).unwrap();
+        w.put_prims(&[true, false]);
+    });
+    for had in [vec![], vec![9], vec![9, 9, 9, 9, 9]] {
+        let mut ints = had.clone();
+        let mut bools = vec![false; had.len()];
+        let mut r = Reader::new(&out);
+        r.prims32_into(&mut ints).unwrap();
+        r.prims32_into(&mut bools).unwrap();
+        assert_eq!(ints, vec![1, -2, 3]);
+        assert_eq!(bools, vec![true, false]);
+        r.finish().unwrap();
+    }
+}
