@@ -1363,6 +1363,19 @@ fn generated_cpp_snapshots() {
     }
 }
 
+/// A temporary directory holding the C++ generated from the SDP `schema` (named `file`)
+/// and the runtime header.
+fn generated_in_temp_dir(schema: &str, file: &str, prefix: &str) -> tempfile::TempDir {
+    let a = analyze(Dialect::Sdp, schema, None, OrderChoice::default());
+    assert!(!a.has_errors(), "{:?}", a.diagnostics);
+    let files = generate(&a.schema, &a.layout, file).expect("generates");
+    let tmp = tempfile::Builder::new().prefix(prefix).tempdir().expect("temp dir");
+    for f in runtime_files().into_iter().chain(files) {
+        std::fs::write(tmp.path().join(&f.name), &f.contents).expect("write header");
+    }
+    tmp
+}
+
 /// Issue 17: a legal 10 MB message of absent optional structs costs `sizeof(optional<S>)`
 /// per 1-byte slot when decoded; with a memory budget the C++ decoders (owned and view)
 /// refuse it with `over_budget` before allocating, and decode it when the budget allows.
@@ -1370,17 +1383,8 @@ fn generated_cpp_snapshots() {
 fn generated_cpp_decoders_honour_a_memory_budget() {
     assert!(compiler_available("g++"), "`g++` is not installed");
     let schema = "struct S {\n    a: u64,\n    name: str,\n}\n\nstruct M {\n    items: []Option<S>,\n}\n";
-    let a = analyze(Dialect::Sdp, schema, None, OrderChoice::default());
-    assert!(!a.has_errors(), "{:?}", a.diagnostics);
-    let files = generate(&a.schema, &a.layout, "budget.sdp").expect("generates");
-    let tmp = tempfile::Builder::new()
-        .prefix("wirelens-emit-cpp-budget-")
-        .tempdir()
-        .expect("temp dir");
+    let tmp = generated_in_temp_dir(schema, "budget.sdp", "wirelens-emit-cpp-budget-");
     let dir = tmp.path();
-    for f in runtime_files().into_iter().chain(files) {
-        std::fs::write(dir.join(&f.name), &f.contents).expect("write header");
-    }
     let driver = r#"
 #include "budget.hpp"
 #include <cstdio>
@@ -1664,17 +1668,8 @@ fn generated_cpp_decode_from_reuses_the_values_storage() {
     assert!(compiler_available("g++"), "`g++` is not installed");
     let vectors = workspace().join("tests/vectors/sdp");
     let text = std::fs::read_to_string(vectors.join("schemas/audiounit.sdp")).expect("schema");
-    let a = analyze(Dialect::Sdp, &text, None, OrderChoice::default());
-    assert!(!a.has_errors(), "{:?}", a.diagnostics);
-    let files = generate(&a.schema, &a.layout, "audiounit.sdp").expect("generates");
-    let tmp = tempfile::Builder::new()
-        .prefix("wirelens-emit-cpp-reuse-")
-        .tempdir()
-        .expect("temp dir");
+    let tmp = generated_in_temp_dir(&text, "audiounit.sdp", "wirelens-emit-cpp-reuse-");
     let dir = tmp.path();
-    for f in runtime_files().into_iter().chain(files) {
-        std::fs::write(dir.join(&f.name), &f.contents).expect("write header");
-    }
     let driver = r#"
 #include "audiounit.hpp"
 #include <cstdio>
