@@ -55,6 +55,14 @@ impl Prefix {
         }
     }
 
+    /// `32` or `16`: the suffix of the runtimes' prefix functions (`str32`, `count16`, …).
+    pub fn bits(self) -> &'static str {
+        match self {
+            Prefix::U16 => "16",
+            Prefix::U32 => "32",
+        }
+    }
+
     /// Largest length / count it can express.
     pub fn max(self) -> u64 {
         match self {

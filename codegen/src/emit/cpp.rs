@@ -39,7 +39,7 @@ use crate::dialect::Dialect;
 use crate::graph::Graph;
 use crate::layout::{Layout, Leaf, LeafKind, TypeLayout, Wire};
 use crate::model::{Primitive, Schema, TypeId};
-use crate::plan::{Plan, Prefix, SizeTerm, Step, StructUses, TypePlan, Value, ValueSize};
+use crate::plan::{Plan, SizeTerm, Step, StructUses, TypePlan, Value, ValueSize};
 
 /// C++ keywords and alternative tokens (C++20 included), plus names the standard
 /// library or common C headers define as macros or that generated code uses unqualified.
@@ -524,14 +524,6 @@ fn borrows(layout: &Layout, w: &Wire) -> bool {
         Wire::Struct(id) => layout
             .get(*id)
             .is_some_and(|t| t.fields.iter().any(|f| borrows(layout, &f.wire))),
-    }
-}
-
-/// `32` (SDP) or `16` (ffire): the suffix of the runtime's prefix functions.
-fn bits(p: Prefix) -> &'static str {
-    match p {
-        Prefix::U16 => "16",
-        Prefix::U32 => "32",
     }
 }
 
@@ -1252,13 +1244,13 @@ impl Gen<'_> {
 
     fn write_value(&self, c: &mut Code, place: &str, value: &Value, k: &mut usize) {
         match value {
-            Value::Str(pre) => c.linef(format_args!("if (!w.str{}({place})) return false;", bits(*pre))),
+            Value::Str(pre) => c.linef(format_args!("if (!w.str{}({place})) return false;", pre.bits())),
             Value::Prim(p) => c.linef(format_args!("w.prim<{}>({place});", Self::prim_ty(*p))),
-            Value::BulkPrims(pre, _) => c.linef(format_args!("if (!w.prims{}({place})) return false;", bits(*pre))),
+            Value::BulkPrims(pre, _) => c.linef(format_args!("if (!w.prims{}({place})) return false;", pre.bits())),
             Value::Array { prefix, elem, .. } => {
                 c.linef(format_args!(
                     "if (!w.len{}({place}.size())) return false;",
-                    bits(*prefix)
+                    prefix.bits()
                 ));
                 let x = format!("x{k}");
                 *k += 1;
@@ -1493,14 +1485,14 @@ impl Gen<'_> {
     ) {
         let err = Self::err(names, chain);
         match value {
-            Value::Str(pre) => c.linef(format_args!("if (!rd.str{}({place})) {err}", bits(*pre))),
+            Value::Str(pre) => c.linef(format_args!("if (!rd.str{}({place})) {err}", pre.bits())),
             Value::Prim(_) => c.linef(format_args!("if (!rd.prim({place})) {err}")),
-            Value::BulkPrims(pre, _) => c.linef(format_args!("if (!rd.prims{}({place})) {err}", bits(*pre))),
+            Value::BulkPrims(pre, _) => c.linef(format_args!("if (!rd.prims{}({place})) {err}", pre.bits())),
             Value::Array { prefix, elem, elem_min } => {
                 let j = *k;
                 *k += 1;
                 c.linef(format_args!("size_t n{j} = 0;"));
-                c.linef(format_args!("if (!rd.count{}({elem_min}, n{j})) {err}", bits(*prefix)));
+                c.linef(format_args!("if (!rd.count{}({elem_min}, n{j})) {err}", prefix.bits()));
                 // Element memory is charged against the caller's budget (Reader::set_budget).
                 // wirelens::Fill picks how the elements are constructed (runtime/cpp).
                 let compact = self.strings == OwnedStrings::Compact;

@@ -842,23 +842,22 @@ impl Gen<'_> {
     fn write_value(&self, c: &mut Code, place: &str, is_ref: bool, v: &Value, d: usize) {
         let by_ref = if is_ref { place.to_string() } else { format!("&{place}") };
         let by_val = if is_ref { format!("*{place}") } else { place.to_string() };
-        let bits = |p: &Prefix| if *p == Prefix::U32 { "32" } else { "16" };
         match v {
-            Value::Str(pre) => c.linef(format_args!("w.str{}({by_ref})?;", bits(pre))),
+            Value::Str(pre) => c.linef(format_args!("w.str{}({by_ref})?;", pre.bits())),
             Value::Prim(_) => c.linef(format_args!("w.put_prim({by_val});")),
             Value::BulkPrims(pre, _) if self.opts.bulk_arrays => {
-                c.linef(format_args!("w.len{}({place}.len())?;", bits(pre)));
+                c.linef(format_args!("w.len{}({place}.len())?;", pre.bits()));
                 c.linef(format_args!("w.put_prims({place}.as_slice());"));
             }
             Value::BulkPrims(pre, p) => {
-                c.linef(format_args!("w.len{}({place}.len())?;", bits(pre)));
+                c.linef(format_args!("w.len{}({place}.len())?;", pre.bits()));
                 let x = format!("x{d}");
                 c.open(&format!("for {x} in {by_ref} {{"));
                 self.write_value(c, &x, true, &Value::Prim(*p), d + 1);
                 c.close("}");
             }
             Value::Array { prefix, elem, .. } => {
-                c.linef(format_args!("w.len{}({place}.len())?;", bits(prefix)));
+                c.linef(format_args!("w.len{}({place}.len())?;", prefix.bits()));
                 let x = format!("x{d}");
                 c.open(&format!("for {x} in {by_ref} {{"));
                 self.write_value(c, &x, true, elem, d + 1);
@@ -1060,8 +1059,9 @@ impl Gen<'_> {
 
     /// The owned type's `read_into`: the decode into an existing value, in place where the
     /// storage can be reused (strings, arrays and their elements, optionals' payloads,
-    /// nested structs); fixed blocks are read as in `read_from` and assigned. `None` (the
-    /// trait's fresh read stays) for a plan whose values are not all top-level members.
+    /// nested structs); fixed blocks are read as in `read_from` and assigned. Not emitted
+    /// (the trait's fresh read stays) for a struct with nothing to reuse, or a plan whose
+    /// values are not all top-level members.
     fn read_into(&self, c: &mut Code, p: &TypePlan) {
         let place = |path: &[usize]| -> Option<String> {
             match path {
@@ -1105,18 +1105,17 @@ impl Gen<'_> {
     fn read_value_into(&self, c: &mut Code, to: &str, v: &Value, ctx: &Ctx, d: usize) {
         let me = Self::map_err(ctx);
         let (by_ref, recv) = Self::place_refs(to);
-        let bits = |p: &Prefix| if *p == Prefix::U32 { "32" } else { "16" };
         match v {
             Value::Str(pre) => {
                 let kind = match self.opts.strings {
                     OwnedStrings::Std => "string",
                     OwnedStrings::Compact => "compact",
                 };
-                c.linef(format_args!("rd.{kind}{}_into({by_ref}){me}?;", bits(pre)));
+                c.linef(format_args!("rd.{kind}{}_into({by_ref}){me}?;", pre.bits()));
             }
             Value::BulkPrims(pre, q) if self.opts.bulk_arrays => {
                 let t = Self::prim_ty(*q);
-                c.linef(format_args!("rd.prims{}_into::<{t}>({by_ref}){me}?;", bits(pre)));
+                c.linef(format_args!("rd.prims{}_into::<{t}>({by_ref}){me}?;", pre.bits()));
             }
             Value::Struct { .. } => c.linef(format_args!("rt::Decode::read_into({by_ref}, rd){me}?;")),
             Value::BulkPrims(pre, q) => {
@@ -1163,7 +1162,7 @@ impl Gen<'_> {
     #[allow(clippy::too_many_arguments)]
     fn read_array_into(&self, c: &mut Code, to: &str, pre: &Prefix, elem: &Value, min: u64, ctx: &Ctx, d: usize) {
         let me = Self::map_err(ctx);
-        let bits = if *pre == Prefix::U32 { "32" } else { "16" };
+        let bits = pre.bits();
         let inner = ctx.in_element(format!("i{d}"));
         let x = format!("x{d}");
         c.linef(format_args!("let n{d} = rd.count{bits}({min}){me}?;"));
@@ -1203,17 +1202,16 @@ impl Gen<'_> {
     /// A single-expression read, when there is one.
     fn simple_read(&self, v: &Value, ctx: &Ctx, view: bool) -> Option<String> {
         let me = Self::map_err(ctx);
-        let bits = |p: &Prefix| if *p == Prefix::U32 { "32" } else { "16" };
         Some(match v {
-            Value::Str(pre) if view => format!("rd.str{}(){me}?", bits(pre)),
+            Value::Str(pre) if view => format!("rd.str{}(){me}?", pre.bits()),
             Value::Str(pre) => match self.opts.strings {
-                OwnedStrings::Std => format!("rd.string{}(){me}?", bits(pre)),
-                OwnedStrings::Compact => format!("rd.compact{}(){me}?", bits(pre)),
+                OwnedStrings::Std => format!("rd.string{}(){me}?", pre.bits()),
+                OwnedStrings::Compact => format!("rd.compact{}(){me}?", pre.bits()),
             },
             Value::Prim(p) => format!("rd.{}(){me}?", Self::prim_ty(*p)),
             Value::BulkPrims(pre, p) if view || self.opts.bulk_arrays => {
                 let t = Self::prim_ty(*p);
-                let n = bits(pre);
+                let n = pre.bits();
                 if view {
                     format!("rd.prims{n}::<{t}>(){me}?")
                 } else {
@@ -1237,9 +1235,8 @@ impl Gen<'_> {
             return;
         }
         let me = Self::map_err(ctx);
-        let bits = |p: &Prefix| if *p == Prefix::U32 { "32" } else { "16" };
         let array = |c: &mut Code, pre: &Prefix, elem: &Value, min: u64| {
-            c.linef(format_args!("let n{d} = rd.count{}({min}){me}?;", bits(pre)));
+            c.linef(format_args!("let n{d} = rd.count{}({min}){me}?;", pre.bits()));
             let inner_ctx = ctx.in_element(format!("i{d}"));
             if view && self.arena() {
                 // Built in place in the arena: `fill` calls the closure per element.
