@@ -94,10 +94,11 @@ pub trait Message: Sized + for<'a> Decode<'a> {
     }
 
     /// [`Message::decode`] into `self`, reusing its storage: each `String` and `Vec` keeps
-    /// its capacity, and so do the elements a `Vec` keeps, so a loop that decodes records
-    /// of one type into one value allocates only when a record outgrows what the value
-    /// held (none at all for same-shaped records: fit for a real-time thread). On error
-    /// `self` holds an unspecified but valid value.
+    /// its capacity, and so do the elements a `Vec` keeps (those past a shorter record's
+    /// count are dropped), so a loop that decodes records of one type into one value
+    /// allocates only for what the value does not already hold: none at all for
+    /// same-shaped records, fit for a real-time thread. On error `self` holds an
+    /// unspecified but valid value.
     #[inline]
     fn decode_into(&mut self, bytes: &[u8]) -> Result<(), DecodeError> {
         let mut rd = Reader::new(bytes);

@@ -68,7 +68,7 @@ impl<'a> Reader<'a> {
     #[cfg(feature = "arena")]
     #[inline]
     pub fn slots<T>(&mut self, n: usize) -> Result<crate::Slots<'a, T>, DecodeError> {
-        self.charge(n.saturating_mul(core::mem::size_of::<T>()))?;
+        self.charge_elements::<T>(n)?;
         match self.arena {
             Some(arena) => Ok(crate::Slots::new(arena, n)),
             None => Err(no_arena(self.at)),
@@ -87,6 +87,12 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// Charges `n` elements of `T` (their `size_of`) to the budget.
+    #[inline(always)]
+    fn charge_elements<T>(&mut self, n: usize) -> Result<(), DecodeError> {
+        self.charge(n.saturating_mul(core::mem::size_of::<T>()))
+    }
+
     #[cold]
     #[inline(never)]
     fn over_budget(&self, needed: usize) -> DecodeError {
@@ -102,7 +108,7 @@ impl<'a> Reader<'a> {
     /// An empty `Vec` with room for `n` elements, charged to the budget.
     #[inline]
     pub fn vec<T>(&mut self, n: usize) -> Result<alloc::vec::Vec<T>, DecodeError> {
-        self.charge(n.saturating_mul(core::mem::size_of::<T>()))?;
+        self.charge_elements::<T>(n)?;
         Ok(alloc::vec::Vec::with_capacity(n))
     }
 
@@ -111,7 +117,7 @@ impl<'a> Reader<'a> {
     /// the rest reserved; the kept ones are to be read into, the others pushed.
     #[inline]
     pub fn vec_into<T>(&mut self, out: &mut alloc::vec::Vec<T>, n: usize) -> Result<(), DecodeError> {
-        self.charge(n.saturating_mul(core::mem::size_of::<T>()))?;
+        self.charge_elements::<T>(n)?;
         out.truncate(n);
         out.reserve(n - out.len());
         Ok(())
@@ -129,7 +135,7 @@ impl<'a> Reader<'a> {
     /// `s` (read) charged to the budget and copied into `out`'s buffer.
     #[inline]
     fn prims_into<T: Prim>(&mut self, s: LeSlice<'a, T>, out: &mut alloc::vec::Vec<T>) -> Result<(), DecodeError> {
-        self.charge(s.len().saturating_mul(core::mem::size_of::<T>()))?;
+        self.charge_elements::<T>(s.len())?;
         out.clear();
         T::extend_from_le(out, s.as_bytes());
         Ok(())
@@ -223,7 +229,7 @@ impl<'a> Reader<'a> {
     #[inline]
     pub fn prims32_vec<T: Prim>(&mut self) -> Result<alloc::vec::Vec<T>, DecodeError> {
         let s = self.prims32::<T>()?;
-        self.charge(s.len().saturating_mul(core::mem::size_of::<T>()))?;
+        self.charge_elements::<T>(s.len())?;
         Ok(s.to_vec())
     }
 
@@ -231,7 +237,7 @@ impl<'a> Reader<'a> {
     #[inline]
     pub fn prims16_vec<T: Prim>(&mut self) -> Result<alloc::vec::Vec<T>, DecodeError> {
         let s = self.prims16::<T>()?;
-        self.charge(s.len().saturating_mul(core::mem::size_of::<T>()))?;
+        self.charge_elements::<T>(s.len())?;
         Ok(s.to_vec())
     }
 
