@@ -205,14 +205,21 @@ impl<'a> Reader<'a> {
         Ok(compact_str::CompactString::from(s))
     }
 
+    /// `s` (read) charged to the budget and put into `out` ([`compact_assign`]).
+    #[cfg(feature = "compact-strings")]
+    #[inline(always)]
+    fn compact_into(&mut self, s: &str, out: &mut compact_str::CompactString) -> Result<(), DecodeError> {
+        self.charge(s.len())?;
+        compact_assign(out, s);
+        Ok(())
+    }
+
     /// An SDP string into an existing [`crate::CompactString`] ([`compact_assign`]).
     #[cfg(feature = "compact-strings")]
     #[inline(always)]
     pub fn compact32_into(&mut self, out: &mut compact_str::CompactString) -> Result<(), DecodeError> {
         let s = self.str32()?;
-        self.charge(s.len())?;
-        compact_assign(out, s);
-        Ok(())
+        self.compact_into(s, out)
     }
 
     /// An ffire string into an existing [`crate::CompactString`] ([`compact_assign`]).
@@ -220,9 +227,7 @@ impl<'a> Reader<'a> {
     #[inline(always)]
     pub fn compact16_into(&mut self, out: &mut compact_str::CompactString) -> Result<(), DecodeError> {
         let s = self.str16()?;
-        self.charge(s.len())?;
-        compact_assign(out, s);
-        Ok(())
+        self.compact_into(s, out)
     }
 
     /// An SDP array of primitives (u32 count) copied into a `Vec`, charged to the budget.
