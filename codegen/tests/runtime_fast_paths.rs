@@ -8,6 +8,9 @@
 //!   bytes and for 200,000 random mixes of ASCII, valid and invalid sequences;
 //! - (C) the string reader `wl_rd_str` agrees with that check as a view, as an owned
 //!   copy (the fused check-and-copy path) and with an arena one byte too small;
+//! - (C++) the Reader's string read (`str32`/`str16` into a `std::string_view`: its own
+//!   test for strings of up to 8 bytes, whose load may start in the length prefix) agrees
+//!   with that check, for both prefix widths, on exactly sized inputs;
 //! - the short-copy path (`wl_copy`: two overlapping fixed-width copies up to 32 bytes)
 //!   copies exactly `n` bytes for every n from 0 to 80 at every source/destination
 //!   misalignment, and never writes outside `[d, d + n)` (guard bytes and ASan).
@@ -229,6 +232,44 @@ fn c_runtime_utf8_check_and_short_copies_match_the_reference() {
     }
 }
 
+/// C++ only: every string the UTF-8 check sees is also read by `Reader::str32` and
+/// `Reader::str16` as a view, from an exactly sized heap copy of prefix + bytes (ASan sees
+/// a load outside it); each must agree with `utf8_valid_up_to` (success, view, cursor, or
+/// invalid_utf8 at the first bad byte). A disagreement returns an impossible index.
+const CPP_READ_STR: &str = r#"
+template <class P>
+static bool read_str_agrees(const unsigned char *s, size_t n, size_t bad) {
+    uint8_t *in = static_cast<uint8_t *>(std::malloc(sizeof(P) + n));
+    wirelens::store_le(in, static_cast<P>(n));
+    if (n) std::memcpy(in + sizeof(P), s, n);
+    wirelens::Reader r(in, sizeof(P) + n);
+    std::string_view out;
+    const bool ok = sizeof(P) == 4 ? r.str32(out) : r.str16(out);
+    bool agrees;
+    if (bad != n) {
+        agrees = !ok && r.error().kind == wirelens::ErrorKind::invalid_utf8 && r.error().offset == sizeof(P) + bad;
+    } else {
+        agrees = ok && out.size() == n && out.data() == reinterpret_cast<const char *>(in) + sizeof(P) &&
+                 r.position() == sizeof(P) + n;
+    }
+    std::free(in);
+    return agrees;
+}
+/* A Reader over no bytes (null, 0): reading nothing succeeds (the Reader assumes its
+   cursor is never null; UBSan reports it if that is false), reading a byte is an unexpected end. */
+static bool empty_reader_ok() {
+    wirelens::Reader r(nullptr, 0);
+    const bool none = r.fixed(0) != nullptr;
+    return none && r.fixed(1) == nullptr && r.error().kind == wirelens::ErrorKind::unexpected_end;
+}
+static const bool empty_reader = empty_reader_ok();
+static size_t check_read_str(const unsigned char *s, size_t n) {
+    const size_t bad = wirelens::utf8_valid_up_to(s, n);
+    return empty_reader && read_str_agrees<uint32_t>(s, n, bad) && read_str_agrees<uint16_t>(s, n, bad) ? bad
+                                                                                                        : (size_t)-1;
+}
+"#;
+
 #[test]
 fn cpp_runtime_utf8_check_and_short_copies_match_the_reference() {
     let root = workspace();
@@ -243,7 +284,7 @@ fn cpp_runtime_utf8_check_and_short_copies_match_the_reference() {
         &src,
         format!(
             "#include \"wirelens.hpp\"\n#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n\
-             #define CHECK_UTF8(s, n) wirelens::utf8_valid_up_to(s, n)\n\
+             {CPP_READ_STR}\n#define CHECK_UTF8(s, n) check_read_str(s, n)\n\
              #define COPY(d, s, n) ((n) <= 32 ? wirelens::detail::copy_short(d, s, n) : (void)std::memcpy(d, s, n))\n\
              {PROGRAM}"
         ),

@@ -40,10 +40,18 @@
 /// of line (a call per string), so they are inlined into the generated per-type functions.
 /// Also the generated write_to of a struct that the schema writes from one place only.
 #define WIRELENS_HOT inline __attribute__((always_inline))
+/// Tells the optimizer a fact the code guarantees (under UBSan a false one is reported).
+#define WIRELENS_ASSUME(c)           \
+    do {                             \
+        if (!(c)) {                  \
+            __builtin_unreachable(); \
+        }                            \
+    } while (0)
 #else
 #define WIRELENS_COLD
 #define WIRELENS_NOINLINE
 #define WIRELENS_HOT inline
+#define WIRELENS_ASSUME(c) ((void)0)
 #endif
 
 namespace wirelens {
@@ -86,6 +94,9 @@ struct uint_of<8> {
 
 /// Bytes as `const char*` for std::string_view: char may alias any object, so this is
 /// well defined (no value is loaded through a different type).
+/// What a Reader over no bytes (a null `data` of length 0) points at.
+inline constexpr uint8_t no_bytes[1] = {0};
+
 inline const char* as_chars(const uint8_t* p) noexcept {
     return static_cast<const char*>(static_cast<const void*>(p));
 }
@@ -1044,6 +1055,42 @@ WIRELENS_HOT size_t utf8_valid_up_to(const uint8_t* s, size_t n) noexcept {
     return (w & high) == 0 ? n : detail::utf8_valid_from(s, n, i);
 }
 
+namespace detail {
+/// Whether short_ascii_after_prefix<Prefix> can test `n` bytes: up to 4, or up to 8 when
+/// the 8-byte load ending at s + n starts no earlier than the prefix.
+template <size_t Prefix>
+constexpr bool short_ascii_fits(size_t n) noexcept {
+    return n <= 4 || (n <= 8 && n + Prefix >= 8);
+}
+
+/// Whether the `n` bytes at `s` are ASCII (short_ascii_fits<Prefix>(n)), for a string right
+/// after its little-endian length prefix of `Prefix` (2 or 4) bytes: one load that ends at
+/// s + n and may start in the prefix, shifted so only the string's bytes are tested. Most
+/// names are this short, and the general test takes a chain of length compares to reach them.
+template <size_t Prefix>
+WIRELENS_HOT bool short_ascii_after_prefix(const uint8_t* s, size_t n) noexcept {
+    static_assert(Prefix == 2 || Prefix == 4, "a u16 or u32 length prefix");
+    constexpr uint64_t high = 0x8080808080808080ull;
+    uint64_t w;
+    size_t width;
+    if (n > 4) {
+        std::memcpy(&w, s + n - 8, 8);
+        width = 8;
+    } else if (n + Prefix >= 4) {
+        uint32_t x;
+        std::memcpy(&x, s + n - 4, 4);
+        w = x;
+        width = 4;
+    } else {
+        uint16_t x;
+        std::memcpy(&x, s + n - 2, 2);
+        w = x;
+        width = 2;
+    }
+    return ((w >> (8 * (width - n))) & high) == 0;
+}
+}  // namespace detail
+
 // ---------------------------------------------------------------- short copies
 
 namespace detail {
@@ -1240,7 +1287,9 @@ struct Header {
 /// then adds its field path on the way out (`return rd.field("name");`).
 class Reader {
 public:
-    Reader(const uint8_t* data, size_t len) noexcept : data_(data), len_(len), end_(len) {}
+    /// `data` may be null only when `len` is 0.
+    Reader(const uint8_t* data, size_t len) noexcept
+        : data_(data != nullptr ? data : detail::no_bytes), len_(len), end_(len) {}
 
     size_t position() const noexcept { return at_; }
 
@@ -1343,6 +1392,9 @@ public:
             return nullptr;
         }
         const uint8_t* p = data_ + at_;
+        // data_ is never null (the constructor), so neither is p: callers' `p == nullptr`
+        // failure tests then compile to nothing on this path.
+        WIRELENS_ASSUME(p != nullptr);
         at_ += n;
         return p;
     }
@@ -1532,7 +1584,9 @@ private:
         }
         at_ += n;
         const uint8_t* p = q + sizeof(P);
-        const size_t good = utf8_valid_up_to(p, n);
+        const size_t good = detail::short_ascii_fits<sizeof(P)>(n) && detail::short_ascii_after_prefix<sizeof(P)>(p, n)
+                                ? n
+                                : utf8_valid_up_to(p, n);
         if (good != n) {
             return fail_at(ErrorKind::invalid_utf8, start + sizeof(P) + good);
         }
