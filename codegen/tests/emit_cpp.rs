@@ -677,6 +677,23 @@ static std::string special_checks() {
         auto g = ffi_extra_canon::GridMessage::decode(huge16, sizeof huge16);
         CHECK(!g && g.error().kind == ErrorKind::implausible_count, "huge ffire count accepted");
     }
+    // A string's length prefix: cut short, longer than the input, or bytes that are not
+    // UTF-8 (each error at its byte: the prefix, or the first bad byte).
+    {
+        const uint8_t cut[] = {1, 0, 0, 0, 5, 0};
+        auto r = sdp_arrays::Item::decode(cut, sizeof cut);
+        CHECK(!r && r.error().kind == ErrorKind::unexpected_end && r.error().offset == 4 && r.error().path == "name",
+              "cut string prefix: " + r.error().message());
+        const uint8_t longer[] = {1, 0, 0, 0, 0xff, 0xff, 0xff, 0x7f, 'a'};
+        auto l = sdp_arrays::Item::decode(longer, sizeof longer);
+        CHECK(!l && l.error().kind == ErrorKind::implausible_count && l.error().offset == 4 &&
+                  l.error().found == 0x7fffffffu && l.error().path == "name",
+              "string longer than the input: " + l.error().message());
+        const uint8_t bad[] = {1, 0, 0, 0, 3, 0, 0, 0, 'a', 0xff, 'b'};
+        auto b = sdp_arrays::Item::decode(bad, sizeof bad);
+        CHECK(!b && b.error().kind == ErrorKind::invalid_utf8 && b.error().offset == 9 && b.error().path == "name",
+              "string not UTF-8: " + b.error().message());
+    }
     // bool bytes other than 0/1.
     {
         sdp_arrays::ArraysOfPrimitives v;

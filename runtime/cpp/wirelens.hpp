@@ -1567,22 +1567,24 @@ private:
 
     WIRELENS_COLD void end(size_t needed) { fail_at(ErrorKind::unexpected_end, at_, 0, needed, end_ - at_); }
 
-    /// A string: length prefix P, then UTF-8. The one bounds check on the length covers
-    /// the bytes too (count16/32 + utf8 would check them twice); errors as theirs.
+    /// A string: length prefix P, then UTF-8. One load of the cursor and one store: the
+    /// bytes left are computed once for the prefix and the bytes, and the cursor moves past
+    /// both at once. Errors as fixed + count16/32 + utf8 would report them.
     template <class P>
     WIRELENS_HOT bool str(std::string_view& out) {
         const size_t start = at_;
-        const uint8_t* q = fixed(sizeof(P));
-        if (q == nullptr) {
+        const size_t rem = end_ - start;
+        if (rem < sizeof(P)) {
+            end(sizeof(P));
             return false;
         }
+        const uint8_t* q = data_ + start;
         const size_t n = load_le<P>(q);
-        const size_t left = end_ - at_;
+        const size_t left = rem - sizeof(P);
         if (n > left) {
-            at_ = start;
             return fail_at(ErrorKind::implausible_count, start, n, 1, left);
         }
-        at_ += n;
+        at_ = start + sizeof(P) + n;
         const uint8_t* p = q + sizeof(P);
         const size_t good = detail::short_ascii_fits<sizeof(P)>(n) && detail::short_ascii_after_prefix<sizeof(P)>(p, n)
                                 ? n
