@@ -1584,15 +1584,19 @@ private:
         if (n > left) {
             return fail_at(ErrorKind::implausible_count, start, n, 1, left);
         }
-        at_ = start + sizeof(P) + n;
         const uint8_t* p = q + sizeof(P);
         const size_t good = detail::short_ascii_fits<sizeof(P)>(n) && detail::short_ascii_after_prefix<sizeof(P)>(p, n)
                                 ? n
                                 : utf8_valid_up_to(p, n);
         if (good != n) {
+            at_ = start + sizeof(P) + n;
             return fail_at(ErrorKind::invalid_utf8, start + sizeof(P) + good);
         }
+        // `out` before the cursor: g++ takes a store to a string_view as one that may change
+        // at_, and would load at_ back from memory for the next read (a store-to-load
+        // round trip on the chain of cursor updates) if the cursor were stored first.
         out = std::string_view(detail::as_chars(p), n);
+        at_ = start + sizeof(P) + n;
         return true;
     }
 

@@ -568,6 +568,36 @@ impl Gen<'_> {
         self.schema.dialect == Dialect::Sdp
     }
 
+    /// How `read_fields` and the view's `read_from` of type `id` are declared:
+    /// `WIRELENS_HOT` for a struct read only as the element of one array whose own values
+    /// have no loop over structs (AudioUnit's and complex's `Parameter`, array_struct's
+    /// `Device`, arrays' `Item`). Inlined into that one loop, the `Reader`'s cursor stays
+    /// in a register from one element to the next (out of line, each call reloads it from
+    /// memory) and the call's prologue goes: AudioUnit arena view 0.90x, array_struct's
+    /// 0.80x, with the string read storing its view before the cursor. A struct that loops over structs itself
+    /// stays a call: inlining AudioUnit's `Plugin` (with `Parameter`'s loop inside) into
+    /// the registry made that view 1.25x slower (BENCHMARKS.md, #14 session 6).
+    fn read_storage(&self, id: TypeId) -> &'static str {
+        fn loops_over_structs(v: &Value) -> bool {
+            match v {
+                Value::Array { elem, .. } => matches!(**elem, Value::Struct { .. }) || loops_over_structs(elem),
+                Value::Optional(inner) => loops_over_structs(inner),
+                Value::Prim(_) | Value::Str(_) | Value::BulkPrims(..) | Value::Struct { .. } => false,
+            }
+        }
+        let one_loop = self.uses.get(id).is_some_and(|u| u.only_as_elements() && u.count == 1);
+        let leaf = self.plan.get(id).is_some_and(|p| {
+            !p.steps
+                .iter()
+                .any(|s| matches!(s, Step::Value { value, .. } if loops_over_structs(value)))
+        });
+        if one_loop && leaf {
+            "WIRELENS_HOT static"
+        } else {
+            "static"
+        }
+    }
+
     fn is_value_type(&self, id: TypeId) -> bool {
         self.schema.types[id].is_struct() || self.plan.get(id).is_some_and(|p| p.root)
     }
@@ -883,11 +913,16 @@ impl Gen<'_> {
             "static bool write_to(wirelens::Writer& w, const {name}& v);"
         ));
         if view.is_some() {
+            // The owned read_from stays a call: inlining it too made array_struct's owned
+            // decode 2 % slower (its loop is allocation-bound).
             c.linef(format_args!(
                 "static bool read_from(wirelens::Reader& rd, {name}& v) {{ return read_fields(rd, v); }}"
             ));
             c.line("template <class V>");
-            c.line("static bool read_fields(wirelens::Reader& rd, V& v);");
+            c.linef(format_args!(
+                "{} bool read_fields(wirelens::Reader& rd, V& v);",
+                self.read_storage(p.id)
+            ));
         } else {
             c.linef(format_args!("static bool read_from(wirelens::Reader& rd, {name}& v);"));
         }
@@ -968,7 +1003,8 @@ impl Gen<'_> {
             c.blank();
             c.linef(format_args!("{name} to_owned() const;"));
             c.linef(format_args!(
-                "static bool read_from(wirelens::Reader& rd, {view}& v) {{ return {name}::read_fields(rd, v); }}"
+                "{} bool read_from(wirelens::Reader& rd, {view}& v) {{ return {name}::read_fields(rd, v); }}",
+                self.read_storage(p.id)
             ));
             c.close("};");
         }
@@ -1411,7 +1447,12 @@ impl Gen<'_> {
     fn read_from(&self, c: &mut Code, name: &str, p: &TypePlan, generic: bool) {
         if generic {
             c.line("template <class V>");
-            c.open(&format!("bool {name}::read_fields(wirelens::Reader& rd, V& v) {{"));
+            let hot = if self.read_storage(p.id).starts_with("WIRELENS_HOT") {
+                "WIRELENS_HOT "
+            } else {
+                ""
+            };
+            c.open(&format!("{hot}bool {name}::read_fields(wirelens::Reader& rd, V& v) {{"));
         } else {
             c.open(&format!(
                 "inline bool {name}::read_from(wirelens::Reader& rd, {name}& v) {{"
@@ -1691,6 +1732,46 @@ mod tests {
         assert!(code.contains("inline bool Twice::write_to("), "{code}");
         assert!(code.contains("inline bool Small::write_to("), "{code}");
         assert!(code.contains("inline bool Root::write_to("), "{code}");
+    }
+
+    #[test]
+    fn reads_are_forced_inline_only_for_leaf_structs_read_in_one_loop() {
+        // Leaf: only element of one array, no loop over structs inside. Twice: two loops.
+        // Field: not an element. Outer: loops over Leaf itself. Opt: element whose optional
+        // array of strings is a loop, but not over structs.
+        let code = gen(
+            Dialect::Sdp,
+            "struct Leaf { a: str, b: u32 }\nstruct Twice { a: str }\nstruct Field { a: str }\n\
+             struct Opt { a: ?[]str }\nstruct Outer { leaves: []Leaf, a: str }\n\
+             struct Root { outers: []Outer, t1: []Twice, t2: []Twice, f: Field, opts: []Opt }\n",
+        )
+        .expect("generates");
+        for hot in ["Leaf", "Opt"] {
+            assert!(
+                code.contains(&format!("WIRELENS_HOT bool {hot}::read_fields(")),
+                "{hot}: {code}"
+            );
+            assert!(
+                code.contains(&format!(
+                    "WIRELENS_HOT static bool read_from(wirelens::Reader& rd, {hot}View& v)"
+                )),
+                "{hot}: {code}"
+            );
+            // The owned read_from stays a call.
+            assert!(
+                code.contains(&format!("    static bool read_from(wirelens::Reader& rd, {hot}& v) {{")),
+                "{hot}: {code}"
+            );
+        }
+        for call in ["Twice", "Field", "Outer", "Root"] {
+            assert!(code.contains(&format!("\nbool {call}::read_fields(")), "{call}: {code}");
+            assert!(
+                !code.contains(&format!(
+                    "WIRELENS_HOT static bool read_from(wirelens::Reader& rd, {call}View& v)"
+                )),
+                "{call}: {code}"
+            );
+        }
     }
 
     #[test]
