@@ -92,11 +92,11 @@ struct uint_of<8> {
     using type = uint64_t;
 };
 
-/// Bytes as `const char*` for std::string_view: char may alias any object, so this is
-/// well defined (no value is loaded through a different type).
 /// What a Reader over no bytes (a null `data` of length 0) points at.
 inline constexpr uint8_t no_bytes[1] = {0};
 
+/// Bytes as `const char*` for std::string_view: char may alias any object, so this is
+/// well defined (no value is loaded through a different type).
 inline const char* as_chars(const uint8_t* p) noexcept {
     return static_cast<const char*>(static_cast<const void*>(p));
 }
