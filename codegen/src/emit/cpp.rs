@@ -568,16 +568,17 @@ impl Gen<'_> {
         self.schema.dialect == Dialect::Sdp
     }
 
-    /// How `read_fields` and the view's `read_from` of type `id` are declared:
-    /// `WIRELENS_HOT` for a struct read only as the element of one array whose own values
-    /// have no loop over structs (AudioUnit's and complex's `Parameter`, array_struct's
-    /// `Device`, arrays' `Item`). Inlined into that one loop, the `Reader`'s cursor stays
-    /// in a register from one element to the next (out of line, each call reloads it from
-    /// memory) and the call's prologue goes: AudioUnit arena view 0.90x, array_struct's
-    /// 0.80x, with the string read storing its view before the cursor. A struct that loops over structs itself
-    /// stays a call: inlining AudioUnit's `Plugin` (with `Parameter`'s loop inside) into
-    /// the registry made that view 1.25x slower (BENCHMARKS.md, #14 session 6).
-    fn read_storage(&self, id: TypeId) -> &'static str {
+    /// `"WIRELENS_HOT "` (forced inline) for the `read_fields` and the view's `read_from`
+    /// of a struct read only as the element of one array whose own values have no loop over
+    /// structs (AudioUnit's and complex's `Parameter`, array_struct's `Device`, arrays'
+    /// `Item`); `""` for every other type. Inlined into that one loop, the `Reader`'s
+    /// cursor stays in a register from one element to the next (out of line, each call
+    /// reloads it from memory) and the call's prologue goes: AudioUnit arena view 0.90x,
+    /// array_struct's 0.80x, with the string read storing its view before the cursor. A
+    /// struct that loops over structs itself stays a call: inlining AudioUnit's `Plugin`
+    /// (with `Parameter`'s loop inside) into the registry made that view 1.25x slower
+    /// (BENCHMARKS.md, #14 session 6).
+    fn read_hot(&self, id: TypeId) -> &'static str {
         fn loops_over_structs(v: &Value) -> bool {
             match v {
                 Value::Array { elem, .. } => matches!(**elem, Value::Struct { .. }) || loops_over_structs(elem),
@@ -592,9 +593,9 @@ impl Gen<'_> {
                 .any(|s| matches!(s, Step::Value { value, .. } if loops_over_structs(value)))
         });
         if one_loop && leaf {
-            "WIRELENS_HOT static"
+            "WIRELENS_HOT "
         } else {
-            "static"
+            ""
         }
     }
 
@@ -920,8 +921,8 @@ impl Gen<'_> {
             ));
             c.line("template <class V>");
             c.linef(format_args!(
-                "{} bool read_fields(wirelens::Reader& rd, V& v);",
-                self.read_storage(p.id)
+                "{}static bool read_fields(wirelens::Reader& rd, V& v);",
+                self.read_hot(p.id)
             ));
         } else {
             c.linef(format_args!("static bool read_from(wirelens::Reader& rd, {name}& v);"));
@@ -1003,8 +1004,8 @@ impl Gen<'_> {
             c.blank();
             c.linef(format_args!("{name} to_owned() const;"));
             c.linef(format_args!(
-                "{} bool read_from(wirelens::Reader& rd, {view}& v) {{ return {name}::read_fields(rd, v); }}",
-                self.read_storage(p.id)
+                "{}static bool read_from(wirelens::Reader& rd, {view}& v) {{ return {name}::read_fields(rd, v); }}",
+                self.read_hot(p.id)
             ));
             c.close("};");
         }
@@ -1447,11 +1448,7 @@ impl Gen<'_> {
     fn read_from(&self, c: &mut Code, name: &str, p: &TypePlan, generic: bool) {
         if generic {
             c.line("template <class V>");
-            let hot = if self.read_storage(p.id).starts_with("WIRELENS_HOT") {
-                "WIRELENS_HOT "
-            } else {
-                ""
-            };
+            let hot = self.read_hot(p.id);
             c.open(&format!("{hot}bool {name}::read_fields(wirelens::Reader& rd, V& v) {{"));
         } else {
             c.open(&format!(
