@@ -11,6 +11,9 @@
 //! - (C++) the Reader's string read (`str32`/`str16` into a `std::string_view`: its own
 //!   test for strings of up to 8 bytes, whose load may start in the length prefix) agrees
 //!   with that check, for both prefix widths, on exactly sized inputs;
+//! - (C++) the Reader's `[]bool` read (its check of 8 or 4 + 4 overlapping bytes at a time)
+//!   accepts every 00/01 array of 0–40 bytes with the same bools and reports the first
+//!   other byte at its offset;
 //! - the short-copy path (`wl_copy`: two overlapping fixed-width copies up to 32 bytes)
 //!   copies exactly `n` bytes for every n from 0 to 80 at every source/destination
 //!   misalignment, and never writes outside `[d, d + n)` (guard bytes and ASan).
@@ -263,9 +266,40 @@ static bool empty_reader_ok() {
     return none && r.fixed(1) == nullptr && r.error().kind == wirelens::ErrorKind::unexpected_end;
 }
 static const bool empty_reader = empty_reader_ok();
+/* A []bool of every length 0-40 read by prims32 from an exactly sized input: all 00/01
+   bytes decode to the same bools; one byte of 02, 10, 80 or FF at any position fails with
+   invalid_bool at its offset (the check tests 8 or 4+4 overlapping bytes at a time). */
+static bool bools_ok() {
+    static const uint8_t bad_bytes[] = {0x02, 0x10, 0x80, 0xFF};
+    for (size_t n = 0; n <= 40; n++) {
+        for (size_t at = 0; at <= n; at++) {
+            for (uint8_t b : bad_bytes) {
+                uint8_t *in = static_cast<uint8_t *>(std::malloc(4 + n));
+                wirelens::store_le(in, static_cast<uint32_t>(n));
+                for (size_t k = 0; k < n; k++) in[4 + k] = static_cast<uint8_t>((k * 7 + n) % 3 == 0);
+                if (at < n) in[4 + at] = b;
+                wirelens::Reader r(in, 4 + n);
+                std::vector<bool> out;
+                const bool ok = r.prims32(out);
+                bool agrees = at < n ? !ok && r.error().kind == wirelens::ErrorKind::invalid_bool &&
+                                           r.error().offset == 4 + at
+                                     : ok && out.size() == n && r.position() == 4 + n;
+                for (size_t k = 0; agrees && at == n && k < n; k++) agrees = out[k] == (in[4 + k] == 1);
+                std::free(in);
+                if (!agrees) {
+                    printf("bools: length %lu, byte %02x at %lu disagrees\n", (unsigned long)n, b, (unsigned long)at);
+                    return false;
+                }
+                if (at == n) break;
+            }
+        }
+    }
+    return true;
+}
+static const bool bools = bools_ok();
 static size_t check_read_str(const unsigned char *s, size_t n) {
     const size_t bad = wirelens::utf8_valid_up_to(s, n);
-    return empty_reader && read_str_agrees<uint32_t>(s, n, bad) && read_str_agrees<uint16_t>(s, n, bad) ? bad
+    return empty_reader && bools && read_str_agrees<uint32_t>(s, n, bad) && read_str_agrees<uint16_t>(s, n, bad) ? bad
                                                                                                         : (size_t)-1;
 }
 "#;

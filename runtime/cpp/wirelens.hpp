@@ -193,6 +193,36 @@ WIRELENS_HOT void store_run(uint8_t* p, const T& v, size_t at, size_t n) noexcep
     std::memcpy(p, static_cast<const unsigned char*>(static_cast<const void*>(&v)) + at, n);
 }
 
+// ---------------------------------------------------------------- short copies
+
+namespace detail {
+template <size_t W>
+WIRELENS_HOT void copy_pair(uint8_t* d, const uint8_t* s, size_t n) noexcept {
+    // Both loads before both stores: the two ranges overlap when n < 2 W.
+    uint8_t a[W], b[W];
+    std::memcpy(a, s, W);
+    std::memcpy(b, s + n - W, W);
+    std::memcpy(d, a, W);
+    std::memcpy(d + n - W, b, W);
+}
+
+/// Copies n <= 32 bytes as two overlapping fixed-width copies inside [d, d + n): no libc
+/// call (most strings are this short).
+WIRELENS_HOT void copy_short(uint8_t* d, const uint8_t* s, size_t n) noexcept {
+    if (n >= 16) {
+        copy_pair<16>(d, s, n);
+    } else if (n >= 8) {
+        copy_pair<8>(d, s, n);
+    } else if (n >= 4) {
+        copy_pair<4>(d, s, n);
+    } else if (n >= 2) {
+        copy_pair<2>(d, s, n);
+    } else if (n == 1) {
+        *d = *s;
+    }
+}
+}  // namespace detail
+
 namespace detail {
 /// A random-access iterator over encoded primitives whose `*` loads one (no `T*` into the
 /// input is formed). `std::vector::assign` from it allocates once from the distance and
@@ -281,11 +311,17 @@ template <class T, class A>
 inline void assign_le(std::vector<T, A>& out, const uint8_t* p, size_t n) {
     if constexpr (little_endian_host && !std::is_same_v<T, bool>) {
         // Another allocator (ArenaAllocator): libstdc++'s assign constructs element by
-        // element through it (a loop, 4-7x slower on a 20 KB array than memcpy).
-        if (n <= out.capacity() || !std::is_same_v<A, std::allocator<T>>) {
+        // element through it (a loop, 4-7x slower on a 20 KB array than memcpy), which
+        // for a few elements is still faster than resize's out-of-line value-initialization.
+        const size_t bytes = n * sizeof(T);
+        if (n <= out.capacity() || (!std::is_same_v<A, std::allocator<T>> && bytes > 256)) {
             out.resize(n);
-            if (n != 0) {
-                std::memcpy(out.data(), p, n * sizeof(T));
+            // g++ -O2 inlines this memcpy of a []u8 as `rep movsb`, slow to start on short
+            // arrays: those take two overlapping copies.
+            if (bytes <= 32) {
+                copy_short(static_cast<uint8_t*>(static_cast<void*>(out.data())), p, bytes);
+            } else {
+                std::memcpy(out.data(), p, bytes);
             }
             return;
         }
@@ -951,7 +987,15 @@ private:
 /// What the `*_prefix` decoders return: the value and the bytes it used.
 template <class T>
 struct Decoded {
-    T value{};
+    /// `value` default-initialized (a generated struct's members all have initializers):
+    /// value-initialization (`T value{}` here, or this struct's implicit constructor called
+    /// by std::optional's in-place construction) zeroes the whole struct first, a `rep stos`.
+    Decoded() noexcept(std::is_nothrow_default_constructible_v<T>) {
+        if constexpr (!std::is_class_v<T>) {
+            value = T{};
+        }
+    }
+    T value;
     size_t used = 0;
 };
 
@@ -1056,6 +1100,43 @@ WIRELENS_HOT size_t utf8_valid_up_to(const uint8_t* s, size_t n) noexcept {
 }
 
 namespace detail {
+/// The index of the first byte of p[0..n) that is not a bool (00 or 01), or n: eight bytes
+/// per test, and a tail of 4 to 7 bytes in two overlapping loads (a byte loop, 9 % of
+/// decoding a small record, branched on every element).
+WIRELENS_HOT size_t bools_valid_up_to(const uint8_t* p, size_t n) noexcept {
+    constexpr uint64_t not_bool = 0xFEFEFEFEFEFEFEFEull;
+    size_t i = 0;
+    for (; n - i >= 8; i += 8) {
+        uint64_t w;
+        std::memcpy(&w, p + i, 8);
+        if ((w & not_bool) != 0) {
+            break;
+        }
+    }
+    if (n - i < 8) {
+        if (n >= 8) {
+            uint64_t w;
+            std::memcpy(&w, p + n - 8, 8);
+            if ((w & not_bool) == 0) {
+                return n;
+            }
+        } else if (n >= 4) {
+            uint32_t a, b;
+            std::memcpy(&a, p, 4);
+            std::memcpy(&b, p + n - 4, 4);
+            if (((a | b) & static_cast<uint32_t>(not_bool)) == 0) {
+                return n;
+            }
+        }
+    }
+    for (; i < n; ++i) {
+        if (p[i] > 1) {
+            return i;
+        }
+    }
+    return n;
+}
+
 /// Whether short_ascii_after_prefix<Prefix> can test `n` bytes: up to 4, or up to 8 when
 /// the 8-byte load ending at s + n starts no earlier than the prefix.
 template <size_t Prefix>
@@ -1088,36 +1169,6 @@ WIRELENS_HOT bool short_ascii_after_prefix(const uint8_t* s, size_t n) noexcept 
         width = 2;
     }
     return ((w >> (8 * (width - n))) & high) == 0;
-}
-}  // namespace detail
-
-// ---------------------------------------------------------------- short copies
-
-namespace detail {
-template <size_t W>
-WIRELENS_HOT void copy_pair(uint8_t* d, const uint8_t* s, size_t n) noexcept {
-    // Both loads before both stores: the two ranges overlap when n < 2 W.
-    uint8_t a[W], b[W];
-    std::memcpy(a, s, W);
-    std::memcpy(b, s + n - W, W);
-    std::memcpy(d, a, W);
-    std::memcpy(d + n - W, b, W);
-}
-
-/// Copies n <= 32 bytes as two overlapping fixed-width copies inside [d, d + n): no libc
-/// call (most strings are this short).
-WIRELENS_HOT void copy_short(uint8_t* d, const uint8_t* s, size_t n) noexcept {
-    if (n >= 16) {
-        copy_pair<16>(d, s, n);
-    } else if (n >= 8) {
-        copy_pair<8>(d, s, n);
-    } else if (n >= 4) {
-        copy_pair<4>(d, s, n);
-    } else if (n >= 2) {
-        copy_pair<2>(d, s, n);
-    } else if (n == 1) {
-        *d = *s;
-    }
 }
 }  // namespace detail
 
@@ -1310,7 +1361,14 @@ public:
         if constexpr (detail::arena_allocated<C>::value) {
             using A = typename C::allocator_type;
             if (c.get_allocator() != A(arena_)) {
-                c = C(A(arena_));
+                if constexpr (std::is_same_v<C, ArenaString>) {
+                    c = C(A(arena_));
+                } else {
+                    // A swap, not a move assignment: vector<bool>'s copies its 40-byte state
+                    // with a `rep movs` (g++ -O2), 10 % of decoding a small record.
+                    C fresh{A(arena_)};
+                    c.swap(fresh);
+                }
             }
         }
     }
@@ -1631,12 +1689,11 @@ private:
             return nullptr;
         }
         if constexpr (std::is_same_v<T, bool>) {
-            for (size_t i = 0; i < n; ++i) {
-                if (p[i] > 1) {
-                    fail_at(ErrorKind::invalid_bool, start + i, p[i]);
-                    err_.push_index(i);
-                    return nullptr;
-                }
+            const size_t i = detail::bools_valid_up_to(p, n);
+            if (i != n) {
+                fail_at(ErrorKind::invalid_bool, start + i, p[i]);
+                err_.push_index(i);
+                return nullptr;
             }
         }
         return p;
