@@ -221,6 +221,16 @@ WIRELENS_HOT void copy_short(uint8_t* d, const uint8_t* s, size_t n) noexcept {
         *d = *s;
     }
 }
+
+/// Copies n bytes: up to 32 (most strings and small arrays) with copy_short, longer ones
+/// with memcpy (which g++ -O2 may inline as `rep movsb`, slow to start on short runs).
+WIRELENS_HOT void copy_bytes(void* d, const void* s, size_t n) noexcept {
+    if (n <= 32) {
+        copy_short(static_cast<uint8_t*>(d), static_cast<const uint8_t*>(s), n);
+    } else {
+        std::memcpy(d, s, n);
+    }
+}
 }  // namespace detail
 
 namespace detail {
@@ -316,13 +326,7 @@ inline void assign_le(std::vector<T, A>& out, const uint8_t* p, size_t n) {
         const size_t bytes = n * sizeof(T);
         if (n <= out.capacity() || (!std::is_same_v<A, std::allocator<T>> && bytes > 256)) {
             out.resize(n);
-            // g++ -O2 inlines this memcpy of a []u8 as `rep movsb`, slow to start on short
-            // arrays: those take two overlapping copies.
-            if (bytes <= 32) {
-                copy_short(static_cast<uint8_t*>(static_cast<void*>(out.data())), p, bytes);
-            } else {
-                std::memcpy(out.data(), p, bytes);
-            }
+            copy_bytes(out.data(), p, bytes);
             return;
         }
     }
@@ -1666,6 +1670,15 @@ private:
             return false;
         }
         in_arena(out);
+        if constexpr (!std::is_same_v<S, CompactString>) {
+            // Into a string at least as long (decoding into a reused value): shortened in
+            // place (inline) and overwritten, where assign is a call into libstdc++.
+            if (s.size() <= out.size()) {
+                out.erase(s.size());
+                detail::copy_bytes(out.data(), s.data(), s.size());
+                return true;
+            }
+        }
         out.assign(s.data(), s.size());
         return true;
     }
@@ -1930,12 +1943,7 @@ private:
     /// Copies `n` bytes to the cursor. Runs up to 32 bytes (most strings) are two
     /// overlapping fixed-width copies that stay inside [p, p + n): no libc call.
     WIRELENS_HOT bool raw(const void* src, size_t n) noexcept {
-        const auto* s = static_cast<const uint8_t*>(src);
-        if (n <= 32) {
-            detail::copy_short(p_, s, n);
-        } else {
-            std::memcpy(p_, s, n);
-        }
+        detail::copy_bytes(p_, src, n);
         p_ += n;
         return true;
     }
