@@ -128,7 +128,16 @@ impl<'a> Reader<'a> {
     fn string_into(&mut self, s: &str, out: &mut alloc::string::String) -> Result<(), DecodeError> {
         self.charge(s.len())?;
         out.clear();
-        out.push_str(s);
+        out.reserve(s.len());
+        // SAFETY: after `reserve`, `out`'s buffer has room for `s.len()` bytes from its
+        // start (it is empty), and cannot overlap `s` (borrowed from the input); copy_short
+        // writes exactly those bytes, which are `s`'s: valid UTF-8 up to the new length.
+        #[allow(unsafe_code)]
+        unsafe {
+            let v = out.as_mut_vec();
+            crate::sink::copy_short(s.as_bytes(), v.as_mut_ptr());
+            v.set_len(s.len());
+        }
         Ok(())
     }
 
@@ -174,7 +183,7 @@ impl<'a> Reader<'a> {
     pub fn string32(&mut self) -> Result<alloc::string::String, DecodeError> {
         let s = self.str32()?;
         self.charge(s.len())?;
-        Ok(alloc::string::String::from(s))
+        Ok(owned_string(s))
     }
 
     /// An ffire string (u16 length + UTF-8) copied into a `String`, charged to the budget.
@@ -182,7 +191,7 @@ impl<'a> Reader<'a> {
     pub fn string16(&mut self) -> Result<alloc::string::String, DecodeError> {
         let s = self.str16()?;
         self.charge(s.len())?;
-        Ok(alloc::string::String::from(s))
+        Ok(owned_string(s))
     }
 
     /// An SDP string copied into a [`crate::CompactString`] (no allocation up to 24
@@ -497,6 +506,22 @@ fn bad_prims<T: Prim>(start: usize, b: &[u8]) -> DecodeError {
         DecodeErrorKind::InvalidBool(b.get(bad * T::SIZE).copied().unwrap_or(0)),
     )
     .index(bad)
+}
+
+/// `s` in a new exact-size `String`, copied with fixed-width moves ([`crate::sink::copy_short`])
+/// where `String::from` calls libc `memcpy` (one call per string of a decoded value).
+#[inline(always)]
+fn owned_string(s: &str) -> alloc::string::String {
+    let mut v = alloc::vec::Vec::<u8>::with_capacity(s.len());
+    // SAFETY: `v` has room for `s.len()` bytes and cannot overlap `s` (a new allocation);
+    // copy_short writes exactly `v[..s.len()]` with `s`'s bytes, so they are initialized
+    // and valid UTF-8 (`s` is a `str`).
+    #[allow(unsafe_code)]
+    unsafe {
+        crate::sink::copy_short(s.as_bytes(), v.as_mut_ptr());
+        v.set_len(s.len());
+        alloc::string::String::from_utf8_unchecked(v)
+    }
 }
 
 /// `s` into `out`: built anew when it fits inline (24 bytes: `clear` + `push_str` made the

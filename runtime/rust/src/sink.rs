@@ -265,7 +265,7 @@ pub(crate) fn write_into<M: Message>(m: &M, buf: &mut [u8]) -> Result<usize, Enc
 /// `dst` must be valid for writes of `src.len()` bytes and must not overlap `src`.
 #[inline(always)]
 #[allow(unsafe_code)]
-unsafe fn copy_short(src: &[u8], dst: *mut u8) {
+pub(crate) unsafe fn copy_short(src: &[u8], dst: *mut u8) {
     let n = src.len();
     let s = src.as_ptr();
     // SAFETY (every branch): each load reads inside `src` (offsets `0` and `n - k` with

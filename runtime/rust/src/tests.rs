@@ -656,3 +656,34 @@ fn primitive_arrays_read_into_existing_vecs() {
         r.finish().unwrap();
     }
 }
+
+/// Owned string decoding (`string32`/`string16` into a new `String`, `string32_into`/
+/// `string16_into` into a reused one), whose bytes are copied with `copy_short` into the
+/// new buffer: every length 0–80, distinct bytes (ASCII and 2-byte UTF-8), into strings
+/// that were empty, shorter and longer before.
+#[test]
+fn owned_strings_copy_every_length() {
+    for n in 0..=80usize {
+        let s: alloc::string::String = (0..n)
+            .map(|i| {
+                if i % 7 == 3 {
+                    'é'
+                } else {
+                    char::from(b'!' + (i % 90) as u8)
+                }
+            })
+            .collect();
+        let wire32 = written(|w| w.str32(&s).unwrap());
+        let wire16 = written(|w| w.str16(&s).unwrap());
+        assert_eq!(Reader::new(&wire32).string32().as_deref(), Ok(s.as_str()), "len {n}");
+        assert_eq!(Reader::new(&wire16).string16().as_deref(), Ok(s.as_str()), "len {n}");
+        for before in ["", "x", "a longer string than most of these, 49 bytes lo", &s] {
+            let mut out = alloc::string::String::from(before);
+            Reader::new(&wire32).string32_into(&mut out).unwrap();
+            assert_eq!(out, s, "len {n} into {before:?}");
+            let mut out = alloc::string::String::from(before);
+            Reader::new(&wire16).string16_into(&mut out).unwrap();
+            assert_eq!(out, s, "len {n} into {before:?}");
+        }
+    }
+}
