@@ -866,6 +866,21 @@ private:
     Error error_;
 };
 
+namespace detail {
+/// Converts to any class `T` as a default-initialized `T` (`T t;`, which runs a generated
+/// struct's member initializers): `v.emplace_back(DefaultInit{})` builds an element in place
+/// (g++ and clang++ elide the copy) without value-initialization's zeroing of the whole
+/// element first (`T()`: a `rep stos` per element, 20 % of decoding AudioUnit).
+struct DefaultInit {
+    template <class T>
+    operator T() const noexcept(std::is_nothrow_default_constructible_v<T>) {
+        static_assert(std::is_class_v<T>, "a scalar would be left uninitialized");
+        T t;
+        return t;
+    }
+};
+}  // namespace detail
+
 /// A value, or an Error (the exception-free return type of every decoder).
 ///
 /// Reading the value of a failed Result (`value()`, `*`, `->`) is a programming error with
@@ -875,10 +890,10 @@ class [[nodiscard]] Result {
 public:
     Result(T value) : value_(std::move(value)) {}
     Result(Error error) : error_(std::move(error)) {}
-    /// A value-initialized value, for the decoders to fill in place and return without a
-    /// move (a move of a struct of vectors, and the moved-from one's destructor, were 8 %
-    /// of decoding a 141-byte record).
-    explicit Result(std::in_place_t) : value_(std::in_place) {}
+    /// A default-initialized value (see detail::DefaultInit), for the decoders to fill in
+    /// place and return without a move (a move of a struct of vectors, and the moved-from
+    /// one's destructor, were 8 % of decoding a 141-byte record).
+    explicit Result(std::in_place_t) : value_(std::in_place, detail::DefaultInit{}) {}
     /// Makes this a failure (the value, if any, is destroyed).
     void fail(Error error) noexcept {
         value_.reset();
@@ -925,18 +940,6 @@ template <class T, class = void>
 struct is_owned_struct : std::false_type {};
 template <class T>
 struct is_owned_struct<T, std::void_t<typename T::View>> : std::true_type {};
-/// Converts to any class `T` as a default-initialized `T` (`T t;`, which runs a generated
-/// struct's member initializers): `v.emplace_back(DefaultInit{})` builds an element in place
-/// (g++ and clang++ elide the copy) without value-initialization's zeroing of the whole
-/// element first (`T()`: a `rep stos` per element, 20 % of decoding AudioUnit).
-struct DefaultInit {
-    template <class T>
-    operator T() const noexcept(std::is_nothrow_default_constructible_v<T>) {
-        static_assert(std::is_class_v<T>, "a scalar would be left uninitialized");
-        T t;
-        return t;
-    }
-};
 template <class T>
 struct is_span : std::false_type {};
 template <class T>
@@ -2203,7 +2206,7 @@ Result<V> decode_value(const uint8_t* data, size_t len, uint16_t id, size_t budg
         }
         return r;
     } else {
-        V value{};
+        V value = detail::DefaultInit{};
         if (!detail::read_whole(rd, value, id, true)) {
             return rd.take_error();
         }
