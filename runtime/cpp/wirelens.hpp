@@ -231,9 +231,7 @@ WIRELENS_HOT void copy_bytes(void* d, const void* s, size_t n) noexcept {
         std::memcpy(d, s, n);
     }
 }
-}  // namespace detail
 
-namespace detail {
 /// A random-access iterator over encoded primitives whose `*` loads one (no `T*` into the
 /// input is formed). `std::vector::assign` from it allocates once from the distance and
 /// copies in one pass, which g++ -O2 and clang++ -O2 compile to one memcpy on little-endian
