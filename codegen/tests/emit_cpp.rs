@@ -1090,6 +1090,19 @@ static wirelens::Arena& fresh_arena() {
 
 static std::vector<uint8_t> read_bytes(const char* path);
 
+/// An ArenaString longer than its inline buffer must be in `a` (counted in `n`); other
+/// strings (shorter ones, CompactString) pass.
+template <class S>
+static bool long_string_in_arena(const S& s, const wirelens::Arena& a, size_t& n) {
+    if constexpr (std::is_same_v<S, wirelens::ArenaString>) {
+        if (s.size() > S().capacity()) {
+            ++n;
+            return s.get_allocator().arena() == &a;
+        }
+    }
+    return true;
+}
+
 /// Decoding again into a reset arena gives the same value and takes no memory from the
 /// system; a budget is still enforced; a Reader without an arena fails cleanly.
 static std::string arena_checks() {
@@ -1124,6 +1137,24 @@ static std::string arena_checks() {
         auto o = sdp_audiounit::PluginRegistry::decode(b.data(), b.size(), a);
         if (!o || !o->to_bytes() || *o->to_bytes() != b) return "owned decode into an arena";
         if (o->plugins.get_allocator().arena() != &a || a.capacity() == 0) return "the owned arrays are not in the arena";
+        // ArenaStrings longer than their inline buffer are in the arena; shorter ones hold
+        // no memory (they may keep the default allocator).
+        size_t in_arena = 0;
+        bool strings_ok = true;
+        for (const auto& p : o->plugins) {
+            for (const auto* str : {&p.name, &p.manufacturer_id, &p.component_type, &p.component_subtype}) {
+                strings_ok = strings_ok && long_string_in_arena(*str, a, in_arena);
+            }
+            for (const auto& q : p.parameters) {
+                for (const auto* str : {&q.display_name, &q.identifier, &q.unit}) {
+                    strings_ok = strings_ok && long_string_in_arena(*str, a, in_arena);
+                }
+            }
+        }
+        if (!strings_ok) return "a string longer than its inline buffer is not in the arena";
+        if (std::is_same_v<std::decay_t<decltype(o->plugins[0].name)>, wirelens::ArenaString> && in_arena == 0) {
+            return "no string of the AudioUnit vector is longer than the inline buffer";
+        }
         const size_t held_owned = a.capacity();
         auto copy = *o;
         if (copy.plugins.get_allocator().arena() != nullptr || !(copy == *o)) return "a copy is not on the heap";
