@@ -1084,18 +1084,19 @@ WIRELENS_NOINLINE inline size_t utf8_valid_from(const uint8_t* s, size_t n, size
 }
 }  // namespace detail
 
-/// Length of the longest valid UTF-8 prefix of `s` (== n when all of it is valid).
-/// Rejects overlong forms, surrogates and code points above U+10FFFF. ASCII is checked
-/// 16 and 8 bytes at a time first; the first non-ASCII byte hands over to the full check.
-WIRELENS_HOT size_t utf8_valid_up_to(const uint8_t* s, size_t n) noexcept {
-    constexpr uint64_t high = 0x8080808080808080ull;
+namespace detail {
+/// Whether no byte of s[0..n) has a bit of `mask` set (`mask`: one byte pattern repeated
+/// over 8 bytes), tested 16 and 8 bytes at a time and short inputs in two overlapping
+/// loads: n when none has, else an offset at or before the first byte that has (where a
+/// byte-by-byte look resumes). The ASCII test of UTF-8 and the 00/01 test of bools.
+WIRELENS_HOT size_t bytes_clear_up_to(const uint8_t* s, size_t n, uint64_t mask) noexcept {
     size_t i = 0;
     for (; n - i >= 16; i += 16) {
         uint64_t a, b;
         std::memcpy(&a, s + i, 8);
         std::memcpy(&b, s + i + 8, 8);
-        if (((a | b) & high) != 0) {
-            return detail::utf8_valid_from(s, n, i);
+        if (((a | b) & mask) != 0) {
+            return i;
         }
     }
     uint64_t w;
@@ -1124,40 +1125,24 @@ WIRELENS_HOT size_t utf8_valid_up_to(const uint8_t* s, size_t n) noexcept {
     } else {
         w = n == 1 ? s[0] : 0;
     }
-    return (w & high) == 0 ? n : detail::utf8_valid_from(s, n, i);
+    return (w & mask) == 0 ? n : i;
+}
+}  // namespace detail
+
+/// Length of the longest valid UTF-8 prefix of `s` (== n when all of it is valid).
+/// Rejects overlong forms, surrogates and code points above U+10FFFF. ASCII is checked
+/// 16 and 8 bytes at a time first; the first non-ASCII byte hands over to the full check.
+WIRELENS_HOT size_t utf8_valid_up_to(const uint8_t* s, size_t n) noexcept {
+    const size_t i = detail::bytes_clear_up_to(s, n, 0x8080808080808080ull);
+    return i == n ? n : detail::utf8_valid_from(s, n, i);
 }
 
 namespace detail {
-/// The index of the first byte of p[0..n) that is not a bool (00 or 01), or n: eight bytes
-/// per test, and a tail of 4 to 7 bytes in two overlapping loads (a byte loop, 9 % of
-/// decoding a small record, branched on every element).
+/// The index of the first byte of p[0..n) that is not a bool (00 or 01), or n: the bytes
+/// are tested as ASCII is (a byte loop, 9 % of decoding a small record, branched on every
+/// element), and only a failing input is looked at byte by byte.
 WIRELENS_HOT size_t bools_valid_up_to(const uint8_t* p, size_t n) noexcept {
-    constexpr uint64_t not_bool = 0xFEFEFEFEFEFEFEFEull;
-    size_t i = 0;
-    for (; n - i >= 8; i += 8) {
-        uint64_t w;
-        std::memcpy(&w, p + i, 8);
-        if ((w & not_bool) != 0) {
-            break;
-        }
-    }
-    if (n - i < 8) {
-        if (n >= 8) {
-            uint64_t w;
-            std::memcpy(&w, p + n - 8, 8);
-            if ((w & not_bool) == 0) {
-                return n;
-            }
-        } else if (n >= 4) {
-            uint32_t a, b;
-            std::memcpy(&a, p, 4);
-            std::memcpy(&b, p + n - 4, 4);
-            if (((a | b) & static_cast<uint32_t>(not_bool)) == 0) {
-                return n;
-            }
-        }
-    }
-    for (; i < n; ++i) {
+    for (size_t i = bytes_clear_up_to(p, n, 0xFEFEFEFEFEFEFEFEull); i < n; ++i) {
         if (p[i] > 1) {
             return i;
         }
