@@ -13,6 +13,9 @@ means faster than the baseline):
   <ds>-decode-owned-reuse rust-decode-reuse (owned, every record into one value: decode_prefix_into) / memcpy
   <ds>-decode-owned-reuse-compact rust-compact-decode-reuse (the same, CompactString strings) / memcpy
   <ds>-decode-view-arena rust-arena-decode-view (zero-copy, arrays in a reused arena) / memcpy
+  <ds>-clone-owned       rust-clone (a clone of every decoded record: the allocations and
+                         copies an owned decode into new String/Vec fields cannot avoid) / memcpy
+  <ds>-decode-owned-vs-clone rust-decode / rust-clone (owned decode over that floor)
   <ds>-encode-vs-plain   rust-encode / plain-encode             (field-by-field codec)
   <ds>-decode-vs-plain   rust-decode / plain-decode
   <ds>-encode-vs-bincode rust-encode / bincode-encode           (both into a reused Vec)
@@ -29,7 +32,7 @@ import sys
 
 DATASETS = ["sdp-audiounit", "sdp-arrays", "sdp-arrays-first", "ffi-complex", "ffi-array-int", "ffi-array-struct", "ffi-array-string"]
 FUNCS = ["memcpy", "memcpy-fresh", "rust-encode", "rust-encode-fresh", "rust-encode-slice", "rust-decode",
-         "rust-decode-view", "rust-arena-decode-view", "rust-compact-decode", "rust-decode-reuse", "rust-compact-decode-reuse", "rust-compact-encode", "plain-encode", "plain-encode-fresh", "plain-decode", "plain-decode-view",
+         "rust-decode-view", "rust-arena-decode-view", "rust-compact-decode", "rust-decode-reuse", "rust-compact-decode-reuse", "rust-compact-encode", "rust-clone", "plain-encode", "plain-encode-fresh", "plain-decode", "plain-decode-view",
          "bincode-encode", "bincode-encode-fresh", "bincode-decode", "prost-encode", "prost-encode-fresh",
          "prost-decode"]
 RATIOS = [
@@ -41,6 +44,8 @@ RATIOS = [
     ("decode-owned-reuse", "rust-decode-reuse", "memcpy"),
     ("decode-owned-reuse-compact", "rust-compact-decode-reuse", "memcpy"),
     ("decode-view-arena", "rust-arena-decode-view", "memcpy"),
+    ("clone-owned", "rust-clone", "memcpy"),
+    ("decode-owned-vs-clone", "rust-decode", "rust-clone"),
     ("encode-vs-plain", "rust-encode", "plain-encode"),
     ("decode-vs-plain", "rust-decode", "plain-decode"),
     ("encode-vs-bincode", "rust-encode", "bincode-encode"),

@@ -17,6 +17,9 @@
 //                  before each decode)
 //   decode-reuse   C++ only: owned values, every record decoded into one value with
 //                  decode_prefix_from, which reuses its vectors' and strings' storage
+//   copy           C++ only: a copy of every decoded record (T's copy constructor): the
+//                  allocations and copying that decode into a new value cannot avoid with
+//                  std::string / std::vector members (a floor for decode, not an API)
 //   decode-view    zero-copy (strings and primitive arrays point into the input; built with
 //                  -DWL_CPP_ARENA for code generated with [generate.cpp] memory = "arena",
 //                  the arrays of views are in a wirelens::Arena reset before each decode)
@@ -261,6 +264,21 @@ void fail(const char* ds, const char* what) {
                }));                                                                                        \
     } while (0)
 #endif
+// copy: every decoded record copied (std::string / std::vector members only; an arena
+// build's copies would go to the heap, not the arena).
+#ifdef WL_CPP_ARENA
+#define CPP_COPY(DS, T) (void)0
+#else
+#define CPP_COPY(DS, T)                                                                                    \
+    do {                                                                                                   \
+        if (want(WL_CPP_LABEL "-copy")) report(DS, WL_CPP_LABEL "-copy", measure([&] {                     \
+                   for (auto& r : recs) {                                                                  \
+                       T c(*launder(&r));                                                                  \
+                       use(c);                                                                             \
+                   }                                                                                       \
+               }));                                                                                        \
+    } while (0)
+#endif
 // T: the C++ type (e.g. audiounit::PluginRegistry).
 #define CPP_DATASET(DS, FILE, T)                                                                           \
     do {                                                                                                   \
@@ -310,6 +328,7 @@ void fail(const char* ds, const char* what) {
                    }                                                                                       \
                }));                                                                                        \
         CPP_DECODE_REUSE(DS, T);                                                                           \
+        CPP_COPY(DS, T);                                                                                   \
         if (want(WL_CPP_LABEL "-decode-view")) report(DS, WL_CPP_LABEL "-decode-view", measure([&] {       \
                    CPP_ARENA_RESET;                                                                         \
                    const uint8_t* b = launder(bytes.data());                                               \

@@ -13,6 +13,7 @@
 //! (owned values), `-decode-view` (zero-copy), `rust-compact-{decode,encode}` (owned strings
 //! as `CompactString`, the `OwnedStrings::Compact` option), `rust-arena-decode-view` (views
 //! with their arrays in an arena, `Memory::Arena`, reset before each record's decode),
+//! `rust-clone` (a clone of every decoded record: the floor of an owned decode),
 //! `{bincode,prost}-encode`/`-encode-fresh`/
 //! `-decode`. Every decode drops what it built inside the timed loop.
 
@@ -104,6 +105,15 @@ macro_rules! dataset {
                     let (v, n) = <$fast>::decode_prefix(&bytes[at..]).expect("decodes");
                     at += n;
                     black_box(v);
+                }
+            })
+        });
+        // Not an API: a clone of every decoded record, the allocations and copies that any
+        // owned decode into new `String` / `Vec` fields must make (its floor).
+        g.bench_function("rust-clone", |b| {
+            b.iter(|| {
+                for r in black_box(&recs) {
+                    black_box(r.clone());
                 }
             })
         });

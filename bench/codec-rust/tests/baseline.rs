@@ -91,6 +91,7 @@ fn report_fails_on_an_implausible_memcpy_baseline() {
             ("rust-encode", 6990.0),
             ("rust-encode-fresh", 445.0),
             ("rust-decode", 479.0),
+            ("rust-clone", 400.0),
         ],
     );
     let (ok, stdout, stderr) = report(&home);
@@ -100,6 +101,11 @@ fn report_fails_on_an_implausible_memcpy_baseline() {
     assert!(!stdout.contains("RATIO ffi-array-int-decode-owned "), "{stdout}");
     // Ratios over other baselines are still printed.
     assert!(stdout.contains("RATIO ffi-array-int-encode-fresh 1.14"), "{stdout}");
+    assert!(!stdout.contains("RATIO ffi-array-int-clone-owned "), "{stdout}");
+    assert!(
+        stdout.contains("RATIO ffi-array-int-decode-owned-vs-clone 1.20"),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -111,10 +117,17 @@ fn report_passes_a_plausible_memcpy_baseline() {
             ("memcpy-fresh", 391.0),
             ("rust-encode", 330.0),
             ("rust-decode", 480.0),
+            ("rust-clone", 390.0),
         ],
     );
     let (ok, stdout, stderr) = report(&home);
     assert!(ok, "{stdout}\n{stderr}");
     assert!(stdout.contains("RATIO ffi-array-int-encode 1.10"), "{stdout}");
     assert!(stdout.contains("RATIO ffi-array-int-decode-owned 1.60"), "{stdout}");
+    // The floor of an owned decode (a clone of the decoded values), and the decode over it.
+    assert!(stdout.contains("RATIO ffi-array-int-clone-owned 1.30"), "{stdout}");
+    assert!(
+        stdout.contains("RATIO ffi-array-int-decode-owned-vs-clone 1.23"),
+        "{stdout}"
+    );
 }
