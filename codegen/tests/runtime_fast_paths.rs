@@ -16,7 +16,10 @@
 //!   other byte at its offset;
 //! - the short-copy path (`wl_copy`: two overlapping fixed-width copies up to 32 bytes)
 //!   copies exactly `n` bytes for every n from 0 to 80 at every source/destination
-//!   misalignment, and never writes outside `[d, d + n)` (guard bytes and ASan).
+//!   misalignment, and never writes outside `[d, d + n)` (guard bytes and ASan);
+//! - the long-copy path (`wl_copy` / C++ `copy_bytes` above 32 bytes: 64-byte blocks where
+//!   glibc's `rep movsb` would alias, memcpy elsewhere) copies exactly `n` bytes, 33 to
+//!   65,549, at every distance modulo 4 KiB from 0 to 70 and three far ones.
 //!
 //! Needs `gcc`, `clang`, `g++` and `clang++` (or `WIRELENS_GCC` / `WIRELENS_CLANG` /
 //! `WIRELENS_GXX` / `WIRELENS_CLANGXX`): a missing compiler fails the test.
@@ -141,6 +144,37 @@ int main(void) {
                                want);
                 }
                 checks++;
+            }
+        }
+    }
+    /* Long copies at every distance (destination - source) modulo 4 KiB from 0 to 70, and
+       a few others: 1-31 take the runtime's block copy (rep movsb would alias), the rest
+       memcpy. Lengths around the 2 KiB threshold and the 64-byte blocks. */
+    {
+        static const size_t lens[] = {33, 2048, 2049, 2111, 2112, 4096, 4097, 4159, 20000, 65536 + 13};
+        static const size_t far[] = {2048, 4064, 4095};
+        size_t li, dk;
+        for (li = 0; li < sizeof lens / sizeof lens[0]; li++) {
+            for (dk = 0; dk < 71 + sizeof far / sizeof far[0]; dk++) {
+                size_t len = lens[li], dist = dk < 71 ? dk : far[dk - 71];
+                unsigned char *sb = (unsigned char *)malloc(len + 8192), *db = (unsigned char *)malloc(len + 8192 + 16);
+                unsigned char *s, *d;
+                if (!sb || !db) return 2;
+                s = sb + 64 + (dk % 7);
+                /* d - s == dist (mod 4096), with 8 guard bytes before d */
+                d = db + 8 + (((uintptr_t)s + dist - (uintptr_t)(db + 8)) & 4095);
+                for (k = 0; k < len; k++) s[k] = (unsigned char)(k * 13 + 5 + (k >> 8));
+                memset(db, 0xEE, len + 8192 + 16);
+                COPY(d, s, len);
+                for (k = 0; k < len + 16; k++) {
+                    unsigned char got = d[(long)k - 8], want = k >= 8 && k < len + 8 ? s[k - 8] : 0xEE;
+                    if (got != want && failures++ < 10)
+                        printf("long copy of %lu bytes at distance %lu: byte %ld is %02x, want %02x\n",
+                               (unsigned long)len, (unsigned long)dist, (long)k - 8, got, want);
+                }
+                checks++;
+                free(sb);
+                free(db);
             }
         }
     }
@@ -319,7 +353,7 @@ fn cpp_runtime_utf8_check_and_short_copies_match_the_reference() {
         format!(
             "#include \"wirelens.hpp\"\n#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n\
              {CPP_READ_STR}\n#define CHECK_UTF8(s, n) check_read_str(s, n)\n\
-             #define COPY(d, s, n) ((n) <= 32 ? wirelens::detail::copy_short(d, s, n) : (void)std::memcpy(d, s, n))\n\
+             #define COPY(d, s, n) wirelens::detail::copy_bytes(d, s, n)\n\
              {PROGRAM}"
         ),
     )

@@ -28,8 +28,9 @@
 
 #![no_std]
 // Audited `unsafe`, each with its invariant next to it: `reader::ascii_str` (ASCII bytes
-// are UTF-8), `sink::Writer`/`copy_short` (encoding into a vector's spare capacity or a
-// caller buffer, every write checked against it), `le`'s `extend_from_le` and `reader`'s
+// are UTF-8), `sink::Writer`/`copy_short`/`copy_long` (encoding into a vector's spare
+// capacity or a caller buffer, every write checked against it; long copies in 64-byte
+// blocks where `rep movsb` would alias), `le`'s `extend_from_le` and `reader`'s
 // `owned_string`/`string_into` (decoding into a vector's or a string's spare capacity).
 // Everything else is safe code, and generated code has none.
 #![deny(unsafe_code)]

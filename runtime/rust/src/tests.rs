@@ -687,3 +687,54 @@ fn owned_strings_copy_every_length() {
         }
     }
 }
+
+/// Long copies (`sink::copy_long`: 64-byte blocks where glibc's `rep movsb` would alias,
+/// `copy_nonoverlapping` elsewhere) copy exactly `n` bytes at every distance (destination -
+/// source) modulo 4 KiB from 0 to 70 and three far ones, around the 2 KiB threshold and the
+/// 64-byte blocks, without touching the guard bytes around the destination.
+#[test]
+fn long_copies_at_every_page_distance() {
+    for n in [33usize, 2048, 2049, 2111, 2112, 4096, 4097, 4159, 20_000, 65_536 + 13] {
+        let src: Vec<u8> = (0..n + 128).map(|k| (k * 13 + 5 + (k >> 8)) as u8).collect();
+        for (case, dist) in (0..=70usize).chain([2048, 4064, 4095]).enumerate() {
+            let s = &src[case % 7..case % 7 + n];
+            let mut buf = vec![0xEEu8; n + 4096 + 16];
+            let base = buf.as_ptr() as usize + 8;
+            let at = 8 + ((s.as_ptr() as usize + dist).wrapping_sub(base) & 4095);
+            let d = &mut buf[at..at + n];
+            assert_eq!((d.as_ptr() as usize).wrapping_sub(s.as_ptr() as usize) & 4095, dist);
+            // SAFETY: `d` holds `n` bytes and is a different allocation from `s`.
+            #[allow(unsafe_code)]
+            unsafe {
+                crate::sink::copy_long(s.as_ptr(), d.as_mut_ptr(), n)
+            };
+            assert!(buf[..at].iter().all(|&b| b == 0xEE), "n {n} dist {dist}: before");
+            assert_eq!(&buf[at..at + n], s, "n {n} dist {dist}");
+            assert!(buf[at + n..].iter().all(|&b| b == 0xEE), "n {n} dist {dist}: after");
+        }
+    }
+}
+
+/// Decoding a `[]int32` into a reused `Vec` whose storage lies 1-31 bytes above the
+/// elements modulo 4 KiB (where the copy goes in blocks) gives the same values.
+#[test]
+fn primitive_arrays_decode_at_an_aliasing_distance() {
+    let values: Vec<i32> = (0..5000).map(|i| i * 7919 - 1_000_000).collect();
+    let mut wire = (values.len() as u16).to_le_bytes().to_vec();
+    wire.extend(values.iter().flat_map(|v| v.to_le_bytes()));
+    for dist in [1usize, 2, 14, 15, 16, 31, 32, 2048] {
+        let mut out: Vec<i32> = Vec::with_capacity(values.len());
+        let mut room = vec![0u8; wire.len() + 4096];
+        // the elements (2 bytes after the count) `dist` bytes below `out`'s storage
+        let want = (out.as_ptr() as usize).wrapping_sub(dist + 2) & 4095;
+        let at = want.wrapping_sub(room.as_ptr() as usize) & 4095;
+        room[at..at + wire.len()].copy_from_slice(&wire);
+        let input = &room[at..at + wire.len()];
+        assert_eq!(
+            (out.as_ptr() as usize).wrapping_sub(input.as_ptr() as usize + 2) & 4095,
+            dist
+        );
+        Reader::new(input).prims16_into(&mut out).unwrap();
+        assert_eq!(out, values, "dist {dist}");
+    }
+}
