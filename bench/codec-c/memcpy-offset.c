@@ -9,8 +9,9 @@
 //
 // Prints, per distance (destination - source) modulo 4 KiB: the best of 200 × 100 copies
 // in ns for glibc memcpy (rep movsb above 2,112 bytes on this machine), for memcpy in
-// 2 KiB pieces (glibc's vector loop, below the rep movsb threshold) and for an SSE2 loop
-// (unaligned loads, aligned stores).
+// 2 KiB pieces (glibc's vector loop, below the rep movsb threshold), for an SSE2 loop
+// (unaligned loads, aligned stores) and for the C runtime's wl_copy (memcpy, or 64-byte
+// blocks at distances 1-31, where rep movsb aliases: BENCHMARKS.md "#14 session 9").
 #define _POSIX_C_SOURCE 200809L
 #include <emmintrin.h>
 #include <stdint.h>
@@ -19,6 +20,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "../../runtime/c/wirelens.h"
+
 static double now_ns(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -26,6 +29,8 @@ static double now_ns(void) {
 }
 
 __attribute__((noinline)) static void plain(uint8_t *d, const uint8_t *s, size_t n) { memcpy(d, s, n); }
+
+__attribute__((noinline)) static void runtime(uint8_t *d, const uint8_t *s, size_t n) { wl_copy(d, s, n); }
 
 __attribute__((noinline)) static void pieces(uint8_t *d, const uint8_t *s, size_t n) {
     for (; n > 2048; d += 2048, s += 2048, n -= 2048) memcpy(d, s, 2048);
@@ -69,17 +74,21 @@ static double best(void (*f)(uint8_t *, const uint8_t *, size_t), uint8_t *d, co
 
 int main(void) {
     const size_t n = 20000;
-    static const long dist[] = {2048, 2050, 2052, 2064, 2066, 258, 34, 0, 2};
+    static const long dist[] = {2048, 2050, 2052, 2064, 2066, 258, 34, 32, 24, 16, 14, 2, 1, 0};
     uint8_t *src = aligned_alloc(4096, n + 8192), *dst = aligned_alloc(4096, n + 8192);
     if (!src || !dst) return 1;
     for (size_t i = 0; i < n + 8192; i++) src[i] = (uint8_t)(i * 7), dst[i] = 0;
-    printf("%8s %8s %8s %8s\n", "distance", "memcpy", "2K-pieces", "sse2");
+    printf("%8s %8s %8s %8s %8s\n", "distance", "memcpy", "2K-pieces", "sse2", "wl_copy");
     for (size_t k = 0; k < sizeof dist / sizeof dist[0]; k++) {
         const uint8_t *s = src + 64;
         uint8_t *d = dst + 64 + dist[k];
         sse2(d, s, n);
         if (memcmp(d, s, n) != 0) return 1;
-        printf("%8ld %8.0f %8.0f %8.0f\n", dist[k], best(plain, d, s, n), best(pieces, d, s, n), best(sse2, d, s, n));
+        memset(d, 0, n);
+        runtime(d, s, n);
+        if (memcmp(d, s, n) != 0) return 1;
+        printf("%8ld %8.0f %8.0f %8.0f %8.0f\n", dist[k], best(plain, d, s, n), best(pieces, d, s, n), best(sse2, d, s, n),
+               best(runtime, d, s, n));
     }
     return 0;
 }

@@ -335,9 +335,39 @@ fn codecs(c: &mut Criterion) {
     );
 }
 
+/// `rep movsb`'s page aliasing (BENCHMARKS.md "#14 session 9"): array_int decoded into a
+/// reused value and encoded into a caller buffer with the copy's destination `dist` bytes
+/// above its source modulo 4 KiB. At 1-31 (2, 14 here) the runtime copies in 64-byte
+/// blocks, because glibc's `rep movsb` is 10-25x slower there on AMD Zen 3/4.
+fn page_aliasing(c: &mut Criterion) {
+    use fast::array_int::IntListMessage;
+    let bytes = read_case(dataset_file("ffi-array-int"));
+    let mut g = c.benchmark_group("ffi-array-int-aliasing");
+    for dist in [2usize, 14, 2048] {
+        // Decode: the elements (2 bytes after the count) `dist` bytes below the storage.
+        let mut value = IntListMessage::decode(&bytes).expect("decodes");
+        let mut room = vec![0u8; bytes.len() + 4096];
+        let want = (value.0.as_ptr() as usize).wrapping_sub(dist + 2) & 4095;
+        let at = want.wrapping_sub(room.as_ptr() as usize) & 4095;
+        room[at..at + bytes.len()].copy_from_slice(&bytes);
+        let input = &room[at..at + bytes.len()];
+        g.bench_function(format!("decode-reuse/{dist}"), |b| {
+            b.iter(|| value.decode_prefix_into(black_box(input)).expect("decodes"))
+        });
+        // Encode: the output's elements `dist` bytes above the vector's storage.
+        let mut out = vec![0u8; bytes.len() + 4096];
+        let want = (value.0.as_ptr() as usize + dist).wrapping_sub(2) & 4095;
+        let at = want.wrapping_sub(out.as_ptr() as usize) & 4095;
+        let out = &mut out[at..at + bytes.len()];
+        g.bench_function(format!("encode-slice/{dist}"), |b| {
+            b.iter(|| black_box(&value).encode_into(out).expect("encodes"))
+        });
+    }
+}
+
 criterion_group! {
     name = benches;
     config = config();
-    targets = codecs
+    targets = codecs, page_aliasing
 }
 criterion_main!(benches);
