@@ -116,7 +116,7 @@ macro_rules! copy_from_wire {
             // and on a little-endian host its bytes are the wire's: after the copy the
             // first `len + n` elements are initialized.
             unsafe {
-                crate::sink::copy_long(
+                core::ptr::copy_nonoverlapping(
                     bytes.as_ptr(),
                     out.as_mut_ptr().add(len).cast::<u8>(),
                     n * <$t as Prim>::SIZE,

@@ -715,26 +715,24 @@ fn long_copies_at_every_page_distance() {
     }
 }
 
-/// Decoding a `[]int32` into a reused `Vec` whose storage lies 1-31 bytes above the
-/// elements modulo 4 KiB (where the copy goes in blocks) gives the same values.
+/// Encoding a `[]int32` into a buffer whose elements land 1-31 bytes above the vector's
+/// storage modulo 4 KiB (where the Writer copies in blocks) gives the wire bytes.
 #[test]
-fn primitive_arrays_decode_at_an_aliasing_distance() {
+fn primitive_arrays_encode_at_an_aliasing_distance() {
     let values: Vec<i32> = (0..5000).map(|i| i * 7919 - 1_000_000).collect();
     let mut wire = (values.len() as u16).to_le_bytes().to_vec();
     wire.extend(values.iter().flat_map(|v| v.to_le_bytes()));
     for dist in [1usize, 2, 14, 15, 16, 31, 32, 2048] {
-        let mut out: Vec<i32> = Vec::with_capacity(values.len());
         let mut room = vec![0u8; wire.len() + 4096];
-        // the elements (2 bytes after the count) `dist` bytes below `out`'s storage
-        let want = (out.as_ptr() as usize).wrapping_sub(dist + 2) & 4095;
+        // the elements (2 bytes after the count) `dist` bytes above `values`' storage
+        let want = (values.as_ptr() as usize + dist).wrapping_sub(2) & 4095;
         let at = want.wrapping_sub(room.as_ptr() as usize) & 4095;
-        room[at..at + wire.len()].copy_from_slice(&wire);
-        let input = &room[at..at + wire.len()];
-        assert_eq!(
-            (out.as_ptr() as usize).wrapping_sub(input.as_ptr() as usize + 2) & 4095,
-            dist
-        );
-        Reader::new(input).prims16_into(&mut out).unwrap();
-        assert_eq!(out, values, "dist {dist}");
+        let base = room.as_ptr() as usize + at;
+        let mut w = Writer::over(&mut room[at..at + wire.len()]);
+        w.len16(values.len()).unwrap();
+        w.put_prims(&values);
+        assert_eq!(w.written(base), Some(wire.len()), "dist {dist}");
+        assert_eq!((values.as_ptr() as usize + dist) & 4095, (base + 2) & 4095);
+        assert_eq!(&room[at..at + wire.len()], &wire[..], "dist {dist}");
     }
 }
