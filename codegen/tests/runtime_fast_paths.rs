@@ -17,7 +17,7 @@
 //! - the short-copy path (`wl_copy`: two overlapping fixed-width copies up to 32 bytes)
 //!   copies exactly `n` bytes for every n from 0 to 80 at every source/destination
 //!   misalignment, and never writes outside `[d, d + n)` (guard bytes and ASan);
-//! - the long-copy path (`wl_copy` / C++ `copy_bytes` above 32 bytes: 64-byte blocks where
+//! - the long-copy path (`wl_copy` / C++ `copy_array` above 32 bytes: 64-byte blocks where
 //!   glibc's `rep movsb` would alias, memcpy elsewhere) copies exactly `n` bytes, 33 to
 //!   65,549, at every distance modulo 4 KiB from 0 to 70 and three far ones.
 //!
@@ -353,7 +353,7 @@ fn cpp_runtime_utf8_check_and_short_copies_match_the_reference() {
         format!(
             "#include \"wirelens.hpp\"\n#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n\
              {CPP_READ_STR}\n#define CHECK_UTF8(s, n) check_read_str(s, n)\n\
-             #define COPY(d, s, n) wirelens::detail::copy_bytes(d, s, n)\n\
+             #define COPY(d, s, n) wirelens::detail::copy_array(d, s, n)\n\
              {PROGRAM}"
         ),
     )
