@@ -331,9 +331,8 @@ pub(crate) unsafe fn copy_long(src: *const u8, dst: *mut u8, n: usize) {
     }
 }
 
-/// [`copy_long`] for `n > 2048`. `#[cold]` keeps the short copies' code as it was without
-/// the test (without it, decoding the 141-byte record into a reused value was 11 % slower);
-/// a copy this long takes far longer than the call.
+/// [`copy_long`] for `n > 2048`, out of line so that the inlined part stays one compare
+/// (`#[cold]`: a copy this long takes far longer than the call).
 ///
 /// # Safety
 /// As for `ptr::copy_nonoverlapping(src, dst, n)`.
