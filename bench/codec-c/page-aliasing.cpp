@@ -26,15 +26,11 @@ namespace {
 
 using array_int::IntListMessage;
 
-uintptr_t address(const void* p) {
-    uintptr_t a = 0;
-    std::memcpy(&a, &p, sizeof a);
-    return a;
-}
+using wirelens::detail::address_of;
 
 // `size` bytes inside `room` starting at an address congruent to `want` modulo 4 KiB.
 uint8_t* placed(std::vector<uint8_t>& room, uintptr_t want) {
-    return room.data() + ((want - address(room.data())) & 4095);
+    return room.data() + ((want - address_of(room.data())) & 4095);
 }
 
 template <class F>
@@ -68,7 +64,7 @@ int main(int argc, char** argv) {
         {
             auto r = IntListMessage::decode(bytes.data(), n);
             if (!r.ok()) return 1;
-            storage = address(r->value.data());
+            storage = address_of(r->value.data());
         }
         uint8_t* in = placed(room, storage - dist - 2);
         std::memcpy(in, bytes.data(), n);
@@ -77,19 +73,19 @@ int main(int argc, char** argv) {
         const double fresh = best_ns([&] {
             auto r = IntListMessage::decode(in, n);
             ok = ok && r.ok() && r->value.size() == (n - 2) / 4;
-            got = ok ? address(r->value.data()) : 0;
+            got = ok ? address_of(r->value.data()) : 0;
             asm volatile("" : : "r"(&r) : "memory");
         });
         IntListMessage reused;
         if (!reused.decode_from(bytes.data(), n).ok()) return 1;
-        in = placed(room, address(reused.value.data()) - dist - 2);
+        in = placed(room, address_of(reused.value.data()) - dist - 2);
         std::memcpy(in, bytes.data(), n);
         const double reuse = best_ns([&] {
             ok = ok && reused.decode_from(in, n).ok();
             asm volatile("" : : "r"(&reused) : "memory");
         });
         std::vector<uint8_t> out_room(n + 4096);
-        uint8_t* out = placed(out_room, address(reused.value.data()) + dist - 2);
+        uint8_t* out = placed(out_room, address_of(reused.value.data()) + dist - 2);
         const double encode = best_ns([&] {
             ok = ok && reused.encode_into(out, n).ok();
             asm volatile("" : : "r"(out) : "memory");
@@ -99,7 +95,7 @@ int main(int argc, char** argv) {
                          static_cast<unsigned long>(dist));
             return 1;
         }
-        const unsigned long fresh_dist = static_cast<unsigned long>((got - address(in) - 2) & 4095);
+        const unsigned long fresh_dist = static_cast<unsigned long>((got - address_of(in) - 2) & 4095);
         std::printf("%8lu %10.0f %12.0f %10.0f%s\n", static_cast<unsigned long>(dist), fresh, reuse, encode,
                     fresh_dist == dist ? "" : "  (decode: malloc moved the vector)");
     }

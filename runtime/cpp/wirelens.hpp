@@ -392,14 +392,14 @@ inline void assign_le(std::vector<T, A>& out, const uint8_t* p, size_t n) {
         }
         if (bytes > 2048) {
             // The storage is taken first, so that a placement where `rep movsb` would alias
-            // gets copy_long (after a zero-fill). Otherwise the elements are inserted: like
+            // gets copy_blocks (after a zero-fill). Otherwise the elements are inserted: like
             // assign into new storage, one memcpy and no zero-fill (assign into reserved
             // storage stayed an element-by-element loop, 8x slower on 20 KB).
             out.clear();
             out.reserve(n);
             if (rep_movsb_aliases(out.data(), p, bytes)) {
                 out.resize(n);
-                copy_long(out.data(), p, bytes);
+                copy_blocks(static_cast<uint8_t*>(static_cast<void*>(out.data())), p, bytes);
             } else {
                 out.insert(out.end(), LeIter<T>(p), LeIter<T>(p + bytes));
             }
