@@ -69,6 +69,8 @@ pub fn check_schema(schema: &Schema, graph: &Graph, text_is_blank: bool) -> Vec<
             let referenced = referenced_types(graph);
             ffi_roots(schema, &referenced, &mut d);
             ffi_depth(schema, graph, &referenced, &mut d);
+            ffi_ignored_pointers(schema, &mut d);
+            ffi_false_cycles(schema, graph, &mut d);
         }
     }
     d
@@ -193,6 +195,7 @@ fn each_type_expr(schema: &Schema) -> impl Iterator<Item = &TypeExpr> {
 fn unknown_types(schema: &Schema, d: &mut Vec<Diagnostic>) {
     for ty in each_type_expr(schema) {
         if let Some((name, None, range)) = ty.named_ref() {
+            let builtin = crate::lower::unsupported_builtin(name);
             let diag = match schema.dialect {
                 Dialect::Sdp => {
                     let mut diag = Diagnostic::error("UNKNOWN_TYPE", range, format!("unknown type `{name}`"))
@@ -201,6 +204,13 @@ fn unknown_types(schema: &Schema, d: &mut Vec<Diagnostic>) {
                         diag = diag.with_note(format!("help: did you mean `{hint}`?"));
                     }
                     diag
+                }
+                // `int`, `byte`, `any`, … that the file does not declare itself.
+                Dialect::Ffi if builtin.is_some() => {
+                    let why = builtin.unwrap_or_default();
+                    Diagnostic::error("unsupported-type", range, format!("`{name}` {why}")).with_note(
+                        "help: ffire's types are bool, int8, int16, int32, int64, float32, float64 and string",
+                    )
                 }
                 Dialect::Ffi => {
                     let mut diag = Diagnostic::error("E005", range, format!("undefined type `{name}`"))
@@ -476,6 +486,110 @@ fn ffi_identifiers(def: &TypeDef, d: &mut Vec<Diagnostic>) {
     check(&def.name, &def.name_range, "type", true);
     for f in def.fields() {
         check(&f.name, &f.name_range, "field", false);
+    }
+}
+
+/// Upstream ffire reports `E010 circular reference detected: ` (with an empty name) for
+/// some acyclic schemas: its resolver copies a struct referenced as `*S` (or `[]*S`)
+/// before `S`'s own declaration has been processed, and the copy has no name; two such
+/// copies on one path of its cycle search look like the same type. So a path of
+/// references with two of these forward `*` edges is refused upstream. wirelens accepts
+/// the schema (it is acyclic and the wire is well defined) and warns at the first edge.
+fn ffi_false_cycles(schema: &Schema, graph: &Graph, d: &mut Vec<Diagnostic>) {
+    if !graph.cycles.is_empty() {
+        return; // E010 already, and `order` is not a dependency order
+    }
+    let forward_pointer = |from: usize, e: &crate::graph::Edge| {
+        let Some(f) = e.field.and_then(|i| schema.types.get(from)?.fields().get(i)) else {
+            return false;
+        };
+        let mut t = &f.ty;
+        while let TypeExprKind::Array(inner) = &t.kind {
+            t = inner;
+        }
+        matches!(&t.kind, TypeExprKind::Optional(inner) if matches!(inner.kind, TypeExprKind::Named { .. }))
+            && e.to > from
+            && matches!(schema.types.get(e.to).map(|t| &t.kind), Some(TypeKind::Struct { .. }))
+    };
+    // The most forward `*` edges on any path from each type (dependencies come first).
+    let mut most = vec![0u32; schema.types.len()];
+    for &t in &graph.order {
+        let m = graph
+            .edges(t)
+            .iter()
+            .map(|e| u32::from(forward_pointer(t, e)) + most.get(e.to).copied().unwrap_or(0))
+            .max()
+            .unwrap_or(0);
+        if let Some(slot) = most.get_mut(t) {
+            *slot = m;
+        }
+    }
+    for t in 0..schema.types.len() {
+        for e in graph.edges(t) {
+            if forward_pointer(t, e) && most.get(e.to).is_some_and(|&m| m >= 1) {
+                let name = |id: usize| schema.types.get(id).map_or("?", |t| t.name.as_str());
+                d.push(
+                    Diagnostic::warning(
+                        "upstream-false-cycle",
+                        e.range.clone(),
+                        format!(
+                            "upstream ffire refuses this declaration order (`E010 circular reference detected: ` with no name): `{}` is declared after `{}`, which points to it",
+                            name(e.to),
+                            name(t)
+                        ),
+                    )
+                    .with_label("wirelens accepts it; ffire does not")
+                    .with_note(format!("help: declare `{}` before `{}`", name(e.to), name(t))),
+                );
+            }
+        }
+    }
+}
+
+/// ffire `*Count` where `Count` names a primitive (`type Count int32`, `type Name
+/// string`): upstream drops the `*` (no presence byte, the value is required), and so
+/// does the layout (`layout::wire_of`). Say so where the user wrote it.
+fn ffi_ignored_pointers(schema: &Schema, d: &mut Vec<Diagnostic>) {
+    // The primitive a named type stands for, following `type A B` chains (bounded: a
+    // cycle of aliases is reported elsewhere).
+    let primitive_of = |mut id: usize| {
+        for _ in 0..=schema.types.len() {
+            match &schema.types.get(id)?.kind {
+                TypeKind::Alias { target, .. } => match &target.kind {
+                    TypeExprKind::Primitive(p) => return Some(*p),
+                    TypeExprKind::Named { target: Some(next), .. } => id = *next,
+                    _ => return None,
+                },
+                TypeKind::Struct { .. } => return None,
+            }
+        }
+        None
+    };
+    for ty in each_type_expr(schema) {
+        let mut stack = vec![ty];
+        while let Some(t) = stack.pop() {
+            match &t.kind {
+                TypeExprKind::Optional(inner) => {
+                    if let TypeExprKind::Named { name, target: Some(id) } = &inner.kind {
+                        if let Some(p) = primitive_of(*id) {
+                            let spelled = p.spelling(Dialect::Ffi).unwrap_or("?");
+                            d.push(
+                                Diagnostic::warning(
+                                    "ignored-pointer",
+                                    t.range.start..inner.range.start,
+                                    format!("`*` does nothing here: `{name}` is `{spelled}`, and ffire writes `*{name}` as a plain, required `{spelled}`"),
+                                )
+                                .with_label("no presence byte on the wire")
+                                .with_note(format!("help: write `{name}`; for an optional value use `*{spelled}`")),
+                            );
+                        }
+                    }
+                    stack.push(inner);
+                }
+                TypeExprKind::Array(inner) | TypeExprKind::Boxed(inner) => stack.push(inner),
+                _ => {}
+            }
+        }
     }
 }
 

@@ -420,6 +420,9 @@ fn wire_of<'l>(ty: &TypeExpr, get: &impl Fn(TypeId) -> Option<&'l TypeLayout>) -
         TypeExprKind::Array(e) => Wire::Array(Box::new(wire_of(e, get)?)),
         TypeExprKind::Optional(e) => match wire_of(e, get)? {
             w @ Wire::Optional(_) => w,
+            // ffire `*Count` with `type Count int32` (or a named `string`): upstream drops
+            // the `*` and writes no presence byte (spec §3.1); only ffire has named primitives.
+            w @ Wire::Prim(_) if matches!(e.kind, TypeExprKind::Named { .. }) => w,
             w => Wire::Optional(Box::new(w)),
         },
         TypeExprKind::Boxed(e) => wire_of(e, get)?,

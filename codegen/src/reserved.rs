@@ -77,7 +77,6 @@ const LISTS: [(&str, &[&str]); 4] = [
             "real",
             "recover",
             "any",
-            "comparable",
         ],
     ),
     (
@@ -87,7 +86,7 @@ const LISTS: [(&str, &[&str]); 4] = [
             "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "self", "static", "struct",
             "super", "trait", "true", "type", "unsafe", "use", "where", "while", "async", "await", "dyn", "abstract",
             "become", "box", "do", "final", "macro", "override", "priv", "typeof", "unsized", "virtual", "yield",
-            "try", "gen", "raw", // standard-library names sdp-gen also rejects:
+            "try", "raw", // standard-library names sdp-gen also rejects:
             "arc", "clone", "err", "none", "ok", "option", "rc", "result", "send", "sized", "some", "sync", "vec",
         ],
     ),
@@ -138,6 +137,11 @@ const LISTS: [(&str, &[&str]); 4] = [
             "_noreturn",
             "_static_assert",
             "_thread_local",
+            // C23's, which upstream's list has (unlike `nullptr` or `constexpr`).
+            "_bitint",
+            "_decimal32",
+            "_decimal64",
+            "_decimal128",
             "bool",
             "true",
             "false",
@@ -162,6 +166,7 @@ const LISTS: [(&str, &[&str]); 4] = [
     (
         "Swift",
         &[
+            "_",
             "associatedtype",
             "class",
             "deinit",
@@ -339,6 +344,19 @@ mod tests {
         assert_eq!(reserved_in("warn_unqualified_access"), ["Swift"]);
         assert_eq!(reserved_in("Option"), ["Rust"]);
         assert_eq!(reserved_in("SIZE_T"), ["C"]);
+    }
+
+    /// Issue #36: `_` (Swift) and C23's `_BitInt`, `_Decimal32/64/128` are refused
+    /// upstream; `gen` and `comparable` pass it (wirelens escapes them in generated code).
+    #[test]
+    fn issue_36_names() {
+        assert_eq!(reserved_in("_"), ["Swift"]);
+        for name in ["_BitInt", "_bitint", "_DECIMAL32", "_Decimal64", "_decimal128"] {
+            assert_eq!(reserved_in(name), ["C"], "{name}");
+        }
+        for name in ["gen", "Gen", "comparable", "COMPARABLE"] {
+            assert!(reserved_in(name).is_empty(), "{name}");
+        }
     }
 
     #[test]

@@ -43,7 +43,15 @@ fn a_line_comment_ends_at_a_lone_carriage_return() {
     ];
     for (dialect, src) in cases {
         let a = analyze(dialect, src, None, OrderChoice::default());
-        assert!(!a.has_errors(), "{dialect:?}: {:?}", a.diagnostics);
+        match dialect {
+            Dialect::Sdp => assert!(!a.has_errors(), "{dialect:?}: {:?}", a.diagnostics),
+            // Go reads a lone `\r` as a space, so ffire refuses the file (issue #36): one
+            // error, at the first one; the declarations are still all there for the editor.
+            Dialect::Ffi => {
+                let codes: Vec<(&str, usize)> = a.diagnostics.iter().map(|d| (d.code, d.range.start)).collect();
+                assert_eq!(codes, [("SYNTAX", 9)], "{:?}", a.diagnostics);
+            }
+        }
         let names: Vec<&str> = a.schema.types.iter().map(|t| t.name.as_str()).collect();
         assert_eq!(names, ["A", "B"], "{dialect:?}");
         // Formatting keeps both declarations and is idempotent.

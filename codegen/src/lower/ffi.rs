@@ -392,7 +392,7 @@ fn json_tag_name(tag: &str, decl: Node, diags: &mut Vec<Diagnostic>) -> Option<S
 }
 
 /// What to say about a predeclared Go type ffire has no wire encoding for.
-fn unsupported_builtin(name: &str) -> Option<&'static str> {
+pub(crate) fn unsupported_builtin(name: &str) -> Option<&'static str> {
     Some(match name {
         "int" | "uint" | "uintptr" => "has a platform-dependent size; use int32 or int64",
         "byte" | "uint8" => "is unsigned and ffire has no unsigned types; use int8 (or int16 for 0…255)",
@@ -423,13 +423,11 @@ fn lower_type(node: Node, text: &str, depth: usize, diags: &mut Vec<Diagnostic>)
         _ if node.is_missing() => TypeExprKind::Invalid,
         "type_identifier" => {
             let name = node_text(node, text);
+            // `int`, `byte`, `any`, … are names like any other until resolution: a file
+            // may declare `type any struct {…}`, and upstream then uses it (issue #36).
+            // An unresolved one is `unsupported-type` (`check::unknown_types`).
             if let Some(p) = Primitive::from_spelling(Dialect::Ffi, name) {
                 TypeExprKind::Primitive(p)
-            } else if let Some(why) = unsupported_builtin(name) {
-                unsupported(
-                    format!("`{name}` {why}"),
-                    "ffire's types are bool, int8, int16, int32, int64, float32, float64 and string",
-                )
             } else {
                 TypeExprKind::Named {
                     name: name.to_string(),
@@ -437,13 +435,12 @@ fn lower_type(node: Node, text: &str, depth: usize, diags: &mut Vec<Diagnostic>)
                 }
             }
         }
+        // Valid Go, but ffire's parser has no case for `(T)` and fails (issue #36).
         "parenthesized_type" => {
-            return node.named_child(0).map_or(
-                TypeExpr {
-                    kind: TypeExprKind::Invalid,
-                    range,
-                },
-                |n| lower_type(n, text, depth + 1, diags),
+            let inner = node.named_child(0).map_or("T", |n| node_text(n, text));
+            unsupported(
+                format!("ffire does not accept a parenthesised type `{}`", node_text(node, text)),
+                &format!("write `{inner}`"),
             )
         }
         "pointer_type" => match child(node, Dialect::Ffi, FieldName::Element) {

@@ -2,7 +2,10 @@
 //! accepts but the dialect does not (unsupported Go constructs, ignored declarations);
 //! the semantic checks live in [`crate::check`].
 
+mod characters;
 mod ffi;
+
+pub(crate) use ffi::unsupported_builtin;
 mod sdp;
 
 use std::ops::Range;
@@ -40,6 +43,7 @@ pub(crate) fn lower_reusing(
     mut memo: Option<&mut Memo>,
 ) -> (Schema, Vec<Diagnostic>, Vec<Item>, Names) {
     let mut diags = Vec::new();
+    characters::check(dialect, text, &mut diags);
     let (nodes, errors) = top_level(tree.root_node());
     let mut names = memo.as_mut().map(|m| m.take_names()).unwrap_or_default();
     let items = Vec::with_capacity(memo.as_ref().map_or(0, |m| m.item_count()));
@@ -51,7 +55,7 @@ pub(crate) fn lower_reusing(
         items,
     };
     let mut schema = match dialect {
-        Dialect::Sdp => sdp::lower(text, &nodes, &mut decls),
+        Dialect::Sdp => sdp::lower(text, &nodes, &mut diags, &mut decls),
         Dialect::Ffi => ffi::lower(text, &nodes, order, &mut diags, &mut decls),
     };
     if dialect == Dialect::Sdp {

@@ -8,7 +8,7 @@ use crate::diagnostic::Diagnostic;
 use crate::dialect::Dialect;
 use crate::model::{Field, OrderSource, Primitive, Schema, TypeDef, TypeExpr, TypeExprKind, TypeKind};
 
-pub(super) fn lower(text: &str, nodes: &[Node], decls: &mut Declarations) -> Schema {
+pub(super) fn lower(text: &str, nodes: &[Node], diags: &mut Vec<Diagnostic>, decls: &mut Declarations) -> Schema {
     let mut types = Vec::with_capacity(decls.types_hint());
     // The comments since the last declaration: the `///` ones are the next struct's docs.
     let kinds = top_kinds(Dialect::Sdp);
@@ -28,6 +28,14 @@ pub(super) fn lower(text: &str, nodes: &[Node], decls: &mut Declarations) -> Sch
             comments.clear();
             decls.other(node);
         }
+    }
+    // `///` lines after the last struct document nothing.
+    if let Some(&c) = comments.iter().find(|c| node_text(**c, text).starts_with("///")) {
+        diags.push(upstream_parse(
+            comment_range(c, text),
+            "sdp-gen rejects a `///` doc comment at the end of the file",
+            "help: make it a `//` comment, or put a struct after it",
+        ));
     }
     Schema {
         dialect: Dialect::Sdp,
@@ -54,6 +62,18 @@ fn lower_struct(node: Node, text: &str, docs: Vec<String>, diags: &mut Vec<Diagn
     let mut last_field_end = None;
     let mut comma_after_last = false;
     let mut comment_after_unterminated = None;
+    // A comment between `struct`, the name and `{`.
+    let mut cursor = node.walk();
+    for c in node.children(&mut cursor).filter(|c| c.kind() == "comment") {
+        diags.push(upstream_parse(
+            comment_range(c, text),
+            "sdp-gen rejects a comment between `struct` and `{`",
+            "help: move the comment above the struct",
+        ));
+    }
+    // The comments since the last field or comma: sdp-gen refuses them before a comma,
+    // and a `///` before `}` documents nothing.
+    let mut pending: Vec<Node> = Vec::new();
     let mut cursor = body.walk();
     let mut children: Vec<Node> = Vec::new();
     for child in body.children(&mut cursor) {
@@ -71,17 +91,39 @@ fn lower_struct(node: Node, text: &str, docs: Vec<String>, diags: &mut Vec<Diagn
                     comment_after_unterminated.get_or_insert(comment_range(child, text));
                 }
                 collect_doc(child, text, &mut field_docs);
+                pending.push(child);
             }
             "," => {
+                if let Some(&c) = pending.first() {
+                    diags.push(upstream_parse(
+                        comment_range(c, text),
+                        "sdp-gen rejects a comment before a comma",
+                        "help: put the comment after the comma",
+                    ));
+                }
+                pending.clear();
                 comma_after_last = true;
                 comment_after_unterminated = None;
             }
             "field_declaration" => {
+                pending.clear();
                 comma_after_last = false;
                 comment_after_unterminated = None;
                 last_field_end = Some(child.end_byte());
                 if let Some(f) = lower_field(child, text, std::mem::take(&mut field_docs), diags) {
                     fields.push(f);
+                }
+            }
+            "}" => {
+                let unterminated = last_field_end.is_some() && !comma_after_last;
+                if let Some(&c) = pending.iter().find(|c| node_text(**c, text).starts_with("///")) {
+                    if !unterminated {
+                        diags.push(upstream_parse(
+                            comment_range(c, text),
+                            "sdp-gen rejects a `///` doc comment before `}`",
+                            "help: make it a `//` comment, or put a field after it",
+                        ));
+                    }
                 }
             }
             _ => {}
@@ -110,7 +152,37 @@ fn lower_struct(node: Node, text: &str, docs: Vec<String>, diags: &mut Vec<Diagn
     })
 }
 
+/// The `upstream-parse` warning: wirelens reads the file, `sdp-gen` cannot.
+fn upstream_parse(range: std::ops::Range<usize>, message: &str, help: &str) -> Diagnostic {
+    Diagnostic::warning("upstream-parse", range, message)
+        .with_label("sdp-gen fails to parse this file")
+        .with_note(help)
+}
+
+/// sdp-gen takes no comment inside a field (`name // c` `: u8`, `Option< // c` `T>`).
+fn comments_inside_field(node: Node, text: &str, diags: &mut Vec<Diagnostic>) {
+    let mut cursor = node.walk();
+    'walk: loop {
+        if cursor.node().kind() == "comment" {
+            diags.push(upstream_parse(
+                comment_range(cursor.node(), text),
+                "sdp-gen rejects a comment inside a field declaration",
+                "help: move the comment above the field, or after its comma",
+            ));
+        }
+        if cursor.goto_first_child() {
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() || cursor.node() == node {
+                break 'walk;
+            }
+        }
+    }
+}
+
 fn lower_field(node: Node, text: &str, docs: Vec<String>, diags: &mut Vec<Diagnostic>) -> Option<Field> {
+    comments_inside_field(node, text, diags);
     let name_node = child(node, Dialect::Sdp, FieldName::Name).filter(|n| !n.is_missing())?;
     let ty = node
         .child_by_field_name("type")
