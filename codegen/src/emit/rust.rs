@@ -65,20 +65,38 @@ pub fn ident(name: &str) -> String {
     }
 }
 
-/// The Rust name of a schema type: SDP names as written (PascalCase), ffire names in
-/// PascalCase with `Message` appended for roots.
+/// The Rust names of every schema type, indexed by [`TypeId`]: PascalCase (`my_thing` →
+/// `MyThing`), ffire roots with `Message` appended, names the generated code uses
+/// ([`TAKEN_TYPES`]) with `Type` appended; names that coincide after that (`Point`,
+/// `point`, `_Point`) are numbered: the type whose name as written is the result keeps
+/// it, the others get `Point2`, `Point3`, … in declaration order
+/// ([`super::unique_type_names`]).
+pub fn type_names(schema: &Schema, layout: &Layout) -> Vec<String> {
+    let bases: Vec<String> = schema
+        .types
+        .iter()
+        .enumerate()
+        .map(|(id, def)| {
+            let mut name = pascal_case(&def.name);
+            if layout.get(id).is_some_and(|t| t.root) {
+                name.push_str("Message");
+            }
+            if TAKEN_TYPES.contains(&name.as_str()) {
+                name.push_str("Type");
+            }
+            name
+        })
+        .collect();
+    let as_written: Vec<bool> = bases.iter().zip(&schema.types).map(|(b, d)| *b == d.name).collect();
+    super::unique_type_names(bases, &as_written, |base, k| format!("{base}{k}"))
+}
+
+/// The Rust name of one schema type (see [`type_names`]).
 pub fn type_name(schema: &Schema, layout: &Layout, id: TypeId) -> String {
-    let Some(def) = schema.types.get(id) else {
-        return "Unknown".into();
-    };
-    let mut name = pascal_case(&def.name);
-    if layout.get(id).is_some_and(|t| t.root) {
-        name.push_str("Message");
-    }
-    if TAKEN_TYPES.contains(&name.as_str()) {
-        name.push_str("Type");
-    }
-    name
+    type_names(schema, layout)
+        .get(id)
+        .cloned()
+        .unwrap_or_else(|| "Unknown".into())
 }
 
 /// Which optimizations the emitted code uses. [`generate`] uses [`RustOptions::default`]
@@ -181,15 +199,15 @@ pub fn generate_with(schema: &Schema, layout: &Layout, source: &str, opts: &Rust
     }
     let plan = Plan::new(layout);
     let elements = plan.struct_uses().iter().map(|u| u.in_an_array).collect();
+    let names = type_names(schema, layout);
     let g = Gen {
         schema,
         layout,
         plan,
         elements,
         opts: *opts,
-        type_names: (0..schema.types.len())
-            .map(|id| type_name(schema, layout, id))
-            .collect(),
+        type_names: names.iter().cloned().collect(),
+        names,
         struct_borrows: struct_borrows(layout, opts.memory),
         field_names: (0..schema.types.len()).map(|id| field_names(schema, id)).collect(),
     };
@@ -204,7 +222,9 @@ pub fn generate_with(schema: &Schema, layout: &Layout, source: &str, opts: &Rust
                 c.blank();
                 g.docs(&mut c, &def.docs);
                 let ty = g.owned_ty(&t.wire);
-                c.linef(format_args!("pub type {} = {ty};", type_name(schema, layout, id)));
+                c.line(DEAD_CODE);
+                acronym_allow(&mut c, &g.name(id));
+                c.linef(format_args!("pub type {} = {ty};", g.name(id)));
             }
         }
     }
@@ -212,6 +232,21 @@ pub fn generate_with(schema: &Schema, layout: &Layout, source: &str, opts: &Rust
         g.dispatcher(&mut c);
     }
     Ok(c.out)
+}
+
+/// Whether clippy's `upper_case_acronyms` lints a type or variant named `name`: upper
+/// case only (`POINT`, `ID3`), more than one letter.
+fn is_acronym(name: &str) -> bool {
+    name.chars().filter(|c| c.is_alphabetic()).count() > 1 && !name.chars().any(char::is_lowercase)
+}
+
+/// `#[allow(clippy::upper_case_acronyms)]` above an item (or the dispatcher enum, whose
+/// variants are the type names) named `name` when clippy would lint it: the schema chose
+/// the name (`POINT`), and generated code passes clippy `-D warnings`.
+fn acronym_allow(c: &mut Code, name: &str) {
+    if is_acronym(name) {
+        c.line("#[allow(clippy::upper_case_acronyms)] // the schema's own name");
+    }
 }
 
 /// On every generated item: a crate may use only part of a schema (`clippy -D warnings`
@@ -333,6 +368,8 @@ struct Gen<'s> {
     opts: RustOptions,
     /// The Rust names of every schema type.
     type_names: std::collections::HashSet<String>,
+    /// Per type id: its Rust name ([`type_names`]).
+    names: Vec<String>,
     /// Per type id: its view borrows from the input.
     struct_borrows: Vec<bool>,
     /// Per type id: its fields' Rust names (computed once: the emitters ask per field).
@@ -405,7 +442,7 @@ impl Gen<'_> {
     }
 
     fn name(&self, id: TypeId) -> String {
-        type_name(self.schema, self.layout, id)
+        self.names.get(id).cloned().unwrap_or_else(|| "Unknown".into())
     }
 
     /// `FooView`, or `FooView2`, `FooView3`… when the schema itself has a type of that
@@ -546,6 +583,7 @@ impl Gen<'_> {
         self.layout_doc(c, id, t);
         c.line("#[derive(Debug, Clone, PartialEq, Default)]");
         c.line(DEAD_CODE);
+        acronym_allow(c, &name);
         if def.is_struct() {
             c.open(&format!("pub struct {name} {{"));
             let names = self.field_names(id);
@@ -1340,6 +1378,9 @@ impl Gen<'_> {
         c.line("#[derive(Debug, Clone, PartialEq)]");
         c.line("#[allow(clippy::large_enum_variant)] // values are built once and matched, not stored in bulk");
         c.line(DEAD_CODE);
+        if let Some((_, name, _)) = structs.iter().find(|(_, n, _)| is_acronym(n)) {
+            acronym_allow(c, name);
+        }
         c.open("pub enum AnyMessage {");
         for (_, name, id) in &structs {
             c.linef(format_args!("/// Type id {id}."));
