@@ -632,6 +632,30 @@ template <class T>
 using ArenaVector = std::vector<T, ArenaAllocator<T>>;
 using ArenaString = std::basic_string<char, std::char_traits<char>, ArenaAllocator<char>>;
 
+/// An array of arrays nested deeper than 8 levels (generated code uses it for those outer
+/// levels only, issue 39): a std::vector<T> (every member, `==`, binding to a
+/// `std::vector<T>&`, construction from one), but a class of its own. A name-lookup
+/// (argument-dependent) of an operator on `std::vector<std::vector<...>>` visits the
+/// element type twice per level (as the vector's and as its allocator's argument), so
+/// g++'s compile time doubled every level (a header with 24 levels took 20 s, 32 never
+/// finished); a `Nested<T>` level is visited once, and its base's arguments not at all.
+template <class T>
+struct Nested : std::vector<T> {
+    using std::vector<T>::vector;
+    Nested() = default;
+    Nested(const std::vector<T>& v) : std::vector<T>(v) {}
+    Nested(std::vector<T>&& v) noexcept : std::vector<T>(std::move(v)) {}
+};
+
+/// Nested for `memory = "arena"`: an ArenaVector<T>.
+template <class T>
+struct ArenaNested : ArenaVector<T> {
+    using ArenaVector<T>::ArenaVector;
+    ArenaNested() = default;
+    ArenaNested(const ArenaVector<T>& v) : ArenaVector<T>(v) {}
+    ArenaNested(ArenaVector<T>&& v) noexcept : ArenaVector<T>(std::move(v)) {}
+};
+
 namespace detail {
 template <class C, class = void>
 struct arena_allocated : std::false_type {};

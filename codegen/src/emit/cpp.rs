@@ -528,6 +528,36 @@ fn optional_ty(payload: &Wire) -> &'static str {
     }
 }
 
+/// Array levels (inside one type expression) that are plain `std::vector`s; the levels
+/// above them are `wirelens::Nested` (issue 39). g++ visits the element type of a
+/// `std::vector` twice per level in every argument-dependent lookup of an operator on it
+/// (once as the vector's argument, once as its allocator's): compile time doubled with
+/// each level (24 levels: 20 s for a file that includes the header, 32: never finished).
+/// A `Nested` level is visited once, so a lookup costs 2^8 at most. 8 levels cost nothing
+/// measurable, and no schema nesting less changes.
+const PLAIN_ARRAY_LEVELS: usize = 8;
+
+/// How many arrays nest in `w` (through optionals, not through structs): `[][]int32` 2.
+fn array_height(w: &Wire) -> usize {
+    let mut w = w;
+    let mut h = 0;
+    loop {
+        match w {
+            Wire::Array(e) => {
+                h += 1;
+                w = e;
+            }
+            Wire::Optional(e) => w = e,
+            _ => return h,
+        }
+    }
+}
+
+/// Whether the array `w` is spelled `wirelens::Nested` ([`PLAIN_ARRAY_LEVELS`]).
+fn nested(w: &Wire) -> bool {
+    array_height(w) > PLAIN_ARRAY_LEVELS
+}
+
 /// Whether values of this wire contain strings or arrays (so their view borrows).
 fn borrows(layout: &Layout, w: &Wire) -> bool {
     match w {
@@ -772,7 +802,9 @@ impl Gen<'_> {
         match w {
             Wire::Prim(Primitive::Str) => self.string_ty().into(),
             Wire::Prim(p) => Self::prim_ty(*p).into(),
+            Wire::Array(e) if self.arena && nested(w) => format!("wirelens::ArenaNested<{}>", self.owned_ty(e)),
             Wire::Array(e) if self.arena => format!("wirelens::ArenaVector<{}>", self.owned_ty(e)),
+            Wire::Array(e) if nested(w) => format!("wirelens::Nested<{}>", self.owned_ty(e)),
             Wire::Array(e) => format!("std::vector<{}>", self.owned_ty(e)),
             Wire::Optional(e) => format!("{}<{}>", optional_ty(e), self.owned_ty(e)),
             Wire::Struct(id) => self.name(*id).into(),
@@ -788,6 +820,7 @@ impl Gen<'_> {
             Wire::Array(e) => match &**e {
                 Wire::Prim(p) if *p != Primitive::Str => format!("wirelens::LeSpan<{}>", Self::prim_ty(*p)),
                 e if self.arena => format!("wirelens::Span<{}>", self.view_ty(e)),
+                e if nested(w) => format!("wirelens::Nested<{}>", self.view_ty(e)),
                 e => format!("std::vector<{}>", self.view_ty(e)),
             },
             Wire::Optional(e) => format!("{}<{}>", optional_ty(e), self.view_ty(e)),
