@@ -311,6 +311,12 @@ impl Plan {
         uses
     }
 
+    /// Which struct fields an owned representation stores behind a pointer ([`Boxed`]),
+    /// decided once here for every generator that needs it (Rust).
+    pub fn boxed(&self, layout: &Layout) -> Boxed {
+        Boxed::new(layout)
+    }
+
     /// How `wire` is written and read, as a [`Value`].
     pub fn value(&self, layout: &Layout, wire: &Wire) -> Value {
         value_of(layout, self.prefix, wire)
@@ -664,5 +670,119 @@ mod tests {
         );
         assert_eq!(Value::Prim(Primitive::F64).fixed_size(), Some(8));
         assert_eq!(Prefix::U16.max(), 65_535);
+    }
+}
+
+/// How deep values may nest *inline* (a struct stored in its parent, directly or inside
+/// `Option`s, not behind an array's heap storage) before a field is stored behind a
+/// pointer: rustc computes a type's layout, its drop and its struct tail by recursing
+/// through every inline field, and its query depth limit (`recursion_limit`, 128) is
+/// reached by a chain of about 128 plain structs or 64 `Option<struct>` levels (issue 39:
+/// an SDP chain `D0 { n: Option<D1> }` … `D100` did not compile). Each inline struct
+/// counts 1 and each `Option` around it 1 more; 96 leaves a margin for what the user's
+/// own code nests around a generated type.
+pub const MAX_INLINE_DEPTH: u32 = 96;
+
+/// The fields whose struct (alone or inside `Option`s: `Option<S>`, `Option<Option<S>>`)
+/// an owned representation stores behind a pointer (Rust: `Box<S>`, `Option<Box<S>>`), so
+/// that no type nests more than [`MAX_INLINE_DEPTH`] levels inline. Greedy, dependencies
+/// first: a field is boxed when storing it inline would take its struct past the limit;
+/// a boxed field counts as one level. Schemas that nest less are unaffected (nothing is
+/// boxed). Arrays are never boxed: their elements are on the heap already. The wire is the
+/// same either way.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Boxed {
+    /// Per type id, per field in declaration order: boxed.
+    fields: Vec<Vec<bool>>,
+}
+
+impl Boxed {
+    /// Computed off the layout, without recursion (an iterative depth-first order of the
+    /// inline references; cycles, which the checks reject, are cut).
+    pub fn new(layout: &Layout) -> Boxed {
+        let n = layout.types.len();
+        // The struct a field stores inline, and how many `Option`s wrap it.
+        let inline = |w: &Wire| -> Option<(TypeId, u32)> {
+            let mut w = w;
+            let mut options = 0;
+            loop {
+                match w {
+                    Wire::Optional(e) => {
+                        options += 1;
+                        w = e;
+                    }
+                    Wire::Struct(id) => return Some((*id, options)),
+                    _ => return None,
+                }
+            }
+        };
+        let deps = |id: TypeId| -> Vec<TypeId> {
+            layout
+                .get(id)
+                .map(|t| {
+                    t.fields
+                        .iter()
+                        .filter_map(|f| inline(&f.wire).map(|(s, _)| s))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        // Post-order: every type after the structs it stores inline.
+        let mut order = Vec::with_capacity(n);
+        let mut seen = vec![false; n];
+        for root in 0..n {
+            if seen[root] || layout.get(root).is_none() {
+                continue;
+            }
+            seen[root] = true;
+            let mut stack = vec![(root, deps(root), 0usize)];
+            while let Some((id, ds, i)) = stack.last_mut() {
+                if let Some(&d) = ds.get(*i) {
+                    *i += 1;
+                    if d < n && !seen[d] && layout.get(d).is_some() {
+                        seen[d] = true;
+                        stack.push((d, deps(d), 0));
+                    }
+                } else {
+                    order.push(*id);
+                    stack.pop();
+                }
+            }
+        }
+        let mut depth = vec![1u32; n];
+        let mut fields: Vec<Vec<bool>> = vec![Vec::new(); n];
+        for id in order {
+            let Some(t) = layout.get(id) else { continue };
+            let count = t.fields.iter().map(|f| f.decl_index + 1).max().unwrap_or(0);
+            let mut boxed = vec![false; count];
+            let mut deepest = 0u32;
+            for f in &t.fields {
+                let Some((s, options)) = inline(&f.wire) else { continue };
+                let through = options + 1 + depth.get(s).copied().unwrap_or(1);
+                if through > MAX_INLINE_DEPTH {
+                    boxed[f.decl_index] = true;
+                    deepest = deepest.max(options + 1);
+                } else {
+                    deepest = deepest.max(through);
+                }
+            }
+            depth[id] = deepest.max(1);
+            fields[id] = boxed;
+        }
+        Boxed { fields }
+    }
+
+    /// Field `decl_index` of struct `id` is stored behind a pointer.
+    pub fn field(&self, id: TypeId, decl_index: usize) -> bool {
+        self.fields
+            .get(id)
+            .and_then(|f| f.get(decl_index))
+            .copied()
+            .unwrap_or(false)
+    }
+
+    /// Some field of struct `id` is.
+    pub fn any(&self, id: TypeId) -> bool {
+        self.fields.get(id).is_some_and(|f| f.contains(&true))
     }
 }

@@ -161,3 +161,149 @@ bool use(const uint8_t* data, size_t len, std::vector<uint8_t>& out) {
         assert!(found.is_empty(), "using Shape compiled {ty}'s entry points: {found:#?}");
     }
 }
+
+/// `type Nest [][]…int32` nested `depth` arrays deep (ffire allows 32).
+fn nest_schema(depth: usize) -> String {
+    format!("package p\n\ntype Nest {}int32\n", "[]".repeat(depth))
+}
+
+/// Writes the C++ generated for [`nest_schema`] (as `nest<depth>.hpp`) and the runtime.
+fn write_nest(dir: &Path, depth: usize) {
+    let a = analyze(Dialect::Ffi, &nest_schema(depth), None, OrderChoice::default());
+    assert!(!a.has_errors(), "{:?}", a.diagnostics);
+    for f in runtime_files()
+        .into_iter()
+        .chain(generate(&a.schema, &a.layout, &format!("nest{depth}.ffi")).expect("generates"))
+    {
+        std::fs::write(dir.join(&f.name), &f.contents).expect("write header");
+    }
+}
+
+/// CPU seconds (user + system) of `g++ -std=c++17 -O1 -c` of `source`, or `None` when it
+/// did not finish within `limit_s` seconds. Measured by the shell's `times` (the CPU time
+/// of its finished children), so other work on the machine does not count.
+fn compile_cpu_seconds(dir: &Path, stem: &str, source: &str, limit_s: u32) -> Option<f64> {
+    let cxx = compiler("CXX", "g++");
+    std::fs::write(dir.join(format!("{stem}.cpp")), source).expect("write source");
+    let script = format!(
+        "timeout {limit_s} {cxx} -std=c++17 -O1 -Wall -Wextra -Werror -pedantic -c {stem}.cpp -o {stem}.o; s=$?; times; exit $s"
+    );
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(&script)
+        .current_dir(dir)
+        .output()
+        .expect("run sh");
+    if out.status.code() == Some(124) {
+        return None;
+    }
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{script} failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // `times`: the shell's user and system time, then its children's: `0m1.234s 0m0.100s`.
+    let children = stdout.lines().last().expect("times output");
+    let secs = |t: &str| -> f64 {
+        let (m, s) = t.trim_end_matches('s').split_once('m').expect("NmS.SSSs");
+        m.parse::<f64>().expect("minutes") * 60.0 + s.parse::<f64>().expect("seconds")
+    };
+    Some(children.split_whitespace().map(secs).sum())
+}
+
+/// Issue 39: the compile time of a file that includes a generated header grows linearly
+/// with the nesting depth of its arrays. `std::vector<std::vector<…>>` made every
+/// argument-dependent lookup of an operator on it visit the element type twice per level
+/// (as the vector's and as its allocator's argument): 3.2 s at depth 12, 20 s at 24, not
+/// finished after 600 s at 32. Levels past 8 are `wirelens::Nested<T>` now.
+#[test]
+fn compile_time_of_nested_arrays_is_linear_in_the_depth() {
+    let tmp = tempfile::Builder::new()
+        .prefix("wirelens-compile-nest-")
+        .tempdir()
+        .expect("temp dir");
+    let dir = tmp.path();
+    let mut times = Vec::new();
+    for depth in [8usize, 16, 32] {
+        write_nest(dir, depth);
+        let t = compile_cpu_seconds(
+            dir,
+            &format!("nest{depth}_include"),
+            &format!("#include \"nest{depth}.hpp\"\n"),
+            120,
+        );
+        let t = t.unwrap_or_else(|| panic!("including the depth-{depth} header took over 120 s to compile"));
+        eprintln!("depth {depth}: {t:.2} s CPU");
+        times.push(t);
+    }
+    let (t8, t16, t32) = (times[0], times[1], times[2]);
+    // Linear: 16 more levels cost about twice what 8 more did. The slack absorbs timer
+    // noise; doubling per level (the old header) exceeds it by far.
+    let limit = 3.0 * (t16 - t8).max(0.25) + 1.5;
+    assert!(
+        t32 - t16 <= limit,
+        "depth 8: {t8:.2} s, 16: {t16:.2} s, 32: {t32:.2} s CPU: 16 → 32 added {:.2} s, over {limit:.2} s (not linear)",
+        t32 - t16
+    );
+}
+
+/// The `wirelens::Nested` levels work as the `std::vector`s they replace: a value 12 arrays
+/// deep round-trips (owned, view, into an existing value) and compares.
+#[test]
+fn nested_arrays_past_eight_levels_round_trip() {
+    let tmp = tempfile::Builder::new()
+        .prefix("wirelens-nest-run-")
+        .tempdir()
+        .expect("temp dir");
+    let dir = tmp.path();
+    write_nest(dir, 12);
+    let header = std::fs::read_to_string(dir.join("nest12.hpp")).expect("read header");
+    assert!(header.contains("wirelens::Nested<"), "levels past 8 are not Nested");
+    let main = "#include \"nest12.hpp\"
+#include <cstdio>
+int main() {
+    nest12::NestMessage m;
+    auto* x = &m.value;
+    x->resize(2);
+    auto& l1 = (*x)[1];
+    l1.resize(1);
+    l1[0].resize(3);
+    l1[0][2].resize(1);
+    auto& l4 = l1[0][2][0];
+    l4.resize(1);
+    l4[0].resize(1);
+    l4[0][0].resize(1);
+    l4[0][0][0].resize(1);
+    l4[0][0][0][0].resize(1);
+    l4[0][0][0][0][0].resize(1);
+    l4[0][0][0][0][0][0].resize(1);
+    l4[0][0][0][0][0][0][0] = std::vector<int32_t>{7, -1, 65536};
+    std::vector<uint8_t> out;
+    if (!m.encode(out).ok() || out.size() != m.encoded_size()) return 1;
+    auto back = nest12::NestMessage::decode(out.data(), out.size());
+    if (!back || !(*back == m) || *back != m) return 2;
+    auto view = nest12::NestMessage::decode_view(out.data(), out.size());
+    if (!view || !(view->to_owned() == m)) return 3;
+    nest12::NestMessage again;
+    if (!again.decode_from(out.data(), out.size()).ok() || !(again == m)) return 4;
+    const std::vector<int32_t>& inner = back->value[1][0][2][0][0][0][0][0][0][0][0];
+    std::printf(\"%zu %d\\n\", out.size(), inner[2]);
+    return 0;
+}
+";
+    std::fs::write(dir.join("main.cpp"), main).expect("write main.cpp");
+    for cxx in [compiler("CXX", "g++"), compiler("CLANGXX", "clang++")] {
+        let exe = dir.join("nest-main");
+        run(
+            Command::new(&cxx)
+                .args(["-std=c++17", "-O0", "-Wall", "-Wextra", "-Werror", "-pedantic"])
+                .arg(dir.join("main.cpp"))
+                .arg("-o")
+                .arg(&exe),
+            &format!("{cxx} (nested arrays)"),
+        );
+        let out = run(&mut Command::new(&exe), "the nested-arrays program");
+        assert!(out.trim().ends_with(" 65536"), "{out}");
+    }
+}

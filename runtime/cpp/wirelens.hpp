@@ -632,6 +632,30 @@ template <class T>
 using ArenaVector = std::vector<T, ArenaAllocator<T>>;
 using ArenaString = std::basic_string<char, std::char_traits<char>, ArenaAllocator<char>>;
 
+/// An array of arrays nested deeper than 8 levels (generated code uses it for those outer
+/// levels only, issue 39): a std::vector<T> (every member, `==`, binding to a
+/// `std::vector<T>&`, construction from one), but a class of its own. A name-lookup
+/// (argument-dependent) of an operator on `std::vector<std::vector<...>>` visits the
+/// element type twice per level (as the vector's and as its allocator's argument), so
+/// g++'s compile time doubled every level (a header with 24 levels took 20 s, 32 never
+/// finished); a `Nested<T>` level is visited once, and its base's arguments not at all.
+template <class T>
+struct Nested : std::vector<T> {
+    using std::vector<T>::vector;
+    Nested() = default;
+    Nested(const std::vector<T>& v) : std::vector<T>(v) {}
+    Nested(std::vector<T>&& v) noexcept : std::vector<T>(std::move(v)) {}
+};
+
+/// Nested for `memory = "arena"`: an ArenaVector<T>.
+template <class T>
+struct ArenaNested : ArenaVector<T> {
+    using ArenaVector<T>::ArenaVector;
+    ArenaNested() = default;
+    ArenaNested(const ArenaVector<T>& v) : ArenaVector<T>(v) {}
+    ArenaNested(ArenaVector<T>&& v) noexcept : ArenaVector<T>(std::move(v)) {}
+};
+
 namespace detail {
 template <class C, class = void>
 struct arena_allocated : std::false_type {};
@@ -2324,14 +2348,14 @@ Status status_of(const Result<T>& r) {
 #define WIRELENS_VALUE_API(T)                                                                                  \
     WIRELENS_VALUE_COMMON_API(T)                                                                               \
     /** Zero-copy decoders: the View points into `data`. */                                                   \
-    template <class V = View>                                                                                  \
+    template <class Wl_V = View>                                                                               \
     static auto decode_view(const uint8_t* data, size_t len, size_t budget = SIZE_MAX) {                      \
-        return wirelens::decode_value<V>(data, len, 0, budget);                                                \
+        return wirelens::decode_value<Wl_V>(data, len, 0, budget);                                             \
     }                                                                                                          \
-    template <class V = View>                                                                                  \
+    template <class Wl_V = View>                                                                               \
     static auto decode_view_prefix(const uint8_t* data, size_t len,                                           \
                                                                      size_t budget = SIZE_MAX) {              \
-        return wirelens::decode_at<V>(data, len, 0, false, budget);                                            \
+        return wirelens::decode_at<Wl_V>(data, len, 0, false, budget);                                         \
     }
 
 /// The members of WIRELENS_VALUE_API but its view decoders.
@@ -2399,15 +2423,15 @@ Status status_of(const Result<T>& r) {
                               size_t budget = SIZE_MAX) {                                                      \
         return wirelens::decode_at<WlSelf>(data, len, 0, false, budget, &arena);                               \
     }                                                                                                          \
-    template <class V = View>                                                                                  \
+    template <class Wl_V = View>                                                                               \
     static auto decode_view(const uint8_t* data, size_t len, wirelens::Arena& arena,                          \
                             size_t budget = SIZE_MAX) {                                                        \
-        return wirelens::decode_value<V>(data, len, 0, budget, &arena);                                        \
+        return wirelens::decode_value<Wl_V>(data, len, 0, budget, &arena);                                     \
     }                                                                                                          \
-    template <class V = View>                                                                                  \
+    template <class Wl_V = View>                                                                               \
     static auto decode_view_prefix(const uint8_t* data, size_t len, wirelens::Arena& arena,                   \
                                    size_t budget = SIZE_MAX) {                                                 \
-        return wirelens::decode_at<V>(data, len, 0, false, budget, &arena);                                    \
+        return wirelens::decode_at<Wl_V>(data, len, 0, false, budget, &arena);                                 \
     }
 
 /// The members of an SDP message ("SDP2" header, type id, length) shared by
@@ -2448,10 +2472,10 @@ Status status_of(const Result<T>& r) {
                                                                              size_t budget = SIZE_MAX) {       \
         return wirelens::decode_at<WlSelf>(data, len, MESSAGE_ID, false, budget);                              \
     }                                                                                                          \
-    template <class V = View>                                                                                  \
+    template <class Wl_V = View>                                                                               \
     static auto decode_message_view(const uint8_t* data, size_t len,                                           \
                                                    size_t budget = SIZE_MAX) {                                 \
-        return wirelens::decode_value<V>(data, len, MESSAGE_ID, budget);                                       \
+        return wirelens::decode_value<Wl_V>(data, len, MESSAGE_ID, budget);                                    \
     }
 
 /// WIRELENS_MESSAGE_API with the Arena of `[generate.cpp] memory = "arena"` views.
@@ -2470,10 +2494,10 @@ Status status_of(const Result<T>& r) {
                                size_t budget = SIZE_MAX) {                                                     \
         return wirelens::decode_value<WlSelf>(data, len, MESSAGE_ID, budget, &arena);                          \
     }                                                                                                          \
-    template <class V = View>                                                                                  \
+    template <class Wl_V = View>                                                                               \
     static auto decode_message_view(const uint8_t* data, size_t len, wirelens::Arena& arena,                  \
                                     size_t budget = SIZE_MAX) {                                                \
-        return wirelens::decode_value<V>(data, len, MESSAGE_ID, budget, &arena);                               \
+        return wirelens::decode_value<Wl_V>(data, len, MESSAGE_ID, budget, &arena);                            \
     }
 
 // ---------------------------------------------------------------- SDP dispatch
@@ -2498,8 +2522,8 @@ template <bool View, class T>
 using owned_or_view = std::conditional_t<View, typename T::View, T>;
 
 /// The public members of a schema's dispatcher `D` (generated as `AnyMessage`), which
-/// has `template <bool View, class F> static Result<Decoded<uint16_t>> dispatch(const
-/// uint8_t*, size_t, bool exact, F&, size_t budget)`: a switch over the type id. The visitor is called
+/// has `template <bool Wl_View, class Wl_F> static Result<Decoded<uint16_t>> dispatch(const
+/// uint8_t*, size_t, bool exact, Wl_F&, size_t budget)`: a switch over the type id. The visitor is called
 /// with the decoded value (an lvalue of the struct the type id names, or of its View);
 /// the result is the type id (and for _prefix the bytes used). `budget`: the most memory
 /// the decoded value may allocate (Reader::set_budget), for messages from untrusted peers.

@@ -141,6 +141,11 @@ pub(crate) const RESERVED: &[&str] = &[
     "while",
     "xor",
     "xor_eq",
+    // GNU keywords (g++ and clang++ in their default `-std=gnu++NN` modes; the
+    // `__typeof__`/`__asm__`/`__inline` spellings cannot arise: identifiers never start
+    // with `_`)
+    "typeof",
+    "typeof_unqual",
     // macros and unqualified names
     "NULL",
     "EOF",
@@ -205,7 +210,11 @@ pub fn prim_type(p: Primitive) -> &'static str {
 }
 
 /// Type names the generated code uses itself (or the runtime's, should a `using` bring
-/// them in): a schema type with one of these names gets a `_`.
+/// them in): a schema type with one of these names gets a `_`. The template parameters of
+/// generated members are spelled `Wl_V`, `Wl_T`, `Wl_F`, `Wl_View`: an `_` followed by an
+/// upper-case letter inside a name, which no generated name has ([`type_names`] and view
+/// names are PascalCase with `_` only at the end, members and namespaces lower case), so
+/// no schema type can shadow them or be shadowed by them (issue 36 C2: a struct `V`).
 const TAKEN_TYPES: &[&str] = &[
     "AnyMessage",
     "WlSelf",
@@ -242,23 +251,27 @@ pub fn namespace(source: &str) -> String {
 
 /// The C++ names of every schema type, indexed by [`TypeId`]: PascalCase, ffire roots
 /// with `Message` appended; keywords and names the generated code uses get a `_`,
-/// and names that would collide after that are made unique.
+/// and names that coincide after that (`Point`, `point`, `_Point`) get more: the type
+/// whose name as written is the result keeps it, the others get `Point_`, `Point__`, …
+/// in declaration order ([`super::unique_type_names`]).
 pub fn type_names(schema: &Schema, layout: &Layout) -> Vec<String> {
-    let mut out: Vec<String> = Vec::with_capacity(schema.types.len());
-    for (id, def) in schema.types.iter().enumerate() {
-        let mut name = pascal_case(&def.name);
-        if layout.get(id).is_some_and(|t| t.root) {
-            name.push_str("Message");
-        }
-        if RESERVED.contains(&name.as_str()) || TAKEN_TYPES.contains(&name.as_str()) {
-            name.push('_');
-        }
-        while out.contains(&name) {
-            name.push('_');
-        }
-        out.push(name);
-    }
-    out
+    let bases: Vec<String> = schema
+        .types
+        .iter()
+        .enumerate()
+        .map(|(id, def)| {
+            let mut name = pascal_case(&def.name);
+            if layout.get(id).is_some_and(|t| t.root) {
+                name.push_str("Message");
+            }
+            if RESERVED.contains(&name.as_str()) || TAKEN_TYPES.contains(&name.as_str()) {
+                name.push('_');
+            }
+            name
+        })
+        .collect();
+    let as_written: Vec<bool> = bases.iter().zip(&schema.types).map(|(b, d)| *b == d.name).collect();
+    super::unique_type_names(bases, &as_written, |base, k| format!("{base}{}", "_".repeat(k - 1)))
 }
 
 /// The C++ name of one schema type (see [`type_names`]).
@@ -391,8 +404,8 @@ pub fn generate_with(
     // not one per type.
     c.blank();
     c.line("/// `a != b` for the value types of this header (each defines operator==).");
-    c.line("template <class T, class = decltype(T::max_len)>");
-    c.open("bool operator!=(const T& a, const T& b) {");
+    c.line("template <class Wl_T, class = decltype(Wl_T::max_len)>");
+    c.open("bool operator!=(const Wl_T& a, const Wl_T& b) {");
     c.line("return !(a == b);");
     c.close("}");
     for &id in &order {
@@ -513,6 +526,36 @@ fn optional_ty(payload: &Wire) -> &'static str {
         Wire::Struct(_) => "wirelens::Optional",
         _ => "std::optional",
     }
+}
+
+/// Array levels (inside one type expression) that are plain `std::vector`s; the levels
+/// above them are `wirelens::Nested` (issue 39). g++ visits the element type of a
+/// `std::vector` twice per level in every argument-dependent lookup of an operator on it
+/// (once as the vector's argument, once as its allocator's): compile time doubled with
+/// each level (24 levels: 20 s for a file that includes the header, 32: never finished).
+/// A `Nested` level is visited once, so a lookup costs 2^8 at most. 8 levels cost nothing
+/// measurable, and no schema nesting less changes.
+const PLAIN_ARRAY_LEVELS: usize = 8;
+
+/// How many arrays nest in `w` (through optionals, not through structs): `[][]int32` 2.
+fn array_height(w: &Wire) -> usize {
+    let mut w = w;
+    let mut h = 0;
+    loop {
+        match w {
+            Wire::Array(e) => {
+                h += 1;
+                w = e;
+            }
+            Wire::Optional(e) => w = e,
+            _ => return h,
+        }
+    }
+}
+
+/// Whether the array `w` is spelled `wirelens::Nested` ([`PLAIN_ARRAY_LEVELS`]).
+fn nested(w: &Wire) -> bool {
+    array_height(w) > PLAIN_ARRAY_LEVELS
 }
 
 /// Whether values of this wire contain strings or arrays (so their view borrows).
@@ -759,7 +802,9 @@ impl Gen<'_> {
         match w {
             Wire::Prim(Primitive::Str) => self.string_ty().into(),
             Wire::Prim(p) => Self::prim_ty(*p).into(),
+            Wire::Array(e) if self.arena && nested(w) => format!("wirelens::ArenaNested<{}>", self.owned_ty(e)),
             Wire::Array(e) if self.arena => format!("wirelens::ArenaVector<{}>", self.owned_ty(e)),
+            Wire::Array(e) if nested(w) => format!("wirelens::Nested<{}>", self.owned_ty(e)),
             Wire::Array(e) => format!("std::vector<{}>", self.owned_ty(e)),
             Wire::Optional(e) => format!("{}<{}>", optional_ty(e), self.owned_ty(e)),
             Wire::Struct(id) => self.name(*id).into(),
@@ -775,6 +820,7 @@ impl Gen<'_> {
             Wire::Array(e) => match &**e {
                 Wire::Prim(p) if *p != Primitive::Str => format!("wirelens::LeSpan<{}>", Self::prim_ty(*p)),
                 e if self.arena => format!("wirelens::Span<{}>", self.view_ty(e)),
+                e if nested(w) => format!("wirelens::Nested<{}>", self.view_ty(e)),
                 e => format!("std::vector<{}>", self.view_ty(e)),
             },
             Wire::Optional(e) => format!("{}<{}>", optional_ty(e), self.view_ty(e)),
@@ -919,9 +965,9 @@ impl Gen<'_> {
             c.linef(format_args!(
                 "static bool read_from(wirelens::Reader& rd, {name}& v) {{ return read_fields(rd, v); }}"
             ));
-            c.line("template <class V>");
+            c.line("template <class Wl_V>");
             c.linef(format_args!(
-                "{}static bool read_fields(wirelens::Reader& rd, V& v);",
+                "{}static bool read_fields(wirelens::Reader& rd, Wl_V& v);",
                 self.read_hot(p.id)
             ));
         } else {
@@ -1399,7 +1445,7 @@ impl Gen<'_> {
                 Self::err(&place.names, "")
             ));
         }
-        let r = self.run_start(c, "V", id, run, rn);
+        let r = self.run_start(c, "Wl_V", id, run, rn);
         c.open(&format!("if constexpr ({r} != wirelens::no_run) {{"));
         c.linef(format_args!(
             "wirelens::load_run({}, v, {r}, {});",
@@ -1447,9 +1493,11 @@ impl Gen<'_> {
     /// and a TView alike.
     fn read_from(&self, c: &mut Code, name: &str, p: &TypePlan, generic: bool) {
         if generic {
-            c.line("template <class V>");
+            c.line("template <class Wl_V>");
             let hot = self.read_hot(p.id);
-            c.open(&format!("{hot}bool {name}::read_fields(wirelens::Reader& rd, V& v) {{"));
+            c.open(&format!(
+                "{hot}bool {name}::read_fields(wirelens::Reader& rd, Wl_V& v) {{"
+            ));
         } else {
             c.open(&format!(
                 "inline bool {name}::read_from(wirelens::Reader& rd, {name}& v) {{"
@@ -1659,8 +1707,8 @@ impl Gen<'_> {
             ("Dispatcher", "")
         };
         c.open(&format!("struct AnyMessage : wirelens::{base}<AnyMessage> {{"));
-        c.line("template <bool View, class F>");
-        c.open(&format!("static wirelens::Result<wirelens::Decoded<uint16_t>> dispatch(const uint8_t* data, size_t len, bool exact, F& visit, size_t budget{arena}) {{"));
+        c.line("template <bool Wl_View, class Wl_F>");
+        c.open(&format!("static wirelens::Result<wirelens::Decoded<uint16_t>> dispatch(const uint8_t* data, size_t len, bool exact, Wl_F& visit, size_t budget{arena}) {{"));
         c.line("wirelens::Reader rd(data, len);");
         c.line("rd.set_budget(budget);");
         if self.arena {
@@ -1673,7 +1721,7 @@ impl Gen<'_> {
         c.open("switch (h.type_id) {");
         for (_, name, mid) in &msgs {
             c.linef(format_args!(
-                "case {mid}: return wirelens::visit_message<wirelens::owned_or_view<View, {name}>>(rd, h, exact, visit);"
+                "case {mid}: return wirelens::visit_message<wirelens::owned_or_view<Wl_View, {name}>>(rd, h, exact, visit);"
             ));
         }
         c.line("default: return wirelens::Reader::unknown_type_id(h.type_id);");
@@ -1810,7 +1858,7 @@ mod tests {
         // Reading: the bools are checked first, in wire order, then one copy into V.
         let r = &code[code.find("bool R::read_fields(").expect("R::read_fields")..];
         let r = &r[..r.find("\n}\n").expect("end of R::read_fields")];
-        assert!(r.contains("wirelens::run_start<V>("), "{r}");
+        assert!(r.contains("wirelens::run_start<Wl_V>("), "{r}");
         assert!(r.contains("wirelens::load_run(b0, v, r0, 15);"), "{r}");
         let (h, i, copy) = (
             r.find("if (!rd.block_bool_ok(b2 + 1)) return rd.field(\"h\");")
@@ -1856,7 +1904,7 @@ mod tests {
         assert!(!code.contains("std::variant"), "{code}");
         assert!(
             code.contains(
-                "case 2: return wirelens::visit_message<wirelens::owned_or_view<View, B>>(rd, h, exact, visit);"
+                "case 2: return wirelens::visit_message<wirelens::owned_or_view<Wl_View, B>>(rd, h, exact, visit);"
             ),
             "{code}"
         );

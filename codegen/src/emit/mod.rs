@@ -227,6 +227,36 @@ pub fn snake_case(name: &str) -> String {
     out
 }
 
+/// Makes the type names of one generated file distinct (issue 36 R2: `Point`, `point`,
+/// `_Point` all become `Point` in PascalCase). `bases[id]` is the name type `id` would
+/// get; `as_written[id]` says it is the name as the schema writes it. Those types are
+/// named first, in declaration order, so a type keeps its own spelling whatever else the
+/// schema declares; then the others, in declaration order. A name already given out gets
+/// `suffix(k)` for k = 2, 3, … until it is free (Rust: `Point2`, C++: `Point_`, `Point__`).
+/// Deterministic: the same schema always gives the same names.
+pub(crate) fn unique_type_names(
+    bases: Vec<String>,
+    as_written: &[bool],
+    suffix: impl Fn(&str, usize) -> String,
+) -> Vec<String> {
+    let mut used: std::collections::HashSet<String> = std::collections::HashSet::with_capacity(bases.len());
+    let mut out = vec![String::new(); bases.len()];
+    let first = (0..bases.len()).filter(|&id| as_written.get(id).copied().unwrap_or(false));
+    let rest = (0..bases.len()).filter(|&id| !as_written.get(id).copied().unwrap_or(false));
+    for id in first.chain(rest) {
+        let base = &bases[id];
+        let mut name = base.clone();
+        let mut k = 2;
+        while used.contains(&name) {
+            name = suffix(base, k);
+            k += 1;
+        }
+        used.insert(name.clone());
+        out[id] = name;
+    }
+    out
+}
+
 /// `device` → `Device`, `my_thing` → `MyThing`, `AudioUnit` stays.
 pub fn pascal_case(name: &str) -> String {
     let mut out = String::with_capacity(name.len());

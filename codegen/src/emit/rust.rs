@@ -21,7 +21,7 @@ use super::{field_ident, pascal_case, Code, EmitError, GENERATED_HEADER};
 use crate::dialect::Dialect;
 use crate::layout::{FixedBlock, Layout, Leaf, LeafKind, TypeLayout, Wire};
 use crate::model::{Primitive, Schema, TypeId, TypeKind};
-use crate::plan::{Plan, Prefix, SizeTerm, Step, TypePlan, Value, ValueSize};
+use crate::plan::{Boxed, Plan, Prefix, SizeTerm, Step, TypePlan, Value, ValueSize, MAX_INLINE_DEPTH};
 
 /// Rust keywords (strict, reserved and 2018+), escaped as raw identifiers.
 const KEYWORDS: &[&str] = &[
@@ -65,20 +65,38 @@ pub fn ident(name: &str) -> String {
     }
 }
 
-/// The Rust name of a schema type: SDP names as written (PascalCase), ffire names in
-/// PascalCase with `Message` appended for roots.
+/// The Rust names of every schema type, indexed by [`TypeId`]: PascalCase (`my_thing` →
+/// `MyThing`), ffire roots with `Message` appended, names the generated code uses
+/// ([`TAKEN_TYPES`]) with `Type` appended; names that coincide after that (`Point`,
+/// `point`, `_Point`) are numbered: the type whose name as written is the result keeps
+/// it, the others get `Point2`, `Point3`, … in declaration order
+/// ([`super::unique_type_names`]).
+pub fn type_names(schema: &Schema, layout: &Layout) -> Vec<String> {
+    let bases: Vec<String> = schema
+        .types
+        .iter()
+        .enumerate()
+        .map(|(id, def)| {
+            let mut name = pascal_case(&def.name);
+            if layout.get(id).is_some_and(|t| t.root) {
+                name.push_str("Message");
+            }
+            if TAKEN_TYPES.contains(&name.as_str()) {
+                name.push_str("Type");
+            }
+            name
+        })
+        .collect();
+    let as_written: Vec<bool> = bases.iter().zip(&schema.types).map(|(b, d)| *b == d.name).collect();
+    super::unique_type_names(bases, &as_written, |base, k| format!("{base}{k}"))
+}
+
+/// The Rust name of one schema type (see [`type_names`]).
 pub fn type_name(schema: &Schema, layout: &Layout, id: TypeId) -> String {
-    let Some(def) = schema.types.get(id) else {
-        return "Unknown".into();
-    };
-    let mut name = pascal_case(&def.name);
-    if layout.get(id).is_some_and(|t| t.root) {
-        name.push_str("Message");
-    }
-    if TAKEN_TYPES.contains(&name.as_str()) {
-        name.push_str("Type");
-    }
-    name
+    type_names(schema, layout)
+        .get(id)
+        .cloned()
+        .unwrap_or_else(|| "Unknown".into())
 }
 
 /// Which optimizations the emitted code uses. [`generate`] uses [`RustOptions::default`]
@@ -181,15 +199,17 @@ pub fn generate_with(schema: &Schema, layout: &Layout, source: &str, opts: &Rust
     }
     let plan = Plan::new(layout);
     let elements = plan.struct_uses().iter().map(|u| u.in_an_array).collect();
+    let names = type_names(schema, layout);
+    let boxed = plan.boxed(layout);
     let g = Gen {
         schema,
         layout,
         plan,
+        boxed,
         elements,
         opts: *opts,
-        type_names: (0..schema.types.len())
-            .map(|id| type_name(schema, layout, id))
-            .collect(),
+        type_names: names.iter().cloned().collect(),
+        names,
         struct_borrows: struct_borrows(layout, opts.memory),
         field_names: (0..schema.types.len()).map(|id| field_names(schema, id)).collect(),
     };
@@ -204,7 +224,9 @@ pub fn generate_with(schema: &Schema, layout: &Layout, source: &str, opts: &Rust
                 c.blank();
                 g.docs(&mut c, &def.docs);
                 let ty = g.owned_ty(&t.wire);
-                c.linef(format_args!("pub type {} = {ty};", type_name(schema, layout, id)));
+                c.line(DEAD_CODE);
+                acronym_allow(&mut c, &g.name(id));
+                c.linef(format_args!("pub type {} = {ty};", g.name(id)));
             }
         }
     }
@@ -212,6 +234,21 @@ pub fn generate_with(schema: &Schema, layout: &Layout, source: &str, opts: &Rust
         g.dispatcher(&mut c);
     }
     Ok(c.out)
+}
+
+/// Whether clippy's `upper_case_acronyms` lints a type or variant named `name`: upper
+/// case only (`POINT`, `ID3`), more than one letter.
+fn is_acronym(name: &str) -> bool {
+    name.chars().filter(|c| c.is_alphabetic()).count() > 1 && !name.chars().any(char::is_lowercase)
+}
+
+/// `#[allow(clippy::upper_case_acronyms)]` above an item (or the dispatcher enum, whose
+/// variants are the type names) named `name` when clippy would lint it: the schema chose
+/// the name (`POINT`), and generated code passes clippy `-D warnings`.
+fn acronym_allow(c: &mut Code, name: &str) {
+    if is_acronym(name) {
+        c.line("#[allow(clippy::upper_case_acronyms)] // the schema's own name");
+    }
 }
 
 /// On every generated item: a crate may use only part of a schema (`clippy -D warnings`
@@ -324,6 +361,8 @@ struct Member {
     /// `self.{access}` (`name`, `r#type`, `0`).
     access: String,
     wire: Wire,
+    /// The field's declaration index (`None`: the `0` of a tuple root).
+    decl: Option<usize>,
 }
 
 struct Gen<'s> {
@@ -333,12 +372,16 @@ struct Gen<'s> {
     opts: RustOptions,
     /// The Rust names of every schema type.
     type_names: std::collections::HashSet<String>,
+    /// Per type id: its Rust name ([`type_names`]).
+    names: Vec<String>,
     /// Per type id: its view borrows from the input.
     struct_borrows: Vec<bool>,
     /// Per type id: its fields' Rust names (computed once: the emitters ask per field).
     field_names: Vec<Vec<String>>,
     /// Per type id: a struct decoded as an array element somewhere in the schema.
     elements: Vec<bool>,
+    /// The struct fields stored behind a `Box` (the plan's decision, issue 39).
+    boxed: Boxed,
 }
 
 impl Gen<'_> {
@@ -405,7 +448,7 @@ impl Gen<'_> {
     }
 
     fn name(&self, id: TypeId) -> String {
-        type_name(self.schema, self.layout, id)
+        self.names.get(id).cloned().unwrap_or_else(|| "Unknown".into())
     }
 
     /// `FooView`, or `FooView2`, `FooView3`… when the schema itself has a type of that
@@ -483,12 +526,62 @@ impl Gen<'_> {
         }
     }
 
+    /// The type of a boxed field ([`Boxed`]): the owned or view type with the struct inside
+    /// its `Option`s in a `Box` (`Option<Box<S>>`).
+    fn boxed_ty(&self, w: &Wire, view: bool) -> String {
+        match w {
+            Wire::Optional(e) => format!("Option<{}>", self.boxed_ty(e, view)),
+            w if view => format!("Box<{}>", self.view_ty(w)),
+            w => format!("Box<{}>", self.owned_ty(w)),
+        }
+    }
+
+    /// The doc line of a boxed field (after its own docs).
+    fn box_doc(&self, c: &mut Code, docs: &[String]) {
+        if !docs.is_empty() {
+            c.line("///");
+        }
+        c.linef(format_args!(
+            "/// Boxed: the struct nests too deep to be stored inline (more than {MAX_INLINE_DEPTH} levels, past"
+        ));
+        c.line("/// rustc's layout recursion limit); the wire is the same.");
+    }
+
+    /// `expr` (a value of field `decl_index`'s unboxed type) as the boxed field's value.
+    fn rebox(&self, owner: TypeId, decl_index: usize, expr: String) -> String {
+        if !self.boxed.field(owner, decl_index) {
+            return expr;
+        }
+        let mut options = 0;
+        let mut w = self
+            .layout
+            .get(owner)
+            .and_then(|t| t.field_by_decl(decl_index))
+            .map(|f| &f.wire);
+        while let Some(Wire::Optional(e)) = w {
+            options += 1;
+            w = Some(e);
+        }
+        match options {
+            0 => format!("Box::new({expr})"),
+            1 => format!("{expr}.map(Box::new)"),
+            n => {
+                let mut f = "Box::new".to_string();
+                for d in 1..n {
+                    f = format!("|b{d}: Option<_>| b{d}.map({f})");
+                }
+                format!("{expr}.map({f})")
+            }
+        }
+    }
+
     fn members(&self, id: TypeId, t: &TypeLayout) -> Vec<Member> {
         let def = &self.schema.types[id];
         if !def.is_struct() {
             return vec![Member {
                 access: "0".into(),
                 wire: t.wire.clone(),
+                decl: None,
             }];
         }
         let names = self.field_names(id);
@@ -499,6 +592,7 @@ impl Gen<'_> {
                 Member {
                     access: ident(base),
                     wire: f.wire.clone(),
+                    decl: Some(f.decl_index),
                 }
             })
             .collect()
@@ -546,13 +640,20 @@ impl Gen<'_> {
         self.layout_doc(c, id, t);
         c.line("#[derive(Debug, Clone, PartialEq, Default)]");
         c.line(DEAD_CODE);
+        acronym_allow(c, &name);
         if def.is_struct() {
             c.open(&format!("pub struct {name} {{"));
             let names = self.field_names(id);
             for (i, f) in def.fields().iter().enumerate() {
                 let Some(fl) = t.field_by_decl(i) else { continue };
                 self.docs(c, &f.docs);
-                c.linef(format_args!("pub {}: {},", ident(&names[i]), self.owned_ty(&fl.wire)));
+                let ty = if self.boxed.field(id, i) {
+                    self.box_doc(c, &f.docs);
+                    self.boxed_ty(&fl.wire, false)
+                } else {
+                    self.owned_ty(&fl.wire)
+                };
+                c.linef(format_args!("pub {}: {ty},", ident(&names[i])));
             }
             c.close("}");
         } else {
@@ -572,7 +673,13 @@ impl Gen<'_> {
                 for (i, f) in def.fields().iter().enumerate() {
                     let Some(fl) = t.field_by_decl(i) else { continue };
                     self.docs(c, &f.docs);
-                    c.linef(format_args!("pub {}: {},", ident(&names[i]), self.view_ty(&fl.wire)));
+                    let ty = if self.boxed.field(id, i) {
+                        self.box_doc(c, &f.docs);
+                        self.boxed_ty(&fl.wire, true)
+                    } else {
+                        self.view_ty(&fl.wire)
+                    };
+                    c.linef(format_args!("pub {}: {ty},", ident(&names[i])));
                 }
                 c.close("}");
             } else {
@@ -647,7 +754,11 @@ impl Gen<'_> {
             if def.is_struct() {
                 c.open(&format!("{name} {{"));
                 for m in &members {
-                    let conv = self.conv(&format!("self.{}", m.access), false, &m.wire, 0);
+                    let mut conv = self.conv(&format!("self.{}", m.access), false, &m.wire, 0);
+                    // A boxed field's view holds a boxed view: converted, then boxed.
+                    if let (Some(i), true) = (m.decl, self.view_ty(&m.wire) != self.owned_ty(&m.wire)) {
+                        conv = self.rebox(id, i, conv);
+                    }
                     c.linef(format_args!("{}: {conv},", m.access));
                 }
                 c.close("}");
@@ -922,7 +1033,10 @@ impl Gen<'_> {
         let mut inits = Vec::new();
         for l in &leaves {
             let me = Self::map_err(&self.ctx(p.id, &l.path));
-            let expr = self.get_leaf("b", &off(l.at), "base", l.kind, &me);
+            let mut expr = self.get_leaf("b", &off(l.at), "base", l.kind, &me);
+            if let [i] = l.path.as_slice() {
+                expr = self.rebox(p.id, *i, expr);
+            }
             inits.push(format!("{}: {expr},", self.access(p.id, &l.path)));
         }
         c.open("Ok(Self {");
@@ -1079,7 +1193,8 @@ impl Gen<'_> {
             Step::Value { value, .. } => !matches!(value, Value::Prim(_)),
             Step::Block { .. } => false,
         });
-        if !reuses || paths.clone().any(|path| place(&path).is_none()) {
+        // A boxed field is read afresh too (the trait's default): deep chains only.
+        if !reuses || self.boxed.any(p.id) || paths.clone().any(|path| place(&path).is_none()) {
             return;
         }
         c.line("#[inline]");
@@ -1188,7 +1303,7 @@ impl Gen<'_> {
         t.fields
             .iter()
             .map(|f| {
-                let value = self.local(p.id, &[f.decl_index]);
+                let value = self.rebox(p.id, f.decl_index, self.local(p.id, &[f.decl_index]));
                 let field = ident(&names[f.decl_index]);
                 if value == field {
                     field
@@ -1340,6 +1455,9 @@ impl Gen<'_> {
         c.line("#[derive(Debug, Clone, PartialEq)]");
         c.line("#[allow(clippy::large_enum_variant)] // values are built once and matched, not stored in bulk");
         c.line(DEAD_CODE);
+        if let Some((_, name, _)) = structs.iter().find(|(_, n, _)| is_acronym(n)) {
+            acronym_allow(c, name);
+        }
         c.open("pub enum AnyMessage {");
         for (_, name, id) in &structs {
             c.linef(format_args!("/// Type id {id}."));

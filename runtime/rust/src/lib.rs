@@ -64,6 +64,8 @@ pub use compact_str::CompactString;
 /// What generated modules use from `alloc`, so they compile in `#![no_std]` crates
 /// (which lack the std prelude) as well as in std ones.
 pub mod prelude {
+    /// For the fields generated code stores behind a pointer (deeply nested structs).
+    pub use alloc::boxed::Box;
     pub use alloc::string::String;
     pub use alloc::vec::Vec;
 }

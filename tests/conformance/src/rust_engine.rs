@@ -188,7 +188,17 @@ fn to_json(schema: &Schema, layout: &Layout, wire: &Wire, x: &str, d: usize) -> 
     }
 }
 
+/// A value of a field's unboxed type as the value of the field the generator boxed
+/// (`codegen::plan::Boxed`: `Box<S>`, `Option<Box<S>>`).
+fn rebox(wire: &Wire, value: String) -> String {
+    match wire {
+        Wire::Optional(e) => format!("({value}).map(|b| {})", rebox(e, "b".into())),
+        _ => format!("Box::new({value})"),
+    }
+}
+
 fn driver(schema: &Schema, layout: &Layout) -> String {
+    let boxed = codegen::plan::Plan::new(layout).boxed(layout);
     let mut s = String::from(
         "#![allow(warnings)]\n// The generated module must compile warning-free, also where the driver uses only part of it.\n#[deny(warnings)]\nmod generated;\nmod json;\nuse generated::*;\nuse std::io::{Read, Write};\nuse wirelens_runtime::{Message, SdpMessage};\n\n",
     );
@@ -213,12 +223,11 @@ fn driver(schema: &Schema, layout: &Layout) -> String {
                 for (i, f) in fields.iter().enumerate() {
                     let Some(fl) = t.field_by_decl(i) else { continue };
                     let getter = format!("json::get(v, {:?})?", f.json_name);
-                    let _ = writeln!(
-                        s,
-                        "        {}: {{ let fv = {getter}; {} }},",
-                        names[i],
-                        from_json(schema, layout, &fl.wire, "fv", 0)
-                    );
+                    let mut value = from_json(schema, layout, &fl.wire, "fv", 0);
+                    if boxed.field(id, i) {
+                        value = rebox(&fl.wire, value);
+                    }
+                    let _ = writeln!(s, "        {}: {{ let fv = {getter}; {value} }},", names[i]);
                 }
                 let _ = writeln!(s, "    }})\n}}\n");
             }
