@@ -12,7 +12,8 @@ fn exe() -> &'static str {
     env!("CARGO_BIN_EXE_wirelens")
 }
 
-/// (CPU seconds, peak RSS in KB, stdout bytes) of `wirelens args…`, best of three.
+/// (CPU seconds, peak RSS in KB, stdout and stderr bytes) of `wirelens args…`, best of
+/// three.
 fn measure(args: &[&str], dir: &Path) -> (f64, u64, usize) {
     let time = Path::new("/usr/bin/time");
     assert!(time.exists(), "these tests need GNU time at /usr/bin/time");
@@ -33,7 +34,7 @@ fn measure(args: &[&str], dir: &Path) -> (f64, u64, usize) {
         assert_eq!(v.len(), 3, "{text}");
         let cpu = v[0].parse::<f64>().unwrap() + v[1].parse::<f64>().unwrap();
         let rss = v[2].parse::<u64>().unwrap();
-        best = (best.0.min(cpu), best.1.min(rss), out.stdout.len());
+        best = (best.0.min(cpu), best.1.min(rss), out.stdout.len() + out.stderr.len());
     }
     best
 }
@@ -291,4 +292,60 @@ fn a_closed_stdout_ends_every_printing_command_quietly() {
             assert!(err.is_empty(), "{what}: {err}");
         }
     }
+}
+
+/// `n` structs with one stray `;` each, a struct per line (`one_line`: all on one line).
+fn stray_semicolons(n: usize, one_line: bool) -> String {
+    let structs: Vec<String> = (0..n).map(|i| format!("struct E{i} {{ a: u32, e: str ; }}")).collect();
+    structs.join(if one_line { " " } else { "\n" }) + "\n"
+}
+
+/// The ffire counterpart: a stray `,` per type.
+fn stray_commas_ffi(n: usize) -> String {
+    let types: String = (0..n)
+        .map(|i| format!("type E{i} struct {{ A int32; B string ,; }}\n"))
+        .collect();
+    format!("package p\n\n{types}")
+}
+
+#[test]
+fn syntax_errors_cost_linear_time_in_every_dialect_and_on_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    // Each error read the children of all its ancestors, the file's every declaration
+    // among them: 2,500 → 10,000 structs took 0.7 → 10 s of CPU.
+    let cases = [
+        (
+            "a stray `;` per struct",
+            "sdp",
+            stray_semicolons as fn(usize, bool) -> String,
+            false,
+        ),
+        ("stray `;`s on one line", "sdp", stray_semicolons, true),
+        ("a stray `,` per ffire type", "ffi", |n, _| stray_commas_ffi(n), false),
+    ];
+    for (what, ext, make, one_line) in cases {
+        let small_text = make(2_500, one_line);
+        let small = write(dir.path(), &format!("small.{ext}"), small_text.as_bytes());
+        let large = write(dir.path(), &format!("large.{ext}"), make(10_000, one_line).as_bytes());
+        let out = Command::new(exe())
+            .args(["check", "--format", "json"])
+            .arg(&small)
+            .output()
+            .unwrap();
+        let diags: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let syntax = diags
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["code"] == "SYNTAX")
+            .count();
+        assert_eq!(syntax, 2_500, "{what}");
+        let m = |p: &Path| measure(&["check", "--format", "json", p.to_str().unwrap()], dir.path());
+        assert_linear(&format!("check of {what}"), || m(&small), || m(&large));
+    }
+    // Every command parses the same way; `fmt --check` also prints the errors.
+    let small = write(dir.path(), "small.sdp", stray_semicolons(2_500, false).as_bytes());
+    let large = write(dir.path(), "large.sdp", stray_semicolons(10_000, false).as_bytes());
+    let m = |p: &Path| measure(&["fmt", "--check", p.to_str().unwrap()], dir.path());
+    assert_linear("fmt --check of a stray `;` per struct", || m(&small), || m(&large));
 }
