@@ -397,3 +397,56 @@ fn did_you_mean_costs_linear_time() {
         assert_linear(&format!("check of misspelt types ({ext})"), || m(&small), || m(&large));
     }
 }
+
+/// One line: a struct of `n` fields, each of an unknown type.
+fn unknown_on_one_line(n: usize) -> String {
+    let fields: Vec<String> = (0..n).map(|i| format!("f{i}: Missing{i},")).collect();
+    format!("struct A {{ {} }}\n", fields.join(" "))
+}
+
+#[test]
+fn human_check_output_is_bounded_and_json_stays_complete() {
+    let dir = tempfile::tempdir().unwrap();
+    let small = write(dir.path(), "small.sdp", unknown_on_one_line(1_000).as_bytes());
+    let large = write(dir.path(), "large.sdp", unknown_on_one_line(4_000).as_bytes());
+    // Every error quoted the whole line: 1,000 → 4,000 fields printed 20 → 330 MB.
+    let out = Command::new(exe()).arg("check").arg(&large).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.len() < 100_000, "{} bytes", err.len());
+    assert_eq!(err.matches("error[UNKNOWN_TYPE]").count(), 100);
+    assert!(
+        err.contains(&format!(
+            "… and 3900 more errors in {} (the first 100 are shown; `--format json` lists them all)\n",
+            large.display()
+        )),
+        "{}",
+        &err[err.len().saturating_sub(400)..]
+    );
+    assert!(
+        err.ends_with("checked 1 file: 4000 errors, 0 warnings\n"),
+        "{}",
+        &err[err.len() - 200..]
+    );
+    // Each quoted as a window around its caret (cut marks at both ends), with the real
+    // line and column.
+    let text = unknown_on_one_line(4_000);
+    let column = text.find("Missing50,").unwrap() + 1;
+    let at = err.find("unknown type `Missing50`").unwrap();
+    let shown = &err[at..at + 600];
+    assert!(shown.contains(&format!("large.sdp:1:{column}\n")), "{shown}");
+    assert!(shown.contains("1 │ …ing47, f48: Missing48, "), "{shown}");
+    assert!(shown.contains(" f55: Missi…\n"), "{shown}");
+    let longest = err.lines().map(|l| l.chars().count()).max().unwrap();
+    assert!(longest < 200, "a line of {longest} characters");
+    // JSON: every one of them.
+    let out = Command::new(exe())
+        .args(["check", "--format", "json"])
+        .arg(&large)
+        .output()
+        .unwrap();
+    let diags: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(diags.as_array().unwrap().len(), 4_000);
+    let m = |p: &Path| measure(&["check", p.to_str().unwrap()], dir.path());
+    assert_linear("human check of errors on one line", || m(&small), || m(&large));
+}
