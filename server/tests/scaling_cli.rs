@@ -12,7 +12,8 @@ fn exe() -> &'static str {
     env!("CARGO_BIN_EXE_wirelens")
 }
 
-/// (CPU seconds, peak RSS in KB, stdout bytes) of `wirelens args…`, best of three.
+/// (CPU seconds, peak RSS in KB, stdout and stderr bytes) of `wirelens args…`, best of
+/// three.
 fn measure(args: &[&str], dir: &Path) -> (f64, u64, usize) {
     let time = Path::new("/usr/bin/time");
     assert!(time.exists(), "these tests need GNU time at /usr/bin/time");
@@ -33,7 +34,7 @@ fn measure(args: &[&str], dir: &Path) -> (f64, u64, usize) {
         assert_eq!(v.len(), 3, "{text}");
         let cpu = v[0].parse::<f64>().unwrap() + v[1].parse::<f64>().unwrap();
         let rss = v[2].parse::<u64>().unwrap();
-        best = (best.0.min(cpu), best.1.min(rss), out.stdout.len());
+        best = (best.0.min(cpu), best.1.min(rss), out.stdout.len() + out.stderr.len());
     }
     best
 }
@@ -291,4 +292,161 @@ fn a_closed_stdout_ends_every_printing_command_quietly() {
             assert!(err.is_empty(), "{what}: {err}");
         }
     }
+}
+
+/// `n` structs with one stray `;` each, a struct per line (`one_line`: all on one line).
+fn stray_semicolons(n: usize, one_line: bool) -> String {
+    let structs: Vec<String> = (0..n).map(|i| format!("struct E{i} {{ a: u32, e: str ; }}")).collect();
+    structs.join(if one_line { " " } else { "\n" }) + "\n"
+}
+
+/// The ffire counterpart: a stray `,` per type.
+fn stray_commas_ffi(n: usize) -> String {
+    let types: String = (0..n)
+        .map(|i| format!("type E{i} struct {{ A int32; B string ,; }}\n"))
+        .collect();
+    format!("package p\n\n{types}")
+}
+
+#[test]
+fn syntax_errors_cost_linear_time_in_every_dialect_and_on_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    // Each error read the children of all its ancestors, the file's every declaration
+    // among them: 2,500 → 10,000 structs took 0.7 → 10 s of CPU.
+    let cases = [
+        (
+            "a stray `;` per struct",
+            "sdp",
+            stray_semicolons as fn(usize, bool) -> String,
+            false,
+        ),
+        ("stray `;`s on one line", "sdp", stray_semicolons, true),
+        ("a stray `,` per ffire type", "ffi", |n, _| stray_commas_ffi(n), false),
+    ];
+    for (what, ext, make, one_line) in cases {
+        let small_text = make(2_500, one_line);
+        let small = write(dir.path(), &format!("small.{ext}"), small_text.as_bytes());
+        let large = write(dir.path(), &format!("large.{ext}"), make(10_000, one_line).as_bytes());
+        let out = Command::new(exe())
+            .args(["check", "--format", "json"])
+            .arg(&small)
+            .output()
+            .unwrap();
+        let diags: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let syntax = diags
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["code"] == "SYNTAX")
+            .count();
+        assert_eq!(syntax, 2_500, "{what}");
+        let m = |p: &Path| measure(&["check", "--format", "json", p.to_str().unwrap()], dir.path());
+        assert_linear(&format!("check of {what}"), || m(&small), || m(&large));
+    }
+    // Every command parses the same way; `fmt --check` also prints the errors.
+    let small = write(dir.path(), "small.sdp", stray_semicolons(2_500, false).as_bytes());
+    let large = write(dir.path(), "large.sdp", stray_semicolons(10_000, false).as_bytes());
+    let m = |p: &Path| measure(&["fmt", "--check", p.to_str().unwrap()], dir.path());
+    assert_linear("fmt --check of a stray `;` per struct", || m(&small), || m(&large));
+}
+
+/// `n` structs, each with a field of a misspelt type (`Typo7` for `Type7`).
+fn misspelt_types(n: usize, ffi: bool) -> String {
+    if ffi {
+        let types: String = (0..n)
+            .map(|i| format!("type Type{i:06} struct {{\n\tA Typo{i:06}\n}}\n"))
+            .collect();
+        format!("package p\n\n{types}")
+    } else {
+        (0..n)
+            .map(|i| format!("struct Type{i:06} {{ a: Typo{i:06}, }}\n"))
+            .collect()
+    }
+}
+
+#[test]
+fn did_you_mean_costs_linear_time() {
+    let dir = tempfile::tempdir().unwrap();
+    // Every unknown name was compared with every type name: 1,500 → 6,000 took
+    // 3 → 45 s of CPU.
+    for (ffi, ext) in [(false, "sdp"), (true, "ffi")] {
+        let small = write(
+            dir.path(),
+            &format!("small.{ext}"),
+            misspelt_types(1_500, ffi).as_bytes(),
+        );
+        let large = write(
+            dir.path(),
+            &format!("large.{ext}"),
+            misspelt_types(6_000, ffi).as_bytes(),
+        );
+        let out = Command::new(exe())
+            .args(["check", "--format", "json"])
+            .arg(&large)
+            .output()
+            .unwrap();
+        let diags: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let unknown: Vec<_> = diags
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["code"] == "UNKNOWN_TYPE" || d["code"] == "E005")
+            .collect();
+        assert_eq!(unknown.len(), 6_000, "{ext}");
+        let m = |p: &Path| measure(&["check", "--format", "json", p.to_str().unwrap()], dir.path());
+        assert_linear(&format!("check of misspelt types ({ext})"), || m(&small), || m(&large));
+    }
+}
+
+/// One line: a struct of `n` fields, each of an unknown type.
+fn unknown_on_one_line(n: usize) -> String {
+    let fields: Vec<String> = (0..n).map(|i| format!("f{i}: Missing{i},")).collect();
+    format!("struct A {{ {} }}\n", fields.join(" "))
+}
+
+#[test]
+fn human_check_output_is_bounded_and_json_stays_complete() {
+    let dir = tempfile::tempdir().unwrap();
+    let small = write(dir.path(), "small.sdp", unknown_on_one_line(1_000).as_bytes());
+    let large = write(dir.path(), "large.sdp", unknown_on_one_line(4_000).as_bytes());
+    // Every error quoted the whole line: 1,000 → 4,000 fields printed 20 → 330 MB.
+    let out = Command::new(exe()).arg("check").arg(&large).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.len() < 100_000, "{} bytes", err.len());
+    assert_eq!(err.matches("error[UNKNOWN_TYPE]").count(), 100);
+    assert!(
+        err.contains(&format!(
+            "… and 3900 more errors in {} (the first 100 are shown; `--format json` lists them all)\n",
+            large.display()
+        )),
+        "{}",
+        &err[err.len().saturating_sub(400)..]
+    );
+    assert!(
+        err.ends_with("checked 1 file: 4000 errors, 0 warnings\n"),
+        "{}",
+        &err[err.len() - 200..]
+    );
+    // Each quoted as a window around its caret (cut marks at both ends), with the real
+    // line and column.
+    let text = unknown_on_one_line(4_000);
+    let column = text.find("Missing50,").unwrap() + 1;
+    let at = err.find("unknown type `Missing50`").unwrap();
+    let shown = &err[at..at + 600];
+    assert!(shown.contains(&format!("large.sdp:1:{column}\n")), "{shown}");
+    assert!(shown.contains("1 │ …ing47, f48: Missing48, "), "{shown}");
+    assert!(shown.contains(" f55: Missi…\n"), "{shown}");
+    let longest = err.lines().map(|l| l.chars().count()).max().unwrap();
+    assert!(longest < 200, "a line of {longest} characters");
+    // JSON: every one of them.
+    let out = Command::new(exe())
+        .args(["check", "--format", "json"])
+        .arg(&large)
+        .output()
+        .unwrap();
+    let diags: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(diags.as_array().unwrap().len(), 4_000);
+    let m = |p: &Path| measure(&["check", p.to_str().unwrap()], dir.path());
+    assert_linear("human check of errors on one line", || m(&small), || m(&large));
 }

@@ -6,11 +6,10 @@ use std::process::ExitCode;
 
 use codegen::source::ColumnUnit;
 use codegen::{Diagnostic, FieldOrder, Severity, SourceFile};
-use codespan_reporting::diagnostic::{Diagnostic as Report, Label, Severity as ReportSeverity};
-use codespan_reporting::files::SimpleFile;
-use codespan_reporting::term::{self, termcolor};
+use codespan_reporting::term::termcolor;
 use serde_json::json;
 
+use super::human::Human;
 use super::{diff, find_schemas, load, FileError};
 use crate::Format;
 use codegen::baseline::Against;
@@ -30,7 +29,7 @@ pub fn run(
     for path in &files {
         match load(path, order) {
             Ok(loaded) => {
-                let file = SimpleFile::new(path.display().to_string(), loaded.source.text.as_str());
+                let mut shown = Human::new(path, &loaded.source);
                 for d in &loaded.analysis.diagnostics {
                     match d.severity {
                         Severity::Error => errors += 1,
@@ -40,9 +39,14 @@ pub fn run(
                     match format {
                         Format::Json => json_out.push(diagnostic_json(path, &loaded.source, d)),
                         Format::Human => {
-                            let _ = human.write_all(render(&file, d).as_bytes());
+                            if let Some(text) = shown.next(d) {
+                                let _ = human.write_all(text.as_bytes());
+                            }
                         }
                     }
+                }
+                if let Some(rest) = shown.rest() {
+                    let _ = human.write_all(rest.as_bytes());
                 }
                 if let Some(against) = against.filter(|_| !loaded.analysis.has_errors()) {
                     match diff::against_file(path, &loaded, against, order)? {
@@ -163,30 +167,4 @@ fn failure_json(fail: &FileError) -> serde_json::Value {
         "code": fail.code,
         "message": fail.message,
     })
-}
-
-/// rustc-style rendering: header, `--> file:line:col`, the source line and a caret.
-pub fn render(file: &SimpleFile<String, &str>, d: &Diagnostic) -> String {
-    let severity = match d.severity {
-        Severity::Error => ReportSeverity::Error,
-        Severity::Warning => ReportSeverity::Warning,
-        Severity::Info => ReportSeverity::Note,
-    };
-    let mut primary = Label::primary((), d.range.clone());
-    if let Some(l) = &d.label {
-        primary = primary.with_message(l);
-    }
-    let mut labels = vec![primary];
-    labels.extend(
-        d.related
-            .iter()
-            .map(|r| Label::secondary((), r.range.clone()).with_message(&r.message)),
-    );
-    let report = Report::new(severity)
-        .with_code(d.code)
-        .with_message(&d.message)
-        .with_labels(labels)
-        .with_notes(d.notes.clone());
-    let config = term::Config::default();
-    term::emit_into_string(&config, file, &report).unwrap_or_else(|_| format!("{}: {}\n", file.name(), d.message))
 }

@@ -8,9 +8,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use codegen::fmt::format;
-use codespan_reporting::files::SimpleFile;
 
-use super::check::render;
+use super::human::Human;
 use super::{find_schemas, load};
 use codegen::files::replace_user_file;
 
@@ -34,9 +33,14 @@ pub fn run(paths: &[PathBuf], check: bool) -> Result<ExitCode, String> {
             .filter(|d| d.code == "SYNTAX")
             .collect();
         if !syntax.is_empty() {
-            let file = SimpleFile::new(path.display().to_string(), loaded.source.text.as_str());
+            let mut shown = Human::new(path, &loaded.source);
             for d in syntax {
-                eprint!("{}", render(&file, d));
+                if let Some(text) = shown.next(d) {
+                    eprint!("{text}");
+                }
+            }
+            if let Some(rest) = shown.rest() {
+                eprint!("{rest}");
             }
             eprintln!("error: {}: not formatted: the file has syntax errors", path.display());
             failed += 1;

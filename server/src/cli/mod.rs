@@ -6,6 +6,7 @@ pub mod codec;
 pub mod diff;
 pub mod fmt;
 pub mod gen;
+pub mod human;
 pub mod layout;
 
 use std::path::Path;
@@ -24,9 +25,14 @@ pub fn load_checked(path: &Path, order_flag: Option<FieldOrder>) -> Result<Loade
         .filter(|d| d.severity == codegen::Severity::Error)
         .collect();
     if !errors.is_empty() {
-        let file = codespan_reporting::files::SimpleFile::new(path.display().to_string(), loaded.source.text.as_str());
+        let mut shown = human::Human::new(path, &loaded.source);
         for d in &errors {
-            eprint!("{}", check::render(&file, d));
+            if let Some(text) = shown.next(d) {
+                eprint!("{text}");
+            }
+        }
+        if let Some(rest) = shown.rest() {
+            eprint!("{rest}");
         }
         return Err(format!(
             "{}: the schema has {} error(s); fix them first",
