@@ -550,9 +550,14 @@ fn compare_type(
     // Match fields: by name, then a field whose name changed but that kept its written
     // position and wire shape is a rename.
     let (ofields, nfields) = (odef.fields(), ndef.fields());
+    // By name through a map: a search per field was quadratic in a wide struct.
+    let mut old_by_name: rustc_hash::FxHashMap<&str, usize> = Default::default();
+    for (oi, g) in ofields.iter().enumerate() {
+        old_by_name.entry(g.name.as_str()).or_insert(oi);
+    }
     let mut old_of_new: Vec<Option<usize>> = nfields
         .iter()
-        .map(|f| ofields.iter().position(|g| g.name == f.name))
+        .map(|f| old_by_name.get(f.name.as_str()).copied())
         .collect();
     let mut matched_old = vec![false; ofields.len()];
     for m in old_of_new.iter().flatten() {
@@ -593,6 +598,11 @@ fn compare_type(
         }
         r
     };
+    // Per new field, its index in `kept` (kept is in new declaration order).
+    let mut kept_index = vec![0; nfields.len()];
+    for (k, &(_, ni)) in kept.iter().enumerate() {
+        kept_index[ni] = k;
+    }
     let old_rank = rank(ol, kept.iter().map(|k| k.0).collect());
     let new_rank = rank(nl, kept.iter().map(|k| k.1).collect());
 
@@ -630,7 +640,7 @@ fn compare_type(
                 new: Some(place(nf, &nf_def.range)),
             });
         }
-        let k = kept.iter().position(|&(a, b)| a == oi && b == ni).unwrap_or(0);
+        let k = kept_index[ni];
         if of_def.name != nf_def.name {
             if of.wire_index != nf.wire_index {
                 push(

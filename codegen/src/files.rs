@@ -19,6 +19,19 @@ use crate::project::FileError;
 
 /// Reads `path`, a regular file (after following links) of at most `limit` bytes.
 pub fn read_regular(path: &Path, limit: usize) -> Result<Vec<u8>, FileError> {
+    read_regular_within(path, limit)?.ok_or_else(|| {
+        FileError::new(
+            path,
+            "file-read",
+            format!("file is larger than the limit of {limit} bytes"),
+        )
+    })
+}
+
+/// [`read_regular`], except that a file larger than `limit` is `Ok(None)`, read no
+/// further than that: a caller comparing the file with `limit` expected bytes knows
+/// enough (`gen --check`).
+pub fn read_regular_within(path: &Path, limit: usize) -> Result<Option<Vec<u8>>, FileError> {
     let fail = |message: String| FileError::new(path, "file-read", message);
     let meta = std::fs::metadata(path).map_err(|e| fail(e.to_string()))?;
     if meta.is_dir() {
@@ -29,9 +42,9 @@ pub fn read_regular(path: &Path, limit: usize) -> Result<Vec<u8>, FileError> {
             "not a regular file (a device, FIFO or socket); refusing to read it".into(),
         ));
     }
-    // A fast refusal where the size is known; the real bound is counted while reading.
+    // A fast answer where the size is known; the real bound is counted while reading.
     if meta.len() > limit as u64 {
-        return Err(fail(format!("file is larger than the limit of {limit} bytes")));
+        return Ok(None);
     }
     let mut options = std::fs::OpenOptions::new();
     options.read(true);
@@ -47,9 +60,9 @@ pub fn read_regular(path: &Path, limit: usize) -> Result<Vec<u8>, FileError> {
         .read_to_end(&mut bytes)
         .map_err(|e| fail(e.to_string()))?;
     if bytes.len() > limit {
-        return Err(fail(format!("file is larger than the limit of {limit} bytes")));
+        return Ok(None);
     }
-    Ok(bytes)
+    Ok(Some(bytes))
 }
 
 /// Writes `bytes` to a new temporary file beside `path` (created exclusively, so never

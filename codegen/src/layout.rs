@@ -47,32 +47,122 @@ impl SizeInfo {
 /// A byte offset inside a struct: a constant plus the variable part of every earlier
 /// variable-size field (`|name|` = the bytes of `name` beyond its minimum size: a
 /// string's length, an array's elements, a present option's value).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+///
+/// The variable part is a range, not a list: the first `count` of the struct's
+/// variable-size fields in wire order, a list all offsets of one struct share. Spelled
+/// out per field, a struct of N strings held N²/2 names (32,000 fields: 9 GB).
+#[derive(Debug, Clone)]
 pub struct Offset {
     pub constant: u64,
-    pub terms: Vec<std::sync::Arc<str>>,
+    /// The names of the struct's variable-size fields in wire order (shared).
+    vars: std::sync::Arc<[std::sync::Arc<str>]>,
+    /// How many of `vars` come before this offset.
+    count: usize,
 }
 
+/// How many `|name|` terms [`Offset::expr`] spells out before it shortens an offset to
+/// its first and last terms and their count.
+pub const MAX_OFFSET_TERMS: usize = 16;
+
 impl Offset {
-    pub fn constant(&self) -> Option<u64> {
-        self.terms.is_empty().then_some(self.constant)
+    /// Offset 0.
+    pub fn zero() -> Offset {
+        Offset {
+            constant: 0,
+            vars: std::sync::Arc::from(Vec::new()),
+            count: 0,
+        }
     }
 
-    /// `12`, or `12 + |display_name| + |identifier|`.
+    pub fn constant(&self) -> Option<u64> {
+        (self.count == 0).then_some(self.constant)
+    }
+
+    /// The variable-size fields before this offset, in wire order.
+    pub fn terms(&self) -> &[std::sync::Arc<str>] {
+        self.vars.get(..self.count).unwrap_or_default()
+    }
+
+    /// `12`, or `12 + |display_name| + |identifier|`; beyond [`MAX_OFFSET_TERMS`]
+    /// terms `12 + |first| + … + |last| (N variable-size fields)`, so that a struct's
+    /// offsets take space linear in its fields.
     pub fn expr(&self) -> String {
+        self.expr_with(MAX_OFFSET_TERMS, " + ")
+    }
+
+    /// [`Offset::expr`] with at most `max_terms` terms spelled out (at least 2) and
+    /// `sep` between them.
+    pub fn expr_with(&self, max_terms: usize, sep: &str) -> String {
+        let terms = self.terms();
         let mut s = self.constant.to_string();
-        for t in &self.terms {
-            s.push_str(" + |");
+        let push = |s: &mut String, t: &str| {
+            s.push_str(sep);
+            s.push('|');
             s.push_str(t);
             s.push('|');
+        };
+        match terms {
+            [first, .., last] if terms.len() > max_terms.max(2) => {
+                push(&mut s, first);
+                s.push_str(sep);
+                s.push('…');
+                push(&mut s, last);
+                s.push_str(&format!(" ({} variable-size fields)", terms.len()));
+            }
+            _ => terms.iter().for_each(|t| push(&mut s, t)),
         }
         s
     }
+}
 
-    fn advance(&mut self, size: &SizeInfo, name: impl FnOnce() -> String) {
+impl PartialEq for Offset {
+    fn eq(&self, other: &Offset) -> bool {
+        self.constant == other.constant
+            && self.count == other.count
+            && (std::sync::Arc::ptr_eq(&self.vars, &other.vars) || self.terms() == other.terms())
+    }
+}
+
+impl Eq for Offset {}
+
+impl std::hash::Hash for Offset {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.constant.hash(state);
+        self.terms().hash(state);
+    }
+}
+
+/// Offsets of a run of fields in order: [`Offsets::place`] each field's size, then
+/// [`Offsets::finish`] turns the places into [`Offset`]s sharing one list of names.
+struct Offsets {
+    constant: u64,
+    names: Vec<std::sync::Arc<str>>,
+}
+
+impl Offsets {
+    fn new() -> Offsets {
+        Offsets {
+            constant: 0,
+            names: Vec::new(),
+        }
+    }
+
+    /// The place of the next field, then advances past it (`size`, named `name`).
+    fn place(&mut self, size: &SizeInfo, name: impl FnOnce() -> String) -> (u64, usize) {
+        let here = (self.constant, self.names.len());
         self.constant = self.constant.saturating_add(size.min);
         if size.fixed.is_none() {
-            self.terms.push(name().into());
+            self.names.push(name().into());
+        }
+        here
+    }
+
+    fn finish(self) -> impl Fn((u64, usize)) -> Offset {
+        let vars: std::sync::Arc<[std::sync::Arc<str>]> = self.names.into();
+        move |(constant, count)| Offset {
+            constant,
+            vars: vars.clone(),
+            count,
         }
     }
 }
@@ -120,18 +210,20 @@ pub struct Leaf {
 impl Leaf {
     /// Dotted field names from the struct `owner` down to this leaf (`rect.top_left`).
     pub fn name(&self, layout: &Layout, schema: &Schema, owner: TypeId) -> String {
-        path_name(schema, owner, &self.path, |t| {
-            layout.get(t).map(|l| l.fields.iter().map(|f| (f.decl_index, &f.wire)))
+        path_name(schema, owner, &self.path, |t, i| {
+            layout.get(t)?.field_by_decl(i).map(|f| &f.wire)
         })
     }
 }
 
 /// Dotted names along a path of declaration indices, following each field's wire into
-/// the nested struct. `fields_of(t)` yields struct `t`'s (declaration index, wire) pairs.
-fn path_name<'w, I>(schema: &Schema, owner: TypeId, path: &[usize], fields_of: impl Fn(TypeId) -> Option<I>) -> String
-where
-    I: Iterator<Item = (usize, &'w Wire)>,
-{
+/// the nested struct. `wire_of(t, i)` is the wire of struct `t`'s `i`-th declared field.
+fn path_name<'w>(
+    schema: &Schema,
+    owner: TypeId,
+    path: &[usize],
+    wire_of: impl Fn(TypeId, usize) -> Option<&'w Wire>,
+) -> String {
     let mut names: Vec<&str> = Vec::with_capacity(path.len());
     let mut ty = Some(owner);
     for &i in path {
@@ -143,12 +235,10 @@ where
                 .and_then(|d| d.fields().get(i))
                 .map_or("?", |f| f.name.as_str()),
         );
-        ty = fields_of(t)
-            .and_then(|mut it| it.find(|(d, _)| *d == i))
-            .and_then(|(_, w)| match w {
-                Wire::Struct(n) => Some(*n),
-                _ => None,
-            });
+        ty = wire_of(t, i).and_then(|w| match w {
+            Wire::Struct(n) => Some(*n),
+            _ => None,
+        });
     }
     names.join(".")
 }
@@ -181,6 +271,8 @@ pub struct TypeLayout {
     pub message_id: Option<u16>,
     /// ffire: a message type (exported, never referenced).
     pub root: bool,
+    /// Per declaration index, the position of that field in `fields`.
+    by_decl: Vec<usize>,
 }
 
 impl TypeLayout {
@@ -189,8 +281,10 @@ impl TypeLayout {
         self.fields.iter().any(|f| f.decl_index != f.wire_index)
     }
 
+    /// The field declared `decl_index`-th (an index built with the layout: callers
+    /// look up every field, and a search each was quadratic in wide structs).
     pub fn field_by_decl(&self, decl_index: usize) -> Option<&FieldLayout> {
-        self.fields.iter().find(|f| f.decl_index == decl_index)
+        self.fields.get(*self.by_decl.get(decl_index)?)
     }
 }
 
@@ -266,26 +360,30 @@ impl Layout {
                             wire_index: 0,
                             wire,
                             size,
-                            offset: Offset {
-                                constant: 0,
-                                terms: vec![],
-                            },
+                            offset: Offset::zero(),
                         });
                     }
                     if laid.len() != fields.len() {
                         continue; // an unsupported construct, already reported
                     }
                     engine.sort_fields(&mut laid, fields);
-                    let mut offset = Offset {
-                        constant: 0,
-                        terms: vec![],
-                    };
+                    let mut offsets = Offsets::new();
                     let mut size = SizeInfo::fixed(0);
-                    for (wire_index, f) in laid.iter_mut().enumerate() {
+                    let places: Vec<(u64, usize)> = laid
+                        .iter()
+                        .map(|f| {
+                            size = size.then(f.size);
+                            offsets.place(&f.size, || fields[f.decl_index].name.clone())
+                        })
+                        .collect();
+                    let offset_at = offsets.finish();
+                    let mut by_decl = vec![0; laid.len()];
+                    for (wire_index, (f, place)) in laid.iter_mut().zip(places).enumerate() {
                         f.wire_index = wire_index;
-                        f.offset = offset.clone();
-                        offset.advance(&f.size, || fields[f.decl_index].name.clone());
-                        size = size.then(f.size);
+                        f.offset = offset_at(place);
+                        if let Some(slot) = by_decl.get_mut(f.decl_index) {
+                            *slot = wire_index;
+                        }
                     }
                     // In place first: its blocks are computed from its own fields.
                     engine.types[id] = Some(TypeLayout {
@@ -297,6 +395,7 @@ impl Layout {
                         walk: Vec::new(),
                         message_id: None,
                         root: false,
+                        by_decl,
                     });
                     let (blocks, walk) = engine.blocks(id);
                     if let Some(t) = engine.types[id].as_mut() {
@@ -317,6 +416,7 @@ impl Layout {
                         walk: vec![],
                         message_id: None,
                         root: false,
+                        by_decl: vec![],
                     }
                 }
             };
@@ -455,24 +555,29 @@ impl Layout {
             return None;
         };
         let placed = !(self.dialect == Dialect::Ffi && self.order == FieldOrder::Canonical);
-        let mut offset = placed.then(|| Offset {
-            constant: 0,
-            terms: vec![],
-        });
+        // Each field's offset while every field before it has a size.
+        let mut known = placed;
+        let mut offsets = Offsets::new();
         let mut out = Vec::with_capacity(fields.len());
+        let mut places = Vec::with_capacity(fields.len());
         for (decl_index, f) in fields.iter().enumerate() {
             let wire = wire_of(&f.ty, &|t| self.get(t));
             let size = wire.as_ref().map(|w| self.size_of(w));
+            places.push(known.then(|| match &size {
+                Some(s) => offsets.place(s, || f.name.clone()),
+                None => offsets.place(&SizeInfo::fixed(0), String::new),
+            }));
+            known &= size.is_some();
             out.push(PartialField {
                 decl_index,
-                offset: offset.clone(),
+                offset: None,
                 wire,
                 size,
             });
-            match (offset.as_mut(), &size) {
-                (Some(o), Some(s)) => o.advance(s, || f.name.clone()),
-                _ => offset = None,
-            }
+        }
+        let offset_at = offsets.finish();
+        for (p, place) in out.iter_mut().zip(places) {
+            p.offset = place.map(&offset_at);
         }
         Some(out)
     }

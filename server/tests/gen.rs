@@ -180,3 +180,74 @@ fn unknown_language_is_a_usage_error() {
     assert_eq!(r.code, 2, "{}", r.stderr);
     assert!(r.stderr.contains("unknown language `go`"), "{}", r.stderr);
 }
+
+/// `gen --check` where an output path is a FIFO (no writer: opening it blocked for ever)
+/// or a link to `/dev/zero` (read until memory ran out): a clear error, at once. The
+/// child's address space is capped at 4 GiB and it is killed after 20 s, so a
+/// regression fails the test instead of taking the machine down.
+#[cfg(unix)]
+#[test]
+fn check_refuses_outputs_that_are_not_regular_files() {
+    use std::os::unix::process::CommandExt as _;
+    use std::time::{Duration, Instant};
+    let tmp = tempfile::tempdir().unwrap();
+    let schema = tmp.path().join("k.sdp");
+    std::fs::write(&schema, "struct K {\n    x: u8,\n}\n").unwrap();
+    let run = |out: &Path| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_wirelens"));
+        cmd.args(["gen", schema.to_str().unwrap(), "--lang", "rust", "--check", "--out"])
+            .arg(out)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        // SAFETY: setrlimit is async-signal-safe; nothing else runs in the child.
+        unsafe {
+            cmd.pre_exec(|| {
+                let cap = libc::rlimit {
+                    rlim_cur: 4 << 30,
+                    rlim_max: 4 << 30,
+                };
+                libc::setrlimit(libc::RLIMIT_AS, &cap);
+                Ok(())
+            });
+        }
+        let mut child = cmd.spawn().unwrap();
+        let start = Instant::now();
+        while child.try_wait().unwrap().is_none() {
+            if start.elapsed() > Duration::from_secs(20) {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("gen --check into {} still running after 20 s", out.display());
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let o = child.wait_with_output().unwrap();
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    // A regular stale file: reported as before.
+    let plain = tmp.path().join("plain");
+    std::fs::create_dir(&plain).unwrap();
+    std::fs::write(plain.join("k.rs"), "// something else\n").unwrap();
+    let (code, stdout, stderr) = run(&plain);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stdout.starts_with("out of date: "), "{stdout}");
+    // A FIFO.
+    let fifo_dir = tmp.path().join("fifo");
+    std::fs::create_dir(&fifo_dir).unwrap();
+    let fifo = std::ffi::CString::new(fifo_dir.join("k.rs").to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+    let (code, _, stderr) = run(&fifo_dir);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("not a regular file"), "{stderr}");
+    // A link to /dev/zero.
+    let zero_dir = tmp.path().join("zero");
+    std::fs::create_dir(&zero_dir).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", zero_dir.join("k.rs")).unwrap();
+    let (code, _, stderr) = run(&zero_dir);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("not a regular file"), "{stderr}");
+}

@@ -15,6 +15,12 @@ fn exe() -> &'static str {
 /// (CPU seconds, peak RSS in KB, stdout and stderr bytes) of `wirelens args…`, best of
 /// three.
 fn measure(args: &[&str], dir: &Path) -> (f64, u64, usize) {
+    measure_with(args, dir, false)
+}
+
+/// [`measure`] with stdout thrown away (`/dev/null`, 0 bytes reported) when `quiet`:
+/// for outputs of many megabytes.
+fn measure_with(args: &[&str], dir: &Path, quiet: bool) -> (f64, u64, usize) {
     let time = Path::new("/usr/bin/time");
     assert!(time.exists(), "these tests need GNU time at /usr/bin/time");
     let report = dir.join("time.txt");
@@ -26,6 +32,7 @@ fn measure(args: &[&str], dir: &Path) -> (f64, u64, usize) {
             .args(["-f", "%U %S %M", exe()])
             .args(args)
             .stdin(Stdio::null())
+            .stdout(if quiet { Stdio::null() } else { Stdio::piped() })
             .output()
             .unwrap();
         let text = std::fs::read_to_string(&report).unwrap();
@@ -244,7 +251,27 @@ fn a_closed_stdout_ends_every_printing_command_quietly() {
     let broken = write(dir.path(), "b.sdp", ring(50).as_bytes());
     let unformatted = write(dir.path(), "c.sdp", b"struct   C {\n  x:u8,\n}\n");
     let s = schema.to_str().unwrap();
+    // `diff` prints the breaks of `a.sdp` against this one; `gen` prints a line per file
+    // written, `gen --check` per file missing.
+    let older = write(
+        dir.path(),
+        "old.sdp",
+        b"struct Inner {\n    x: u16,\n}\n\nstruct R {\n    a: Option<Inner>,\n}\n",
+    );
+    let o = older.to_str().unwrap();
+    let gen_out = dir.path().join("gen");
+    let g = gen_out.to_str().unwrap();
+    let missing = dir.path().join("missing");
+    let m = missing.to_str().unwrap();
     let cases: Vec<(&str, Vec<&str>, &[u8])> = vec![
+        ("gen", vec!["gen", s, "--lang", "c,rust", "--out", g], b""),
+        (
+            "gen --check",
+            vec!["gen", s, "--lang", "c,rust", "--out", m, "--check"],
+            b"",
+        ),
+        ("diff", vec!["diff", o, s], b""),
+        ("diff --format json", vec!["diff", "--format", "json", o, s], b""),
         ("layout", vec!["layout", s], b""),
         ("layout --format json", vec!["layout", "--format", "json", s], b""),
         (
@@ -292,6 +319,189 @@ fn a_closed_stdout_ends_every_printing_command_quietly() {
             assert!(err.is_empty(), "{what}: {err}");
         }
     }
+    // What `gen` printed to nobody it wrote all the same.
+    assert!(gen_out.join("a.h").is_file() && gen_out.join("a.rs").is_file());
+}
+
+/// [`assert_linear`] over N, 4N and 16N: each step at most 5× the one before.
+fn assert_linear3(what: &str, m: impl Fn(usize) -> (f64, u64, usize), n: usize) -> [(f64, u64, usize); 3] {
+    let (a, b) = assert_linear(&format!("{what} (N → 4N)"), || m(n), || m(4 * n));
+    let (_, c) = assert_linear(&format!("{what} (4N → 16N)"), || b, || m(16 * n));
+    [a, b, c]
+}
+
+/// One struct of `n` fields of type `ty`.
+fn wide(n: usize, ty: &str) -> String {
+    let mut s = String::from("struct Wide {\n");
+    for i in 0..n {
+        s.push_str(&format!("    f{i}: {ty},\n"));
+    }
+    s.push_str("}\n");
+    s
+}
+
+/// Every field's offset named all the variable-size fields before it: a struct of N
+/// strings held N²/2 names (`check` at 8,000 fields: 583 MB, at 32,000: 9 GB) and
+/// printed them (`layout`). Offsets are now a constant and a count of a shared list,
+/// printed bounded.
+#[test]
+fn offsets_after_many_strings_cost_linear_memory_and_print_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = 1_000;
+    for k in [1, 4, 16] {
+        write(dir.path(), &format!("s{k}.sdp"), wide(k * n, "str").as_bytes());
+    }
+    let path = |k: usize| {
+        dir.path()
+            .join(format!("s{}.sdp", k / n))
+            .to_string_lossy()
+            .into_owned()
+    };
+    // Past 16 terms an offset is its first and last terms and their count.
+    let out = Command::new(exe())
+        .args(["layout", "--format", "json", &path(n)])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let fields = v["types"][0]["fields"].as_array().unwrap();
+    assert_eq!(fields[3]["offset_expr"], "12 + |f0| + |f1| + |f2|");
+    assert_eq!(
+        fields[16]["offset_expr"],
+        "64 + |f0| + |f1| + |f2| + |f3| + |f4| + |f5| + |f6| + |f7| + |f8| + |f9| + |f10| + |f11| + |f12| + |f13| + |f14| + |f15|"
+    );
+    assert_eq!(
+        fields[17]["offset_expr"],
+        "68 + |f0| + … + |f16| (17 variable-size fields)"
+    );
+    assert_eq!(
+        fields[999]["offset_expr"],
+        "3996 + |f0| + … + |f998| (999 variable-size fields)"
+    );
+    for args in [&["check"][..], &["layout"], &["layout", "--format", "json"]] {
+        let what = format!("{} of N strings", args.join(" "));
+        assert_linear3(
+            &what,
+            |k| {
+                let p = path(k);
+                let mut a = args.to_vec();
+                a.push(&p);
+                measure(&a, dir.path())
+            },
+            n,
+        );
+    }
+}
+
+/// `TypeLayout::field_by_decl` searched the fields, and `layout --format json`, `gen`,
+/// `diff`, `encode` and the editor call it per field: quadratic in a wide struct
+/// (`layout --format json` at 10 k / 40 k / 160 k fields: 0.16 / 2.1 / 40 s).
+#[test]
+fn wide_structs_cost_linear_time_in_layout_and_encode() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = 5_000;
+    for k in [1, 4, 16] {
+        write(dir.path(), &format!("w{k}.sdp"), wide(k * n, "u8").as_bytes());
+        let record: String = (0..k * n).map(|i| format!("\"f{i}\":{},", i % 256)).collect();
+        write(
+            dir.path(),
+            &format!("w{k}.json"),
+            format!("{{{}}}", record.trim_end_matches(',')).as_bytes(),
+        );
+    }
+    let file = |k: usize, ext: &str| {
+        dir.path()
+            .join(format!("w{}.{ext}", k / n))
+            .to_string_lossy()
+            .into_owned()
+    };
+    assert_linear3(
+        "layout --format json of N u8 fields",
+        |k| measure(&["layout", "--format", "json", &file(k, "sdp")], dir.path()),
+        n,
+    );
+    assert_linear3(
+        "encode of N u8 fields",
+        |k| {
+            measure(
+                &[
+                    "encode",
+                    "--root",
+                    "Wide",
+                    "--schema",
+                    &file(k, "sdp"),
+                    "--input",
+                    &file(k, "json"),
+                ],
+                dir.path(),
+            )
+        },
+        n,
+    );
+}
+
+/// `decode --all --annotate` held every record's notes and the whole dump: 250 KB of
+/// zeros (6-byte empty records of a nested ffire root) took 315 MB, 1 MB 1.16 GB. It now
+/// checks first and then prints record by record, like `decode --all`.
+#[test]
+fn decode_all_annotate_streams_records_in_bounded_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let schema = write(
+        dir.path(),
+        "r.ffi",
+        b"package p\n\ntype R struct {\n\tIn   Inner\n\tTags []string\n}\n\ntype Inner struct {\n\tName string\n\tVals []int32\n}\n",
+    );
+    let s = schema.to_str().unwrap();
+    // The dump is the one the whole-input printer made; an error leaves stdout empty
+    // and puts the dump up to it on stderr.
+    let two = write(dir.path(), "two.bin", &[0, 0, 1, 0, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+    let out = Command::new(exe())
+        .args(["decode", "--root", "R", "--all", "--annotate", "--schema", s, "--input"])
+        .arg(&two)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.lines().filter(|l| l.contains("record ")).count(), 2, "{text}");
+    assert!(text.starts_with("offset    bytes"), "{text}");
+    assert!(text.contains("count 1"), "{text}");
+    let bad = write(dir.path(), "bad.bin", &[0, 0, 0, 0, 0, 0, 0, 0, 9]);
+    let out = Command::new(exe())
+        .args(["decode", "--root", "R", "--all", "--annotate", "--schema", s, "--input"])
+        .arg(&bad)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("record 1") && err.contains("error: at offset"), "{err}");
+    let n = 60_000;
+    for k in [1, 4, 16] {
+        write(dir.path(), &format!("z{k}.bin"), &vec![0u8; k * n]);
+    }
+    let [a, _, c] = assert_linear3(
+        "decode --all --annotate of empty records",
+        |k| {
+            let input = dir.path().join(format!("z{}.bin", k / n));
+            measure_with(
+                &[
+                    "decode",
+                    "--root",
+                    "R",
+                    "--all",
+                    "--annotate",
+                    "--schema",
+                    s,
+                    "--input",
+                    input.to_str().unwrap(),
+                ],
+                dir.path(),
+                true,
+            )
+        },
+        n,
+    );
+    // Bounded: the records are not all held in memory (the input itself is).
+    assert!(c.1 < a.1 + 20_000, "memory grows with the records: {a:?} → {c:?}");
 }
 
 /// `n` structs with one stray `;` each, a struct per line (`one_line`: all on one line).

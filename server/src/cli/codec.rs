@@ -1,7 +1,8 @@
 //! `wirelens encode` / `wirelens decode`: JSON ↔ wire bytes through the reference codec.
 //! Input is read completely and checked completely before anything is written; on any
-//! error stdout stays empty. `decode --all` checks every record first, then decodes and
-//! prints them again one at a time, so memory does not grow with the number of records.
+//! error stdout stays empty. `decode --all` (and `--annotate`) checks every record
+//! first, then decodes and prints them again one at a time, so memory does not grow
+//! with the number of records.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -74,14 +75,7 @@ pub fn decode(args: &Args, annotate: bool) -> Result<ExitCode, String> {
     let root = codec.root(&args.root)?;
     let bytes = read_input(args.input.as_deref())?;
     if annotate {
-        let (dump, error) = codec.annotate(root, &bytes, args.mode, args.all);
-        return match error {
-            None => write_stdout(dump),
-            Some(e) => {
-                eprint!("{dump}");
-                Err(format!("at offset {}: {e}", e.offset))
-            }
-        };
+        return decode_annotated(&codec, root, &bytes, args.mode, args.all);
     }
     if args.all {
         return decode_all(&codec, root, &bytes, args.mode);
@@ -90,6 +84,43 @@ pub fn decode(args: &Args, annotate: bool) -> Result<ExitCode, String> {
     let mut text = serde_json::to_string_pretty(&value).map_err(|e| e.to_string())?;
     text.push('\n');
     write_stdout(&text)
+}
+
+/// `--annotate`: the dump on stdout, or on malformed input the dump up to the problem
+/// on stderr and the error. Streamed like `--all`: a first pass finds the error (if
+/// any), a second prints, each holding one record's notes at a time.
+fn decode_annotated(
+    codec: &Codec,
+    root: codegen::model::TypeId,
+    bytes: &[u8],
+    mode: Mode,
+    all: bool,
+) -> Result<ExitCode, String> {
+    let error = codec.annotate_error(root, bytes, mode, all);
+    let mut out = String::new();
+    let to_stderr = error.is_some();
+    let flush = |out: &mut String, last: bool| -> Result<(), String> {
+        if out.len() >= 1 << 16 || (last && !out.is_empty()) {
+            if to_stderr {
+                use std::io::Write as _;
+                // Best effort, like `eprint!` (which panics instead on a closed stderr).
+                let _ = std::io::stderr().lock().write_all(out.as_bytes());
+            } else {
+                crate::write_stdout(out.as_bytes())?;
+            }
+            out.clear();
+        }
+        Ok(())
+    };
+    codec.annotate_each(root, bytes, mode, all, |piece| {
+        out.push_str(piece);
+        flush(&mut out, false)
+    })?;
+    flush(&mut out, true)?;
+    match error {
+        None => Ok(ExitCode::SUCCESS),
+        Some(e) => Err(format!("at offset {}: {e}", e.offset)),
+    }
 }
 
 /// `--all`: the same text as pretty-printing the whole array, produced record by record.

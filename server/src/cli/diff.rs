@@ -2,7 +2,6 @@
 //! `wirelens check --against REF PATH…`. Exit 1 on a break. The comparison itself is
 //! `codegen::compat`; the baseline is read by `codegen::baseline`.
 
-use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -33,7 +32,9 @@ pub fn run(old: &Path, new: &Path, format: Format, order: Option<FieldOrder>) ->
     match format {
         Format::Json => {
             let value = report_json(&o, &n, &report);
-            println!("{}", serde_json::to_string_pretty(&value).map_err(|e| e.to_string())?);
+            let mut text = serde_json::to_string_pretty(&value).map_err(|e| e.to_string())?;
+            text.push('\n');
+            crate::write_stdout(text.as_bytes())?;
         }
         Format::Human => {
             let mut out = String::new();
@@ -42,7 +43,7 @@ pub fn run(old: &Path, new: &Path, format: Format, order: Option<FieldOrder>) ->
             }
             out.push_str(&summary(&report));
             out.push('\n');
-            std::io::stdout().write_all(out.as_bytes()).map_err(|e| e.to_string())?;
+            crate::write_stdout(out.as_bytes())?;
         }
     }
     Ok(if report.is_compatible() {

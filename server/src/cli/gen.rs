@@ -47,13 +47,15 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
         for dir in &prepared.dirs {
             stale.extend(check_files(&dir.out_dir, &dir.files).map_err(|e| e.to_string())?);
         }
+        let mut out = String::new();
         for (path, why) in &stale {
             let why = match why {
                 Staleness::Missing => "missing",
                 Staleness::Differs => "out of date",
             };
-            println!("{why}: {}", path.display());
+            out.push_str(&format!("{why}: {}\n", path.display()));
         }
+        crate::write_stdout(out.as_bytes())?;
         return Ok(if stale.is_empty() {
             ExitCode::SUCCESS
         } else {
@@ -61,14 +63,18 @@ pub fn run(args: &Args) -> Result<ExitCode, String> {
         });
     }
     let written = write_prepared(&prepared).map_err(|e| format!("{e}; nothing was written"))?;
+    // Printed through `write_stdout`: a closed stdout (`| head -1`) ends with 141, the
+    // files written all the same.
+    let mut out = String::new();
     for w in &written {
         for path in &w.report.written {
-            println!("wrote {}", path.display());
+            out.push_str(&format!("wrote {}\n", path.display()));
         }
         if !w.report.unchanged.is_empty() {
-            println!("{} file(s) unchanged", w.report.unchanged.len());
+            out.push_str(&format!("{} file(s) unchanged\n", w.report.unchanged.len()));
         }
     }
+    crate::write_stdout(out.as_bytes())?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -14,16 +14,7 @@ use codegen::Dialect;
 /// of 8,000 fields made hints and symbols quadratic).
 fn offset_expr(o: &codegen::layout::Offset, sep: &str) -> String {
     const MAX_TERMS: usize = 8;
-    let n = o.terms.len();
-    if n <= MAX_TERMS {
-        return o.expr().replace(" + ", sep);
-    }
-    format!(
-        "{}{sep}|{}|{sep}…{sep}|{}| ({n} variable-size fields)",
-        o.constant,
-        o.terms[0],
-        o.terms[n - 1]
-    )
+    o.expr_with(MAX_TERMS, sep)
 }
 
 /// `size = 8, offset = 0x10 (16)` in rust-analyzer's style, symbolic when it must be.
@@ -228,7 +219,7 @@ pub fn size_short(layout: &Layout, wire: &Wire) -> String {
 /// tooltip).
 fn offset_short(o: &codegen::layout::Offset, previous_end: Option<u64>) -> String {
     const MAX_NAME: usize = 18;
-    let Some(last) = o.terms.last() else {
+    let Some(last) = o.terms().last() else {
         return format!("@{}", o.constant);
     };
     let name: String = if last.chars().count() > MAX_NAME {
@@ -256,7 +247,7 @@ fn tooltip(offset: Option<&codegen::layout::Offset>, size: Option<String>, why_u
         None => "offset unknown".to_string(),
     };
     let _ = write!(t, "\nsize {}", size.as_deref().unwrap_or("unknown"));
-    if offset.is_some_and(|o| !o.terms.is_empty()) {
+    if offset.is_some_and(|o| o.constant().is_none()) {
         t.push_str("\n|x| is the length of field x beyond its minimum size");
     }
     if why_unknown {
