@@ -3,7 +3,8 @@
 // bytes after its u16 count, while a host array is 4-byte aligned, so the codec's copy
 // (encode: host array -> out + 2; owned decode: input + 2 -> arena) always has source
 // and destination 2 bytes apart modulo 4, whereas the bench's memcpy baseline copies
-// between placements 2 KiB apart (aligned). BENCHMARKS.md "#14 C, 2026-11-24 session 3".
+// between placements 2 KiB apart (aligned). docs/benchmarks/history.md "#14 C, 2026-11-24
+// session 3".
 //
 //   gcc -std=c11 -O2 bench/codec-c/memcpy-offset.c -o /tmp/memcpy-offset && /tmp/memcpy-offset
 //
@@ -11,7 +12,7 @@
 // in ns for glibc memcpy (rep movsb above 2,112 bytes on this machine), for memcpy in
 // 2 KiB pieces (glibc's vector loop, below the rep movsb threshold), for an SSE2 loop
 // (unaligned loads, aligned stores) and for the C runtime's wl_copy (memcpy, or 64-byte
-// blocks at distances 1-31, where rep movsb aliases: BENCHMARKS.md "#14 session 9").
+// blocks at distances 1-31, where rep movsb aliases: docs/benchmarks/history.md "#14 session 9").
 #define _POSIX_C_SOURCE 200809L
 #include <emmintrin.h>
 #include <stdint.h>

@@ -1,7 +1,7 @@
 // The generated C++ codec of ffi array_int (20,000 bytes of int32) when the copy of its
 // elements has its destination a few bytes above its source modulo 4 KiB, where glibc's
 // `rep movsb` (2.38 and earlier, AMD Zen 3/4) is 10-25x slower; the runtime copies such
-// placements in 64-byte blocks (detail::copy_long). BENCHMARKS.md "#14 session 9".
+// placements in 64-byte blocks (detail::copy_long). docs/benchmarks/history.md "#14 session 9".
 //
 //   cargo build --release -p wirelens
 //   target/release/wirelens gen tests/vectors/ffi/schemas/array_int.ffi --lang cpp --out /tmp/pa/cpp

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""A/B of two builds of the codec benchmark on a busy machine (BENCHMARKS.md, "#14 Rust,
-2026-11-24"): runs the two bench binaries alternately ROUNDS times each (criterion quick
-mode), keeps the minimum median per cell (what contention inflates least), and prints
-new/base per cell and each binary's ratios over its own memcpy.
+"""A/B of two builds of the codec benchmark on a busy machine (docs/benchmarks/history.md,
+"#14 Rust, 2026-11-24"): runs the two bench binaries alternately ROUNDS times each
+(criterion quick mode), keeps the minimum median per cell (what contention inflates least),
+and prints new/base per cell and each binary's ratios over its own memcpy.
 
 usage: bench/codec-rust/ab.py ROUNDS FILTER BASE_BIN NEW_BIN
 (build each side with `cargo bench --locked -p wirelens-bench-codec --bench codec --no-run`

@@ -1,6 +1,7 @@
 /* memcpy of 20,000 bytes (ffi-array-int's size) at chosen distances between destination and
  * source modulo 4 KiB and mutual alignments: why the codec bench places its reused buffers
- * (`apart`, `memcpy_target` in src/lib.rs; BENCHMARKS.md "#14 Rust, 2026-11-24 session 2").
+ * (`apart`, `memcpy_target` in src/lib.rs; docs/benchmarks/history.md "#14 Rust, 2026-11-24
+ * session 2").
  *
  *   gcc -O2 bench/codec-rust/memcpy-distance.c -o /tmp/memcpy-distance && /tmp/memcpy-distance
  *   GLIBC_TUNABLES=glibc.cpu.x86_rep_movsb_threshold=0x10000000 /tmp/memcpy-distance   # no rep movsb

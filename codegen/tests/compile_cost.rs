@@ -4,7 +4,7 @@
 //! template member, so including a header of N structs does not instantiate N copies of
 //! the runtime's `encode_append` / `decode_value` / … and N `std::tuple` comparisons
 //! (that made the 500-struct header cost 1.6× per struct what the 50-struct one did,
-//! BENCHMARKS.md "#13 compile scaling"). And `operator==` is a member, not a friend:
+//! docs/benchmarks/history.md "#13 compile scaling"). And `operator==` is a member, not a friend:
 //! N friends named `operator==` in one namespace made every `==` search all N.
 //!
 //! Checked with what g++ emits: `-fkeep-inline-functions` writes out every inline

@@ -353,9 +353,9 @@ private:
     /// checks the 1-byte alignment). g++ folds load_le's memcpy into a load of an unsigned
     /// integer converted to `T`, and its loop distribution turns a copy loop into memcpy only
     /// when the stored value is the loaded one: with load_le every signed and floating `T`
-    /// stayed an element-by-element loop (BENCHMARKS.md, "owned primitive arrays without
-    /// zero-fill"). clang++ makes the memcpy from load_le, so only g++ takes this path: the
-    /// runtime's one load through a cast pointer.
+    /// stayed an element-by-element loop (docs/benchmarks/history.md, "owned primitive
+    /// arrays without zero-fill"). clang++ makes the memcpy from load_le, so only g++ takes
+    /// this path: the runtime's one load through a cast pointer.
     typedef T __attribute__((may_alias, aligned(1))) Unaligned;
     static T load(const uint8_t* p) noexcept {
         if constexpr (little_endian_host && !std::is_same_v<T, bool>) {
@@ -736,10 +736,10 @@ struct OptionalStorage<T, false> {
 /// the subset of std::optional that generated code and its users need. g++ (12) compiles
 /// each std::optional<S> in time that grows with the number of std::optional
 /// specializations already in the translation unit (quadratic over a schema's structs: 15 s
-/// for 1,000 of them, 90 s for 2,000); this one stays linear (BENCHMARKS.md "#13 compile
-/// scaling, 2026-11-24 session 3"). Other optionals (of primitives, strings, arrays) are
-/// std::optional. Reading an empty one (`value()`) calls std::abort(); `*` and `->` do not
-/// check, as for std::optional.
+/// for 1,000 of them, 90 s for 2,000); this one stays linear (docs/benchmarks/history.md,
+/// "#13 compile scaling, 2026-11-24 session 3"). Other optionals (of primitives, strings,
+/// arrays) are std::optional. Reading an empty one (`value()`) calls std::abort(); `*` and
+/// `->` do not check, as for std::optional.
 template <class T>
 class Optional : private detail::OptionalStorage<T> {
 public:
@@ -1049,9 +1049,10 @@ struct is_span<Span<T>> : std::true_type {};
 /// How a generated reader fills an array: `start(n)`, then per element `at(i)` (read
 /// into it) and `done()`. Usually the vector is resized and elements are read in place.
 /// For large owned structs with strings or arrays of code generated with compact strings
-/// (`Compact`), each element is read into one local and moved in: value-initializing such an element costs
-/// a `rep stos` each (g++ -O2), more than the move. (Measured in BENCHMARKS.md, "#14 C++";
-/// std::string members and views measured slower that way.)
+/// (`Compact`), each element is read into one local and moved in: value-initializing such an
+/// element costs a `rep stos` each (g++ -O2), more than the move. (Measured in
+/// docs/benchmarks/history.md, "#14 C++"; std::string members and views measured slower that
+/// way.)
 /// An arena-mode view array (`Span`) gets its storage from the Reader's Arena
 /// (`start(p, n)`), and each element is default-initialized (plain stores of its members'
 /// initializers) just before it is read.
@@ -1890,9 +1891,9 @@ private:
 
 /// A growable byte buffer for encoding into (`encode(Buffer&)`): unlike
 /// `std::vector<uint8_t>`, whose `resize` zero-fills (out of line) every byte before the
-/// encoder overwrites it, a Buffer grows by uninitialised bytes that the encoder writes
-/// at once (9–16 % of a vector encode, BENCHMARKS.md "#14 encode, session 4"), as the C
-/// runtime's `wl_buf`. Reuse one across encodes (`clear()` keeps the capacity).
+/// encoder overwrites it, a Buffer grows by uninitialised bytes that the encoder writes at
+/// once (9–16 % of a vector encode, docs/benchmarks/history.md "#14 encode, session 4"), as
+/// the C runtime's `wl_buf`. Reuse one across encodes (`clear()` keeps the capacity).
 class Buffer {
 public:
     Buffer() noexcept = default;

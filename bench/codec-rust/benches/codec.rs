@@ -335,10 +335,10 @@ fn codecs(c: &mut Criterion) {
     );
 }
 
-/// `rep movsb`'s page aliasing (BENCHMARKS.md "#14 session 9"): array_int decoded into a
-/// reused value and encoded into a caller buffer with the copy's destination `dist` bytes
-/// above its source modulo 4 KiB. At 1-31 (2, 14 here) the runtime copies in 64-byte
-/// blocks, because glibc's `rep movsb` is 10-25x slower there on AMD Zen 3/4.
+/// `rep movsb`'s page aliasing (docs/benchmarks/history.md "#14 session 9"): array_int
+/// decoded into a reused value and encoded into a caller buffer with the copy's destination
+/// `dist` bytes above its source modulo 4 KiB. At 1-31 (2, 14 here) the runtime copies in
+/// 64-byte blocks, because glibc's `rep movsb` is 10-25x slower there on AMD Zen 3/4.
 fn page_aliasing(c: &mut Criterion) {
     use fast::array_int::IntListMessage;
     let bytes = read_case(dataset_file("ffi-array-int"));

@@ -124,9 +124,10 @@ pub fn read_case(rel: &str) -> Vec<u8> {
 ///
 /// Why: on this machine (AMD Zen 3, glibc 2.36) `memcpy` copies 2,112 bytes or more with
 /// `rep movsb`, which runs ~20x slower when the destination lies 1–31 bytes after the
-/// source modulo 4 KiB, and up to 2.6x slower up to ~128 bytes after (BENCHMARKS.md, "#14
-/// Rust, 2026-11-24 session 2"). The heap decides that distance, so a reused buffer that
-/// happened to land there made `ffi-array-int`'s memcpy baseline 6.6 µs instead of 0.3 µs.
+/// source modulo 4 KiB, and up to 2.6x slower up to ~128 bytes after
+/// (docs/benchmarks/history.md, "#14 Rust, 2026-11-24 session 2"). The heap decides that
+/// distance, so a reused buffer that happened to land there made `ffi-array-int`'s memcpy
+/// baseline 6.6 µs instead of 0.3 µs.
 pub fn apart(dst: usize, src: usize) -> bool {
     (256..=4032).contains(&(dst.wrapping_sub(src) % 4096))
 }

@@ -318,7 +318,8 @@ pub fn runtime_files() -> Vec<OutputFile> {
 /// - `Compact`: `wirelens::CompactString` (runtime/cpp): the same 32 bytes as a libstdc++
 ///   `std::string`, up to 31 bytes inline, and decoding a short string is inline code (no
 ///   allocation, no library call). Converts to `std::string_view`; build one from a
-///   `std::string_view`, `std::string` or C string. Measured in BENCHMARKS.md ("#14 C++").
+///   `std::string_view`, `std::string` or C string. Measured in docs/benchmarks/history.md
+///   ("#14 C++").
 pub use super::OwnedStrings;
 
 /// Where generated C++ views keep their arrays of structs and of strings
@@ -329,8 +330,8 @@ pub use super::OwnedStrings;
 ///   allocates nothing. The views are then trivially copyable and destructible. Owned
 ///   arrays are `wirelens::ArenaVector<T>` and (with `strings = "std"`) strings
 ///   `wirelens::ArenaString`: std containers whose allocator takes from the arena given to
-///   `decode(data, len, arena)` and from the heap otherwise. Measured in BENCHMARKS.md
-///   ("#14 C++ arena").
+///   `decode(data, len, arena)` and from the heap otherwise. Measured in
+///   docs/benchmarks/history.md ("#14 C++ arena").
 pub use super::Memory;
 
 /// The C++ generator's options (`[generate.cpp]` in `wirelens.toml`).
@@ -620,7 +621,7 @@ impl Gen<'_> {
     /// array_struct's 0.80x, with the string read storing its view before the cursor. A
     /// struct that loops over structs itself stays a call: inlining AudioUnit's `Plugin`
     /// (with `Parameter`'s loop inside) into the registry made that view 1.25x slower
-    /// (BENCHMARKS.md, #14 session 6).
+    /// (docs/benchmarks/history.md, "#14 session 6").
     fn read_hot(&self, id: TypeId) -> &'static str {
         fn loops_over_structs(v: &Value) -> bool {
             match v {

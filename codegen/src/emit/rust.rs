@@ -119,7 +119,8 @@ pub struct RustOptions {
     /// The decoders and `write_to` of structs that are array elements are
     /// `#[inline(always)]`, so each element is built in place in the loop instead of
     /// returned through memory and then moved into the `Vec` (measured: view and owned
-    /// decode 0.6–0.87x the time, BENCHMARKS.md "#14 Rust, 2026-11-24 session 2"), and
+    /// decode 0.6–0.87x the time, docs/benchmarks/history.md "#14 Rust, 2026-11-24 session
+    /// 2"), and
     /// written with the writer kept in registers instead of returned through memory
     /// ("session 3"). Off: LLVM decides.
     pub inline_elements: bool,
@@ -138,7 +139,7 @@ pub struct RustOptions {
 ///   between decodes: no allocation per decode once the arena has grown. A struct whose
 ///   only borrowed part is an array of plain structs gets a view too. The arena-less
 ///   `decode_view` refuses these views (`DecodeErrorKind::NoArena`). Measured in
-///   BENCHMARKS.md ("#14 Rust views, 2026-11-24 session 4").
+///   docs/benchmarks/history.md ("#14 Rust views, 2026-11-24 session 4").
 pub use super::Memory;
 
 /// The owned type of string fields ([`RustOptions::strings`]; `wirelens.toml`:
@@ -148,7 +149,7 @@ pub use super::Memory;
 ///   `wirelens_runtime::CompactString`; needs the runtime's `compact-strings` feature): the
 ///   same 24 bytes as a `String`, strings of up to 24 bytes stored inline, so decoding
 ///   allocates only for longer ones. Derefs to `str` like `String`; build one with `.into()`
-///   or `CompactString::from`. Measured in BENCHMARKS.md ("#14 Rust").
+///   or `CompactString::from`. Measured in docs/benchmarks/history.md ("#14 Rust").
 pub use super::OwnedStrings;
 
 impl RustOptions {

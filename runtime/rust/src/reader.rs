@@ -440,7 +440,7 @@ impl<'a> Reader<'a> {
 ///
 /// Why not `str::from_utf8` alone: on short strings (the common case, ~16 B) it walks
 /// byte by byte to an aligned address before its word loop and is an out-of-line call;
-/// it was 36–47 % of view decoding in the profiles (BENCHMARKS.md, "#14 Rust").
+/// it was 36–47 % of view decoding in the profiles (docs/benchmarks/history.md, "#14 Rust").
 #[inline(always)]
 #[allow(unsafe_code)]
 pub(crate) fn ascii_str(b: &[u8]) -> Option<&str> {

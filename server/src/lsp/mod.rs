@@ -13,18 +13,18 @@ use tower_lsp_server::{LspService, Server};
 
 /// Memory settings for a long-running server (the short-lived CLI keeps the defaults).
 /// mimalloc asks the kernel for transparent huge pages on its arenas; with an analysis
-/// built per keystroke and freed a keystroke later, that held ~50 MB more resident
-/// memory than the live data on the 5,000-struct schema (BENCHMARKS.md, "Server
-/// memory"). `MIMALLOC_ALLOW_THP=0` would do the same but is read only at process start,
-/// so the process opts out of THP itself (prctl; applies to every later page fault).
-/// Freed pages are returned to the kernel after [`PURGE_DELAY_MS`]: at once (0) cost a
-/// `madvise` per free and a page fault per page when the next keystroke's analysis
-/// touched it again, about a third of the server's time per edit (BENCHMARKS.md,
-/// issue 15 item 4); `MIMALLOC_PURGE_DELAY` set by the user wins. tree-sitter's C
+/// built per keystroke and freed a keystroke later, that held ~50 MB more resident memory
+/// than the live data on the 5,000-struct schema (docs/benchmarks/history.md, "Server
+/// memory"). `MIMALLOC_ALLOW_THP=0` would do the same but is read only at process start, so
+/// the process opts out of THP itself (prctl; applies to every later page fault). Freed
+/// pages are returned to the kernel after [`PURGE_DELAY_MS`]: at once (0) cost a `madvise`
+/// per free and a page fault per page when the next keystroke's analysis touched it again,
+/// about a third of the server's time per edit (docs/benchmarks/history.md,
+/// "Issue 15 item 4"); `MIMALLOC_PURGE_DELAY` set by the user wins. tree-sitter's C
 /// allocations go to mimalloc too (they went to glibc's malloc). The option numbers are
 /// `mi_option_t` of the mimalloc that `libmimalloc-sys` 0.1.49 vendors and builds (v3,
-/// `c_src/mimalloc/v3/include/mimalloc.h`; the same in its v2 header); its Rust
-/// bindings do not export these two. Check them when that crate is upgraded.
+/// `c_src/mimalloc/v3/include/mimalloc.h`; the same in its v2 header); its Rust bindings do
+/// not export these two. Check them when that crate is upgraded.
 fn tune_allocator() {
     use libmimalloc_sys::{mi_free, mi_malloc, mi_realloc, mi_zalloc};
     use std::os::raw::{c_int, c_long, c_void};
