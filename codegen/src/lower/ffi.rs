@@ -231,6 +231,31 @@ fn doc_comments(before: &[Node], anchor: Node, text: &str, within: Option<Node>)
 fn lower_type_spec(spec: Node, text: &str, docs: Vec<String>, diags: &mut Vec<Diagnostic>) -> Option<TypeDef> {
     let name_node = child(spec, Dialect::Ffi, FieldName::Name).filter(|n| !n.is_missing())?;
     let ty = child(spec, Dialect::Ffi, FieldName::Type).filter(|n| !n.is_missing())?;
+    if let Some(params) = type_parameters(spec, name_node, text) {
+        // The grammar has no type parameters: `R[T any]` parsed as a broken array type,
+        // which would be reported as a fixed-size array (issue #36).
+        diags.push(
+            Diagnostic::error(
+                "unsupported-type",
+                params,
+                "ffire schemas have no type parameters (upstream ignores them; a generic type has no one wire layout)",
+            )
+            .with_note("help: remove the type parameters and use concrete types"),
+        );
+        return Some(TypeDef {
+            name: node_text(name_node, text).to_string(),
+            name_range: name_node.byte_range(),
+            range: spec.byte_range(),
+            docs,
+            kind: TypeKind::Alias {
+                target: TypeExpr {
+                    kind: TypeExprKind::Invalid,
+                    range: ty.byte_range(),
+                },
+                is_alias_decl: false,
+            },
+        });
+    }
     let kind = if spec.kind() == "type_spec" && ty.kind() == "struct_type" {
         let body = child(ty, Dialect::Ffi, FieldName::Body)?;
         TypeKind::Struct {
@@ -250,6 +275,31 @@ fn lower_type_spec(spec: Node, text: &str, docs: Vec<String>, diags: &mut Vec<Di
         docs,
         kind,
     })
+}
+
+/// `[T any]` (or `[K comparable, V any]`) right after a type name in a declaration the
+/// parser could not read: Go type parameters, never a fixed-size array length (one
+/// expression). Its byte range.
+fn type_parameters(spec: Node, name: Node, text: &str) -> Option<Range<usize>> {
+    if !spec.has_error() {
+        return None;
+    }
+    // The rest of the name's line (the parameters may lie past the declaration's node).
+    let after = text.get(name.end_byte()..)?;
+    let after = &after[..after.find(['\n', '\r']).unwrap_or(after.len())];
+    let open = after.len() - after.trim_start().len();
+    let rest = after[open..].strip_prefix('[')?;
+    let close = rest.find(']')?;
+    let first = rest[..close].split(',').next()?.trim();
+    let mut words = first.split_whitespace();
+    let is_ident = |w: &str| w.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_');
+    match (words.next(), words.next()) {
+        (Some(param), Some(constraint)) if is_ident(param) && !constraint.is_empty() => {
+            let start = name.end_byte() + open;
+            Some(start..start + close + 2)
+        }
+        _ => None,
+    }
 }
 
 /// Error recovery glues what follows a syntax error into a field (`type int32` becomes
