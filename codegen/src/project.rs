@@ -556,8 +556,121 @@ static NEXT_TICKET: AtomicU64 = AtomicU64::new(1);
 pub struct Ticket(u64);
 
 impl Ticket {
+    /// Nanoseconds since the Unix epoch, made strictly increasing within the process:
+    /// tickets of different processes (two `wirelens gen`, a `gen` and an editor)
+    /// compare by when their inputs were taken.
     pub fn now() -> Ticket {
-        Ticket(NEXT_TICKET.fetch_add(1, Ordering::Relaxed))
+        let wall = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX));
+        let mut current = NEXT_TICKET.load(Ordering::Relaxed);
+        loop {
+            let next = wall.max(current.saturating_add(1));
+            match NEXT_TICKET.compare_exchange_weak(current, next, Ordering::Relaxed, Ordering::Relaxed) {
+                Ok(_) => return Ticket(next),
+                Err(seen) => current = seen,
+            }
+        }
+    }
+}
+
+/// The lock file a generation holds in each of its output folders while it writes
+/// there (`flock`, so it holds across processes: two `wirelens gen`, a `gen` and an
+/// editor). It also records, per schema, the ticket of the last set written into that
+/// folder (`TICKET<TAB>SCHEMA` lines), so an older set never replaces a newer one.
+/// Not a generated file: `gen --check` does not look at it.
+pub const LOCK_FILE: &str = ".wirelens.lock";
+
+/// At most this much of a lock file is read (a file written by someone else or grown
+/// huge is then taken as empty, never read without bound).
+const LOCK_FILE_LIMIT: u64 = 16 << 20;
+
+/// An output folder's [`LOCK_FILE`], held: the tickets it recorded.
+struct FolderLock {
+    file: std::fs::File,
+    path: PathBuf,
+    tickets: BTreeMap<PathBuf, u64>,
+}
+
+impl FolderLock {
+    /// Opens (creating it) and locks `out_dir`'s lock file, waiting for any other
+    /// writer; refuses a lock file that is a link or not a regular file. `None` in a
+    /// folder where it cannot be created (read-only: a generation with nothing to change
+    /// still succeeds there, as before; one with something to write fails as before).
+    fn acquire(out_dir: &Path) -> Result<Option<FolderLock>, FileError> {
+        use std::io::Read as _;
+        use std::os::unix::fs::OpenOptionsExt as _;
+        let path = out_dir.join(LOCK_FILE);
+        let fail = |what: &str, e: &dyn std::fmt::Display| {
+            FileError::new(
+                &path,
+                "file-io",
+                format!("cannot use the output folder's lock file ({what}): {e}"),
+            )
+        };
+        let mut options = std::fs::OpenOptions::new();
+        options.read(true).write(true).create(true).truncate(false).mode(0o644);
+        // Never through a link, never waiting on a FIFO.
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+        let mut file = match options.open(&path) {
+            Ok(f) => f,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
+                ) =>
+            {
+                return Ok(None)
+            }
+            Err(e) => return Err(fail("open", &e)),
+        };
+        if !file.metadata().map_err(|e| fail("metadata", &e))?.is_file() {
+            return Err(fail("open", &"not a regular file"));
+        }
+        match file.lock() {
+            Ok(()) => {}
+            // A file system without locks: the per-process lock still holds.
+            Err(e) if e.kind() == std::io::ErrorKind::Unsupported => {}
+            Err(e) => return Err(fail("lock", &e)),
+        }
+        let mut text = String::new();
+        let read = (&mut file).take(LOCK_FILE_LIMIT + 1).read_to_string(&mut text);
+        let tickets = if read.is_ok() && (text.len() as u64) <= LOCK_FILE_LIMIT {
+            text.lines()
+                .filter_map(|l| {
+                    let (t, schema) = l.split_once('\t')?;
+                    Some((PathBuf::from(schema), t.parse().ok()?))
+                })
+                .collect()
+        } else {
+            BTreeMap::new()
+        };
+        Ok(Some(FolderLock { file, path, tickets }))
+    }
+
+    /// Records `ticket` for `schemas` (best effort: a lock file that cannot be written
+    /// only loses the ordering against other processes, never the files).
+    fn record(&mut self, schemas: &[PathBuf], ticket: u64) {
+        use std::io::{Seek as _, Write as _};
+        for s in schemas {
+            // Names with a line break cannot be recorded (and are not real schemas).
+            if s.to_str().is_some_and(|n| !n.contains('\n')) {
+                self.tickets.insert(s.clone(), ticket);
+            }
+        }
+        let text: String = self
+            .tickets
+            .iter()
+            .filter_map(|(s, t)| Some(format!("{t}\t{}\n", s.to_str()?)))
+            .collect();
+        let written = self
+            .file
+            .set_len(0)
+            .and_then(|()| self.file.rewind())
+            .and_then(|()| self.file.write_all(text.as_bytes()));
+        if let Err(e) = written {
+            eprintln!("wirelens: cannot record the generation in {}: {e}", self.path.display());
+        }
     }
 }
 
@@ -573,19 +686,37 @@ fn dir_lock(out_dir: &Path) -> DirLock {
     locks.entry(key).or_default().clone()
 }
 
-/// Writes every folder of `prepared` ([`write_files`]), one writer per folder at a time.
-/// A folder whose schemas were already written by a newer preparation is left alone.
+/// Writes every folder of `prepared` ([`write_files`]), one writer per folder at a time,
+/// also across processes: the lock files of all its folders ([`LOCK_FILE`]) are taken
+/// first (in path order, so two writers never wait on each other) and held until the
+/// whole set is written. A folder whose schemas were already written by a newer
+/// preparation (of this process or another) is left alone.
 pub fn write_prepared(prepared: &Prepared) -> Result<Vec<Written>, FileError> {
-    let mut out = Vec::new();
+    let mut folders: Vec<PathBuf> = Vec::new();
     for dir in &prepared.dirs {
         std::fs::create_dir_all(&dir.out_dir)
             .map_err(|e| FileError::io(&dir.out_dir, "cannot create the output directory", &e))?;
+        folders.push(std::fs::canonicalize(&dir.out_dir).unwrap_or_else(|_| dir.out_dir.clone()));
+    }
+    let mut order: Vec<&PathBuf> = folders.iter().collect();
+    order.sort();
+    order.dedup();
+    let mut held: HashMap<PathBuf, FolderLock> = HashMap::new();
+    for folder in order {
+        if let Some(l) = FolderLock::acquire(folder)? {
+            held.insert(folder.clone(), l);
+        }
+    }
+    let mut out = Vec::new();
+    for (dir, folder) in prepared.dirs.iter().zip(&folders) {
         let dir_mutex = dir_lock(&dir.out_dir);
         let mut last = lock(&dir_mutex);
+        let mut folder_lock = held.get_mut(folder);
+        let newer = |t: Option<&u64>| t.is_some_and(|&t| t > prepared.ticket);
         if dir
             .schemas
             .iter()
-            .any(|s| last.get(s).is_some_and(|&t| t > prepared.ticket))
+            .any(|s| newer(last.get(s)) || newer(folder_lock.as_ref().and_then(|l| l.tickets.get(s))))
         {
             out.push(Written {
                 out_dir: dir.out_dir.clone(),
@@ -597,6 +728,9 @@ pub fn write_prepared(prepared: &Prepared) -> Result<Vec<Written>, FileError> {
         let report = write_files_staged(&dir.out_dir, &dir.files, prepared.staged.as_deref())?;
         for s in &dir.schemas {
             last.insert(s.clone(), prepared.ticket);
+        }
+        if let Some(l) = folder_lock.as_mut() {
+            l.record(&dir.schemas, prepared.ticket);
         }
         out.push(Written {
             out_dir: dir.out_dir.clone(),
