@@ -781,12 +781,16 @@ pub const MAX_WALK_DEPTH: usize = 64;
 
 /// Schema files under `dir`, sorted: hidden folders, `target` and `node_modules` are
 /// skipped; symbolic links are followed, but a link back to a folder being walked is
-/// not (walkdir detects the loop). Stops after `max` files (`truncated`).
+/// not (walkdir detects the loop). Stops after the first `max` files in path order
+/// (`truncated`).
 fn walk(dir: &Path, max: usize) -> Result<(Vec<PathBuf>, bool), FileError> {
     let mut found = Vec::new();
     let walker = walkdir::WalkDir::new(dir)
         .follow_links(true)
         .max_depth(MAX_WALK_DEPTH)
+        // In path order, so a walk cut at `max` keeps the first `max` files by path
+        // (not whichever the directory listing gave first).
+        .sort_by_file_name()
         .into_iter()
         .filter_entry(|e| {
             e.depth() == 0 || {
@@ -841,22 +845,66 @@ pub fn find_schemas(paths: &[PathBuf]) -> Result<Vec<PathBuf>, FileError> {
     Ok(out)
 }
 
-/// The schema files of an editor's workspace folders, at most `max` (the rest is
-/// dropped: an editor must answer, not list a whole disk). Unreadable folders are skipped.
-pub fn workspace_schemas(roots: &[PathBuf], max: usize) -> Vec<PathBuf> {
-    let mut out = Vec::new();
+/// The schema files of an editor's workspace folders: the first `max` in path order,
+/// and exactly what was left out beyond them (an editor must answer, not list a whole
+/// disk, and must say what it did not take). Unreadable folders are skipped.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct WorkspaceSchemas {
+    /// The first `max` schema files, sorted by path.
+    pub files: Vec<PathBuf>,
+    /// How many schema files come after them (every one from [`first_left_out`] on, in
+    /// path order); counted up to [`MAX_WALK_FILES`] per folder.
+    ///
+    /// [`first_left_out`]: WorkspaceSchemas::first_left_out
+    pub left_out: usize,
+    /// The first file left out, if any: every schema file sorting at or after it.
+    pub first_left_out: Option<PathBuf>,
+    /// A folder held more than [`MAX_WALK_FILES`] schema files: `left_out` is a lower bound.
+    pub more: bool,
+}
+
+impl WorkspaceSchemas {
+    /// Whether a schema file at `path` would have been left out.
+    pub fn leaves_out(&self, path: &Path) -> bool {
+        self.first_left_out.as_deref().is_some_and(|first| path >= first)
+    }
+
+    /// One line for the user naming what was left out; `None` when nothing was.
+    pub fn left_out_message(&self, what: &str) -> Option<String> {
+        let first = self.first_left_out.as_ref()?;
+        Some(format!(
+            "{what} cover the first {} schema files of the workspace (in path order); {}{} from {} on were left out",
+            self.files.len(),
+            if self.more { "at least " } else { "" },
+            self.left_out,
+            first.display()
+        ))
+    }
+}
+
+pub fn workspace_schemas(roots: &[PathBuf], max: usize) -> WorkspaceSchemas {
+    let mut all = Vec::new();
+    let mut more = false;
     for root in roots {
-        let left = max.saturating_sub(out.len());
-        if left == 0 {
-            break;
-        }
-        if let Ok((found, _)) = walk(root, left) {
-            out.extend(found);
+        // One more than `max`, so a folder over the bound still shows as left out.
+        if let Ok((found, truncated)) = walk(root, MAX_WALK_FILES.max(max.saturating_add(1))) {
+            all.extend(found);
+            more |= truncated;
         }
     }
-    out.sort();
-    out.dedup();
-    out
+    all.sort();
+    all.dedup();
+    let rest = if all.len() > max {
+        all.split_off(max)
+    } else {
+        Vec::new()
+    };
+    WorkspaceSchemas {
+        files: all,
+        left_out: rest.len(),
+        first_left_out: rest.into_iter().next(),
+        more,
+    }
 }
 
 /// `dir` with `.`/`..` resolved lexically, if it stays inside `base` — also after
