@@ -556,8 +556,121 @@ static NEXT_TICKET: AtomicU64 = AtomicU64::new(1);
 pub struct Ticket(u64);
 
 impl Ticket {
+    /// Nanoseconds since the Unix epoch, made strictly increasing within the process:
+    /// tickets of different processes (two `wirelens gen`, a `gen` and an editor)
+    /// compare by when their inputs were taken.
     pub fn now() -> Ticket {
-        Ticket(NEXT_TICKET.fetch_add(1, Ordering::Relaxed))
+        let wall = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX));
+        let mut current = NEXT_TICKET.load(Ordering::Relaxed);
+        loop {
+            let next = wall.max(current.saturating_add(1));
+            match NEXT_TICKET.compare_exchange_weak(current, next, Ordering::Relaxed, Ordering::Relaxed) {
+                Ok(_) => return Ticket(next),
+                Err(seen) => current = seen,
+            }
+        }
+    }
+}
+
+/// The lock file a generation holds in each of its output folders while it writes
+/// there (`flock`, so it holds across processes: two `wirelens gen`, a `gen` and an
+/// editor). It also records, per schema, the ticket of the last set written into that
+/// folder (`TICKET<TAB>SCHEMA` lines), so an older set never replaces a newer one.
+/// Not a generated file: `gen --check` does not look at it.
+pub const LOCK_FILE: &str = ".wirelens.lock";
+
+/// At most this much of a lock file is read (a file written by someone else or grown
+/// huge is then taken as empty, never read without bound).
+const LOCK_FILE_LIMIT: u64 = 16 << 20;
+
+/// An output folder's [`LOCK_FILE`], held: the tickets it recorded.
+struct FolderLock {
+    file: std::fs::File,
+    path: PathBuf,
+    tickets: BTreeMap<PathBuf, u64>,
+}
+
+impl FolderLock {
+    /// Opens (creating it) and locks `out_dir`'s lock file, waiting for any other
+    /// writer; refuses a lock file that is a link or not a regular file. `None` in a
+    /// folder where it cannot be created (read-only: a generation with nothing to change
+    /// still succeeds there, as before; one with something to write fails as before).
+    fn acquire(out_dir: &Path) -> Result<Option<FolderLock>, FileError> {
+        use std::io::Read as _;
+        use std::os::unix::fs::OpenOptionsExt as _;
+        let path = out_dir.join(LOCK_FILE);
+        let fail = |what: &str, e: &dyn std::fmt::Display| {
+            FileError::new(
+                &path,
+                "file-io",
+                format!("cannot use the output folder's lock file ({what}): {e}"),
+            )
+        };
+        let mut options = std::fs::OpenOptions::new();
+        options.read(true).write(true).create(true).truncate(false).mode(0o644);
+        // Never through a link, never waiting on a FIFO.
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+        let mut file = match options.open(&path) {
+            Ok(f) => f,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
+                ) =>
+            {
+                return Ok(None)
+            }
+            Err(e) => return Err(fail("open", &e)),
+        };
+        if !file.metadata().map_err(|e| fail("metadata", &e))?.is_file() {
+            return Err(fail("open", &"not a regular file"));
+        }
+        match file.lock() {
+            Ok(()) => {}
+            // A file system without locks: the per-process lock still holds.
+            Err(e) if e.kind() == std::io::ErrorKind::Unsupported => {}
+            Err(e) => return Err(fail("lock", &e)),
+        }
+        let mut text = String::new();
+        let read = (&mut file).take(LOCK_FILE_LIMIT + 1).read_to_string(&mut text);
+        let tickets = if read.is_ok() && (text.len() as u64) <= LOCK_FILE_LIMIT {
+            text.lines()
+                .filter_map(|l| {
+                    let (t, schema) = l.split_once('\t')?;
+                    Some((PathBuf::from(schema), t.parse().ok()?))
+                })
+                .collect()
+        } else {
+            BTreeMap::new()
+        };
+        Ok(Some(FolderLock { file, path, tickets }))
+    }
+
+    /// Records `ticket` for `schemas` (best effort: a lock file that cannot be written
+    /// only loses the ordering against other processes, never the files).
+    fn record(&mut self, schemas: &[PathBuf], ticket: u64) {
+        use std::io::{Seek as _, Write as _};
+        for s in schemas {
+            // Names with a line break cannot be recorded (and are not real schemas).
+            if s.to_str().is_some_and(|n| !n.contains('\n')) {
+                self.tickets.insert(s.clone(), ticket);
+            }
+        }
+        let text: String = self
+            .tickets
+            .iter()
+            .filter_map(|(s, t)| Some(format!("{t}\t{}\n", s.to_str()?)))
+            .collect();
+        let written = self
+            .file
+            .set_len(0)
+            .and_then(|()| self.file.rewind())
+            .and_then(|()| self.file.write_all(text.as_bytes()));
+        if let Err(e) = written {
+            eprintln!("wirelens: cannot record the generation in {}: {e}", self.path.display());
+        }
     }
 }
 
@@ -573,19 +686,37 @@ fn dir_lock(out_dir: &Path) -> DirLock {
     locks.entry(key).or_default().clone()
 }
 
-/// Writes every folder of `prepared` ([`write_files`]), one writer per folder at a time.
-/// A folder whose schemas were already written by a newer preparation is left alone.
+/// Writes every folder of `prepared` ([`write_files`]), one writer per folder at a time,
+/// also across processes: the lock files of all its folders ([`LOCK_FILE`]) are taken
+/// first (in path order, so two writers never wait on each other) and held until the
+/// whole set is written. A folder whose schemas were already written by a newer
+/// preparation (of this process or another) is left alone.
 pub fn write_prepared(prepared: &Prepared) -> Result<Vec<Written>, FileError> {
-    let mut out = Vec::new();
+    let mut folders: Vec<PathBuf> = Vec::new();
     for dir in &prepared.dirs {
         std::fs::create_dir_all(&dir.out_dir)
             .map_err(|e| FileError::io(&dir.out_dir, "cannot create the output directory", &e))?;
+        folders.push(std::fs::canonicalize(&dir.out_dir).unwrap_or_else(|_| dir.out_dir.clone()));
+    }
+    let mut order: Vec<&PathBuf> = folders.iter().collect();
+    order.sort();
+    order.dedup();
+    let mut held: HashMap<PathBuf, FolderLock> = HashMap::new();
+    for folder in order {
+        if let Some(l) = FolderLock::acquire(folder)? {
+            held.insert(folder.clone(), l);
+        }
+    }
+    let mut out = Vec::new();
+    for (dir, folder) in prepared.dirs.iter().zip(&folders) {
         let dir_mutex = dir_lock(&dir.out_dir);
         let mut last = lock(&dir_mutex);
+        let mut folder_lock = held.get_mut(folder);
+        let newer = |t: Option<&u64>| t.is_some_and(|&t| t > prepared.ticket);
         if dir
             .schemas
             .iter()
-            .any(|s| last.get(s).is_some_and(|&t| t > prepared.ticket))
+            .any(|s| newer(last.get(s)) || newer(folder_lock.as_ref().and_then(|l| l.tickets.get(s))))
         {
             out.push(Written {
                 out_dir: dir.out_dir.clone(),
@@ -597,6 +728,9 @@ pub fn write_prepared(prepared: &Prepared) -> Result<Vec<Written>, FileError> {
         let report = write_files_staged(&dir.out_dir, &dir.files, prepared.staged.as_deref())?;
         for s in &dir.schemas {
             last.insert(s.clone(), prepared.ticket);
+        }
+        if let Some(l) = folder_lock.as_mut() {
+            l.record(&dir.schemas, prepared.ticket);
         }
         out.push(Written {
             out_dir: dir.out_dir.clone(),
@@ -647,12 +781,16 @@ pub const MAX_WALK_DEPTH: usize = 64;
 
 /// Schema files under `dir`, sorted: hidden folders, `target` and `node_modules` are
 /// skipped; symbolic links are followed, but a link back to a folder being walked is
-/// not (walkdir detects the loop). Stops after `max` files (`truncated`).
+/// not (walkdir detects the loop). Stops after the first `max` files in path order
+/// (`truncated`).
 fn walk(dir: &Path, max: usize) -> Result<(Vec<PathBuf>, bool), FileError> {
     let mut found = Vec::new();
     let walker = walkdir::WalkDir::new(dir)
         .follow_links(true)
         .max_depth(MAX_WALK_DEPTH)
+        // In path order, so a walk cut at `max` keeps the first `max` files by path
+        // (not whichever the directory listing gave first).
+        .sort_by_file_name()
         .into_iter()
         .filter_entry(|e| {
             e.depth() == 0 || {
@@ -707,22 +845,66 @@ pub fn find_schemas(paths: &[PathBuf]) -> Result<Vec<PathBuf>, FileError> {
     Ok(out)
 }
 
-/// The schema files of an editor's workspace folders, at most `max` (the rest is
-/// dropped: an editor must answer, not list a whole disk). Unreadable folders are skipped.
-pub fn workspace_schemas(roots: &[PathBuf], max: usize) -> Vec<PathBuf> {
-    let mut out = Vec::new();
+/// The schema files of an editor's workspace folders: the first `max` in path order,
+/// and exactly what was left out beyond them (an editor must answer, not list a whole
+/// disk, and must say what it did not take). Unreadable folders are skipped.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct WorkspaceSchemas {
+    /// The first `max` schema files, sorted by path.
+    pub files: Vec<PathBuf>,
+    /// How many schema files come after them (every one from [`first_left_out`] on, in
+    /// path order); counted up to [`MAX_WALK_FILES`] per folder.
+    ///
+    /// [`first_left_out`]: WorkspaceSchemas::first_left_out
+    pub left_out: usize,
+    /// The first file left out, if any: every schema file sorting at or after it.
+    pub first_left_out: Option<PathBuf>,
+    /// A folder held more than [`MAX_WALK_FILES`] schema files: `left_out` is a lower bound.
+    pub more: bool,
+}
+
+impl WorkspaceSchemas {
+    /// Whether a schema file at `path` would have been left out.
+    pub fn leaves_out(&self, path: &Path) -> bool {
+        self.first_left_out.as_deref().is_some_and(|first| path >= first)
+    }
+
+    /// One line for the user naming what was left out; `None` when nothing was.
+    pub fn left_out_message(&self, what: &str) -> Option<String> {
+        let first = self.first_left_out.as_ref()?;
+        Some(format!(
+            "{what} cover the first {} schema files of the workspace (in path order); {}{} from {} on were left out",
+            self.files.len(),
+            if self.more { "at least " } else { "" },
+            self.left_out,
+            first.display()
+        ))
+    }
+}
+
+pub fn workspace_schemas(roots: &[PathBuf], max: usize) -> WorkspaceSchemas {
+    let mut all = Vec::new();
+    let mut more = false;
     for root in roots {
-        let left = max.saturating_sub(out.len());
-        if left == 0 {
-            break;
-        }
-        if let Ok((found, _)) = walk(root, left) {
-            out.extend(found);
+        // One more than `max`, so a folder over the bound still shows as left out.
+        if let Ok((found, truncated)) = walk(root, MAX_WALK_FILES.max(max.saturating_add(1))) {
+            all.extend(found);
+            more |= truncated;
         }
     }
-    out.sort();
-    out.dedup();
-    out
+    all.sort();
+    all.dedup();
+    let rest = if all.len() > max {
+        all.split_off(max)
+    } else {
+        Vec::new()
+    };
+    WorkspaceSchemas {
+        files: all,
+        left_out: rest.len(),
+        first_left_out: rest.into_iter().next(),
+        more,
+    }
 }
 
 /// `dir` with `.`/`..` resolved lexically, if it stays inside `base` — also after

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use codegen::emit::{Lang, OutputFile, OwnedStrings};
 use codegen::files::{read_regular, replace_user_file};
 use codegen::generate::Builder;
-use codegen::project::{find_schemas, write_prepared, ClientSettings, Flags, Project};
+use codegen::project::{find_schemas, workspace_schemas, write_prepared, ClientSettings, Flags, Project};
 use codegen::{FieldOrder, SourceFile};
 
 const BODY: &str = "package p\n\ntype T struct {\n\tA bool\n\tB int64\n\tC int16\n}\n";
@@ -451,7 +451,15 @@ fn staged_generation_publishes_the_same_files_and_leaves_nothing_behind() {
     )
     .unwrap();
     assert_eq!(written[0].report.written.len(), 6, "{written:?}");
-    for entry in std::fs::read_dir(&plain).unwrap().flatten() {
+    // The output folder's lock file records when each set was written: not compared.
+    let generated = |dir: &Path| -> Vec<std::fs::DirEntry> {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name() != codegen::project::LOCK_FILE)
+            .collect()
+    };
+    for entry in generated(&plain) {
         let name = entry.file_name();
         assert_eq!(
             std::fs::read(entry.path()).unwrap(),
@@ -459,7 +467,7 @@ fn staged_generation_publishes_the_same_files_and_leaves_nothing_behind() {
             "{name:?}"
         );
     }
-    assert_eq!(std::fs::read_dir(&staged).unwrap().count(), 6);
+    assert_eq!(generated(&staged).len(), 6);
 
     // Again: every file unchanged, and the staged copies are gone.
     let again = run(
@@ -478,7 +486,7 @@ fn staged_generation_publishes_the_same_files_and_leaves_nothing_behind() {
     assert!(run(Project::local().with_staging(true), std::slice::from_ref(&good), &mine).is_err());
     assert_eq!(std::fs::read_to_string(mine.join("good.rs")).unwrap(), "fn mine() {}\n");
     assert_eq!(temp_files(&mine), Vec::<String>::new());
-    assert_eq!(std::fs::read_dir(&mine).unwrap().count(), 1);
+    assert_eq!(generated(&mine).len(), 1);
 
     // The first schema is staged, the second fails: no folder, no file.
     let bad = root.join("bad.sdp");
@@ -487,4 +495,39 @@ fn staged_generation_publishes_the_same_files_and_leaves_nothing_behind() {
     let errors = run(Project::local().with_staging(true), &[good.clone(), bad], &fresh).unwrap_err();
     assert!(errors.iter().any(|e| e.message.contains("Nope")), "{errors:?}");
     assert!(!fresh.exists(), "{:?}", std::fs::read_dir(&fresh).map(|d| d.count()));
+}
+
+/// Issue 38 item 7: an editor's walk keeps the first `max` schema files in path order
+/// (over several folders, whatever order the directory listing gives) and says exactly
+/// which were left out: how many, and the first of them.
+#[test]
+fn the_workspace_walk_keeps_the_first_files_by_path_and_says_what_it_left_out() {
+    let (_a, a) = canonical_root();
+    let (_b, b) = canonical_root();
+    for name in ["d/z.sdp", "d/a.ffi", "c.sdp", "e/f/g.sdp", "not-a-schema.txt"] {
+        let path = a.join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, "struct A { x: u8 }\n").unwrap();
+    }
+    std::fs::write(b.join("b.sdp"), "struct B { x: u8 }\n").unwrap();
+    let roots = [b.clone(), a.clone()];
+    let mut all = vec![
+        a.join("c.sdp"),
+        a.join("d/a.ffi"),
+        a.join("d/z.sdp"),
+        a.join("e/f/g.sdp"),
+        b.join("b.sdp"),
+    ];
+    all.sort();
+    let found = workspace_schemas(&roots, 10);
+    assert_eq!(
+        (found.files.clone(), found.left_out, found.first_left_out),
+        (all.clone(), 0, None)
+    );
+    let found = workspace_schemas(&roots, 3);
+    assert_eq!(found.files, all[..3]);
+    assert_eq!((found.left_out, found.first_left_out.as_ref()), (2, Some(&all[3])));
+    assert!(found.leaves_out(&all[4]) && !found.leaves_out(&all[2]));
+    let message = found.left_out_message("symbols").unwrap();
+    assert!(message.contains("first 3") && message.contains(" 2 from "), "{message}");
 }

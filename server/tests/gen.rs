@@ -35,6 +35,8 @@ fn names(dir: &Path) -> Vec<String> {
         .map(|d| {
             d.flatten()
                 .map(|e| e.file_name().to_string_lossy().into_owned())
+                // The output folder's lock file (`codegen::project::LOCK_FILE`).
+                .filter(|n| n != ".wirelens.lock")
                 .collect()
         })
         .unwrap_or_default();

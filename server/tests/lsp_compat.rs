@@ -349,3 +349,58 @@ fn wirelens_toml_names_the_baseline_and_the_client_setting_beats_it() {
     assert_eq!(settled_diagnostics(&mut c, &uri), Vec::<Value>::new());
     assert_eq!(lens_titles(&mut c, &uri)[2], "wire-compatible with HEAD");
 }
+
+/// Issue 38 item 2: a committed chain of N structs, each holding `[]` and `Option` of
+/// the one before, then `a: u32` → `a: u64` in every struct: the change in `T_i`
+/// affects N − i messages, N(N+1)/2 related locations in all. One publication lists a
+/// bounded number of them and says how many each warning affects. N:
+/// `WIRELENS_CHAIN_N` (default 300).
+#[test]
+fn a_change_in_every_struct_of_a_nested_chain_publishes_a_bounded_list() {
+    let n: usize = std::env::var("WIRELENS_CHAIN_N")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(300);
+    let started = std::time::Instant::now();
+    let mut text = String::from("struct T0 {\n    a: u32,\n}\n\n");
+    for i in 1..n {
+        text.push_str(&format!(
+            "struct T{i} {{\n    a: u32,\n    all: []T{p},\n    one: Option<T{p}>,\n}}\n\n",
+            p = i - 1
+        ));
+    }
+    let repo = Repo::new("chain");
+    repo.commit("chain.sdp", &text);
+    let mut c = start(&repo.0, json!({}));
+    let uri = repo.uri("chain.sdp");
+    c.open(&uri, "sdp", &text.replace("a: u32", "a: u64"));
+    let diags = settled_diagnostics(&mut c, &uri);
+    assert_eq!(diags.len(), n, "one warning per changed struct");
+    let related: usize = diags
+        .iter()
+        .map(|d| d["relatedInformation"].as_array().map_or(0, Vec::len))
+        .sum();
+    let bytes: usize = diags.iter().map(|d| d.to_string().len()).sum();
+    eprintln!(
+        "chain of {n}: {related} related locations, {bytes} bytes of diagnostics, settled after {:?}",
+        started.elapsed()
+    );
+    assert!(
+        related <= 500,
+        "{related} related locations in one publication (unbounded: {})",
+        n * (n + 1) / 2
+    );
+    let first = diags
+        .iter()
+        .find(|d| d["message"].as_str().unwrap_or_default().contains("`T0.a`"))
+        .expect("the warning on T0");
+    assert!(
+        first["message"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("affects {n} messages")),
+        "{}",
+        first["message"]
+    );
+    assert!(first["relatedInformation"].as_array().map_or(0, Vec::len) <= 20);
+}

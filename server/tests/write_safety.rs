@@ -36,7 +36,8 @@ fn gen_with_file_limit(args: &[&str], ignore: bool) -> Output {
         .unwrap()
 }
 
-/// Every file under `dir`, recursively, with its contents.
+/// Every file under `dir`, recursively, with its contents (but the output folders' lock
+/// files).
 fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
@@ -45,7 +46,9 @@ fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
             let p = e.path();
             if p.is_dir() {
                 stack.push(p);
-            } else {
+            } else if e.file_name() != ".wirelens.lock" {
+                // (The output folder's lock file, `codegen::project::LOCK_FILE`, is not
+                // generated code: its contents change with every generation.)
                 out.push((p.clone(), std::fs::read(&p).unwrap()));
             }
         }
@@ -198,6 +201,8 @@ fn schema_file_names_never_leave_the_output_directory() {
         .unwrap()
         .flatten()
         .map(|e| e.file_name().to_string_lossy().into_owned())
+        // The output folder's lock file (`codegen::project::LOCK_FILE`), not generated.
+        .filter(|n| n != ".wirelens.lock")
         .collect();
     produced.sort();
     for p in &produced {
@@ -268,5 +273,70 @@ fn temp_files_of_a_killed_gen_go_with_the_next_writer_in_that_folder() {
         .status()
         .unwrap();
     assert!(status.success());
+    assert_eq!(temp_files(&out), Vec::<String>::new());
+}
+
+/// Issue 38 item 12: `wirelens gen` processes of two versions of one schema writing
+/// into one folder at once take turns on the folder's lock file, so every round ends
+/// with one whole set (all files of one version), never `k.h` of one beside `k.rs` of
+/// the other. Rounds: `WIRELENS_GEN_RACE_ROUNDS` (default 4), 16 processes each.
+#[test]
+fn concurrent_gen_processes_into_one_folder_leave_one_whole_set() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let version = |tag: &str| {
+        let dir = tmp.path().join(tag);
+        std::fs::create_dir(&dir).unwrap();
+        let mut text = format!("struct Marker{tag} {{\n    a: u8,\n}}\n\n");
+        for i in 0..300 {
+            text.push_str(&format!(
+                "struct S{i} {{\n    a: u32,\n    b: str,\n    c: []u8,\n}}\n\n"
+            ));
+        }
+        let schema = dir.join("k.sdp");
+        std::fs::write(&schema, text).unwrap();
+        schema
+    };
+    let (one, two) = (version("One"), version("Two"));
+    let rounds: usize = std::env::var("WIRELENS_GEN_RACE_ROUNDS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(4);
+    let o = out.to_str().unwrap();
+    for round in 0..rounds {
+        let children: Vec<_> = (0..16)
+            .map(|i| {
+                let schema = if i % 2 == 0 { &one } else { &two };
+                Command::new(wirelens())
+                    .args(["gen", schema.to_str().unwrap(), "--lang", "rust,c,cpp", "--out", o])
+                    .stdout(std::process::Stdio::null())
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        for child in children {
+            let r = child.wait_with_output().unwrap();
+            assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+        }
+        let versions: Vec<(&str, &str)> = ["k.rs", "k.h", "k.hpp"]
+            .iter()
+            .map(|name| {
+                let text = std::fs::read_to_string(out.join(name)).unwrap();
+                let v = match (text.contains("MarkerOne"), text.contains("MarkerTwo")) {
+                    (true, false) => "One",
+                    (false, true) => "Two",
+                    _ => "neither or both",
+                };
+                (*name, v)
+            })
+            .collect();
+        assert!(
+            versions
+                .iter()
+                .all(|(_, v)| *v == versions[0].1 && *v != "neither or both"),
+            "round {round}: a mixed set {versions:?}"
+        );
+    }
     assert_eq!(temp_files(&out), Vec::<String>::new());
 }

@@ -81,9 +81,18 @@ const RENUMBERED_ONE_BY_ONE: usize = 3;
 /// The related-information entries of that one warning (the message gives the count).
 const RENUMBERED_LISTED: usize = 20;
 
+/// One warning lists at most this many affected messages as related information; its
+/// message gives their number, and the hover of each type lists its changes.
+const AFFECTED_LISTED: usize = 20;
+/// All the warnings of one publication together list at most this many: a change in
+/// each struct of a chain of N that nest each other affects N(N+1)/2 messages in all
+/// (N = 1,000: 500,500 related locations, 105 MB of JSON per publication).
+const RELATED_BUDGET: usize = 500;
+
 /// One warning per break located in the current text, except that many renumbered
 /// messages are one warning. A removed field is reported on its struct's name; a removed
-/// type at the start of the file.
+/// type at the start of the file. What one publication carries is bounded: see
+/// [`AFFECTED_LISTED`] and [`RELATED_BUDGET`].
 pub fn warnings(snap: &Arc<Snapshot>, base: &Baseline) -> Vec<WireWarning> {
     let Some(report) = report(snap, base).filter(|r| !r.breaks.is_empty()) else {
         return Vec::new();
@@ -105,15 +114,19 @@ pub fn warnings(snap: &Arc<Snapshot>, base: &Baseline) -> Vec<WireWarning> {
         .filter(|b| b.kind == BreakKind::MessageIdChanged)
         .collect();
     let collapse = renumbered.len() > RENUMBERED_ONE_BY_ONE;
+    let mut budget = RELATED_BUDGET;
     let mut out: Vec<WireWarning> = report
         .breaks
         .iter()
         .filter(|b| !(collapse && b.kind == BreakKind::MessageIdChanged))
         .map(|b| {
             let range = b.new_range.clone().or_else(|| name_range(&b.type_name)).unwrap_or(0..0);
-            let related = b
+            let listed = b.affects.len().min(AFFECTED_LISTED).min(budget);
+            budget -= listed;
+            let related: Vec<(Range<usize>, String)> = b
                 .affects
                 .iter()
+                .take(listed)
                 .filter_map(|m| {
                     let r = name_range(m)?;
                     let what = match b.kind {
@@ -124,10 +137,23 @@ pub fn warnings(snap: &Arc<Snapshot>, base: &Baseline) -> Vec<WireWarning> {
                     Some((r, what))
                 })
                 .collect();
+            let mut message = format!("wire break against {}: {}", base.label, b.message);
+            let n = b.affects.len();
+            if listed < n {
+                message.push_str(&format!(
+                    " (affects {n} {}; {} listed: hover a type for its changes)",
+                    messages_word(d, n),
+                    if listed == 0 {
+                        "none".to_string()
+                    } else {
+                        format!("the first {listed}")
+                    }
+                ));
+            }
             WireWarning {
                 range,
                 code: b.kind.code(),
-                message: format!("wire break against {}: {}", base.label, b.message),
+                message,
                 related,
             }
         })

@@ -2,7 +2,7 @@
 //! notifications. Requests take a snapshot of their document under the lock, release
 //! it, and compute in [`handlers`]; long ones run on the blocking pool.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -70,6 +70,13 @@ pub(super) struct State {
     pub(super) baseline_loads: HashMap<Uri, u64>,
     /// The client accepts `workspace/codeLens/refresh`.
     pub(super) lens_refresh: bool,
+    /// The documents whose baseline is being loaded: at most one load per document is
+    /// in flight ...
+    pub(super) baseline_running: HashSet<Uri>,
+    /// ... and at most one more is asked for (started when it ends): a storm of
+    /// `.git/HEAD` or `wirelens.toml` events costs two loads per document, not one per
+    /// event.
+    pub(super) baseline_pending: HashSet<Uri>,
 }
 
 impl State {
@@ -108,6 +115,8 @@ impl Backend {
                 baselines: HashMap::new(),
                 baseline_loads: HashMap::new(),
                 lens_refresh: false,
+                baseline_running: HashSet::new(),
+                baseline_pending: HashSet::new(),
             })),
             index: Arc::new(WorkspaceIndex::default()),
         }
@@ -151,82 +160,117 @@ impl Backend {
     /// Loads the wire baseline of the open document `uri` in the background (git runs
     /// on the blocking pool, never under the lock), then republishes its diagnostics
     /// and asks the client to refresh lenses. No baseline (a new file, no git, no
-    /// commit) shows nothing; a baseline that cannot be read is logged.
+    /// commit) shows nothing; a baseline that cannot be read is logged. Coalesced: while
+    /// a load of `uri` runs, further requests only mark it to run once more after it
+    /// (the running load's result, already stale, is dropped then).
     pub(super) fn reload_baseline(&self, uri: Uri) {
         let Some(path) = uri.to_file_path().map(|p| p.into_owned()) else {
             return;
         };
-        let started = self.with_state("baseline", |s| {
-            // A big document has no layout to compare: its baseline is not analysed.
-            let order = s.order_for(&uri);
-            let doc = s.docs.get(&uri).filter(|d| !documents::is_large(d))?;
-            // Usually the baseline is the text just opened (a file unchanged since `HEAD`).
-            let open = (doc.order == order).then(|| doc.snap.clone());
-            let dialect = doc.dialect;
-            let n = s.baseline_loads.entry(uri.clone()).or_default();
-            *n += 1;
-            Some((dialect, order, open, *n, s.project.clone()))
+        let start = self.with_state("baseline", |s| {
+            if !s.docs.contains_key(&uri) {
+                return None;
+            }
+            if s.baseline_running.contains(&uri) {
+                s.baseline_pending.insert(uri.clone());
+                return None;
+            }
+            s.baseline_running.insert(uri.clone());
+            Some(())
         });
-        let Some((dialect, order, open, n, project)) = started else {
+        if start.is_none() {
             return;
-        };
+        }
         let (client, state) = (self.client.clone(), self.state.clone());
         tokio::spawn(async move {
-            let loaded = tokio::task::spawn_blocking(move || {
-                catch_unwind(AssertUnwindSafe(|| {
-                    let against = project.against_for(&path);
-                    match codegen::baseline::load(&path, &against) {
-                        Ok(codegen::baseline::Baseline::Found(source)) => {
-                            // Then copying its model takes milliseconds, where analysing the
-                            // same text again keeps a core busy for hundreds while the user types.
-                            let analysis = match open.filter(|o| o.source.text == source.text) {
-                                Some(open) => open.analysis.model_copy(),
-                                None => codegen::analyze(dialect, &source.text, None, order),
-                            };
-                            Ok(Some(Baseline::new(baseline_label(&project, &against), analysis)))
-                        }
-                        Ok(codegen::baseline::Baseline::Missing(_)) => Ok(None),
-                        Err(e) => Err(format!("wirelens: no wire baseline for {}: {e}", path.display())),
-                    }
+            let lock = || match state.lock() {
+                Ok(g) => g,
+                Err(p) => p.into_inner(),
+            };
+            loop {
+                let started = catch_unwind(AssertUnwindSafe(|| {
+                    let mut s = lock();
+                    let s = &mut *s;
+                    // A big document has no layout to compare: its baseline is not analysed.
+                    let order = s.order_for(&uri);
+                    let doc = s.docs.get(&uri).filter(|d| !documents::is_large(d))?;
+                    // Usually the baseline is the text just opened (a file unchanged since `HEAD`).
+                    let open = (doc.order == order).then(|| doc.snap.clone());
+                    let dialect = doc.dialect;
+                    let n = s.baseline_loads.entry(uri.clone()).or_default();
+                    *n += 1;
+                    Some((dialect, order, open, *n, s.project.clone()))
                 }))
-                .unwrap_or(Ok(None))
-            })
-            .await
-            .unwrap_or(Ok(None));
-            let loaded = match loaded {
-                Ok(b) => b,
-                Err(message) => {
-                    client.log_message(MessageType::WARNING, message).await;
-                    None
-                }
-            };
-            let current = {
-                let mut s = match state.lock() {
-                    Ok(g) => g,
-                    Err(p) => p.into_inner(),
+                .ok()
+                .flatten();
+                let Some((dialect, order, open, n, project)) = started else {
+                    let mut s = lock();
+                    s.baseline_running.remove(&uri);
+                    s.baseline_pending.remove(&uri);
+                    return;
                 };
-                if s.baseline_loads.get(&uri) != Some(&n) || !s.docs.contains_key(&uri) {
-                    None // a newer load is under way, or the document was closed
-                } else {
-                    // Nothing before and nothing now (no git, a new file): nothing to redo.
-                    let changed = match loaded {
-                        Some(b) => {
-                            s.baselines.insert(uri.clone(), Arc::new(b));
-                            true
+                let path = path.clone();
+                let loaded = tokio::task::spawn_blocking(move || {
+                    catch_unwind(AssertUnwindSafe(|| {
+                        let against = project.against_for(&path);
+                        match codegen::baseline::load(&path, &against) {
+                            Ok(codegen::baseline::Baseline::Found(source)) => {
+                                // Then copying its model takes milliseconds, where analysing the
+                                // same text again keeps a core busy for hundreds while the user types.
+                                let analysis = match open.filter(|o| o.source.text == source.text) {
+                                    Some(open) => open.analysis.model_copy(),
+                                    None => codegen::analyze(dialect, &source.text, None, order),
+                                };
+                                Ok(Some(Baseline::new(baseline_label(&project, &against), analysis)))
+                            }
+                            Ok(codegen::baseline::Baseline::Missing(_)) => Ok(None),
+                            Err(e) => Err(format!("wirelens: no wire baseline for {}: {e}", path.display())),
                         }
-                        None => s.baselines.remove(&uri).is_some(),
-                    };
-                    s.docs
-                        .get(&uri)
-                        .filter(|_| changed)
-                        .map(|d| (d.version, s.lens_refresh))
+                    }))
+                    .unwrap_or(Ok(None))
+                })
+                .await
+                .unwrap_or(Ok(None));
+                {
+                    let mut s = lock();
+                    if s.baseline_pending.remove(&uri) && s.docs.contains_key(&uri) {
+                        continue; // asked again meanwhile: this result may be stale
+                    }
+                    s.baseline_running.remove(&uri);
                 }
-            };
-            if let Some((version, lens_refresh)) = current {
-                publish_diagnostics_later(client.clone(), state.clone(), uri, version);
-                if lens_refresh {
-                    let _ = client.code_lens_refresh().await;
+                let loaded = match loaded {
+                    Ok(b) => b,
+                    Err(message) => {
+                        client.log_message(MessageType::WARNING, message).await;
+                        None
+                    }
+                };
+                let current = {
+                    let mut s = lock();
+                    if s.baseline_loads.get(&uri) != Some(&n) || !s.docs.contains_key(&uri) {
+                        None // a newer load is under way, or the document was closed
+                    } else {
+                        // Nothing before and nothing now (no git, a new file): nothing to redo.
+                        let changed = match loaded {
+                            Some(b) => {
+                                s.baselines.insert(uri.clone(), Arc::new(b));
+                                true
+                            }
+                            None => s.baselines.remove(&uri).is_some(),
+                        };
+                        s.docs
+                            .get(&uri)
+                            .filter(|_| changed)
+                            .map(|d| (d.version, s.lens_refresh))
+                    }
+                };
+                if let Some((version, lens_refresh)) = current {
+                    publish_diagnostics_later(client.clone(), state.clone(), uri, version);
+                    if lens_refresh {
+                        let _ = client.code_lens_refresh().await;
+                    }
                 }
+                return;
             }
         });
     }
@@ -272,6 +316,18 @@ impl Backend {
             LARGE_DOCUMENT_BYTES / (1024 * 1024),
         );
         self.client.show_message(MessageType::WARNING, message).await;
+    }
+
+    /// Once the workspace-symbol index is built, tells the user which schema files it
+    /// left out, if any.
+    fn tell_left_out(&self, build: Option<tokio::task::JoinHandle<Option<String>>>) {
+        let Some(build) = build else { return };
+        let client = self.client.clone();
+        tokio::spawn(async move {
+            if let Ok(Some(left_out)) = build.await {
+                client.show_message(MessageType::WARNING, left_out).await;
+            }
+        });
     }
 
     /// Asks the client to re-request inlay hints (only when the layout changed).
@@ -444,6 +500,14 @@ impl LanguageServer for Backend {
                     work_done_progress_options: Default::default(),
                 })),
                 workspace_symbol_provider: Some(OneOf::Left(true)),
+                // Folders added or removed later arrive as `didChangeWorkspaceFolders`.
+                workspace: Some(WorkspaceServerCapabilities {
+                    workspace_folders: Some(WorkspaceFoldersServerCapabilities {
+                        supported: Some(true),
+                        change_notifications: Some(OneOf::Left(true)),
+                    }),
+                    file_operations: None,
+                }),
                 execute_command_provider: Some(ExecuteCommandOptions {
                     commands: vec![SHOW_LAYOUT.into(), GENERATE.into(), GENERATE_WORKSPACE.into()],
                     work_done_progress_options: Default::default(),
@@ -472,7 +536,7 @@ impl LanguageServer for Backend {
 
     async fn initialized(&self, _: InitializedParams) {
         // The workspace-symbol index is built in the background.
-        self.index.start_build();
+        self.tell_left_out(self.index.start_build());
         if self.with_state("initialized", |s| Some(s.watch_files)).unwrap_or(false) {
             // `.git/HEAD` and branch refs move on commit and checkout: the baseline changes.
             let watchers = [
@@ -510,9 +574,10 @@ impl LanguageServer for Backend {
                 git_changed = true;
             } else {
                 reload.push(change.uri.clone());
-                let (index, uri) = (self.index.clone(), change.uri.clone());
-                let deleted = change.typ == FileChangeType::DELETED;
-                tokio::task::spawn_blocking(move || index.file_changed(&uri, deleted));
+                // Numbered here, in arrival order: a change still being read when its
+                // file's deletion arrives is dropped.
+                self.index
+                    .file_changed(&change.uri, change.typ == FileChangeType::DELETED);
             }
         }
         if toml_changed || git_changed {
@@ -531,14 +596,16 @@ impl LanguageServer for Backend {
         if !toml_changed {
             return;
         }
-        // A wirelens.toml changed: forget cached settings and re-check every open file.
+        // A wirelens.toml changed: forget cached settings and re-check every open file
+        // whose settings it changed (a storm of events that change nothing costs no
+        // analysis and no publication).
         let updated = self.with_state("didChangeWatchedFiles", |s| {
             s.project.forget_configs();
             let uris: Vec<Uri> = s.docs.keys().cloned().collect();
             let mut out = Vec::new();
             for uri in uris {
                 let order = s.order_for(&uri);
-                if let Some(doc) = s.docs.get_mut(&uri) {
+                if let Some(doc) = s.docs.get_mut(&uri).filter(|d| d.order != order) {
                     doc.reanalyze(order);
                     out.push((uri, doc.version));
                 }
@@ -733,6 +800,28 @@ impl LanguageServer for Backend {
         Ok(self.on_snapshot("executeCommand", &uri, |snap, _| handlers::show_layout(snap, name)))
     }
 
+    async fn did_change_workspace_folders(&self, params: DidChangeWorkspaceFoldersParams) {
+        let path = |f: &WorkspaceFolder| f.uri.to_file_path().map(|p| p.into_owned());
+        let removed: Vec<std::path::PathBuf> = params.event.removed.iter().filter_map(path).collect();
+        let added: Vec<std::path::PathBuf> = params.event.added.iter().filter_map(path).collect();
+        // Applied before the first await, as edits: a generation requested after this
+        // notification sees the new folders (generation may only write inside them).
+        let roots = self.with_state("didChangeWorkspaceFolders", |s| {
+            s.roots.retain(|r| !removed.contains(r));
+            for a in added {
+                if !s.roots.contains(&a) {
+                    s.roots.push(a);
+                }
+            }
+            s.rebuild_project();
+            Some(s.roots.clone())
+        });
+        let Some(roots) = roots else { return };
+        // Baselines may be named relative to a folder (`file:`).
+        self.reload_all_baselines();
+        self.tell_left_out(Some(self.index.set_roots(roots)));
+    }
+
     async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
         let client_settings = ClientSettings::parse(&params.settings);
         let refresh = self
@@ -884,10 +973,4 @@ pub(super) async fn blocking<T: Send + 'static>(
             None
         }
     }
-}
-
-/// `.sdp` and `.ffi` files under the workspace roots (skipping hidden folders, `target`
-/// and `node_modules`, never looping through symbolic links), at most a few thousand.
-pub(super) fn workspace_schemas(roots: &[std::path::PathBuf]) -> Vec<std::path::PathBuf> {
-    codegen::project::workspace_schemas(roots, 5000)
 }

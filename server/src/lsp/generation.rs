@@ -15,11 +15,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use codegen::project::{write_prepared, FileError, Flags, Project, Ticket, Written, CANCELLED};
+use codegen::project::{write_prepared, FileError, Flags, Project, Ticket, Written, CANCELLED, MAX_WALK_FILES};
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::*;
 
-use super::backend::{blocking, internal_error, workspace_schemas, Backend, State, GENERATE};
+use super::backend::{blocking, internal_error, Backend, State, GENERATE};
 use super::settings;
 
 impl State {
@@ -332,12 +332,35 @@ impl Backend {
         };
         let progress = self.progress(token, "wirelens: generating the workspace").await;
         let result = blocking("generateWorkspace", move |cancelled| {
-            let files = workspace_schemas(&roots);
-            let result = run_generation(&inputs, &files, &request, cancelled);
-            Some((files, result))
+            // Every schema of the workspace, as `wirelens gen` on its folders: up to the
+            // same bound, and beyond it none at all (saying so), never some of them.
+            let found = codegen::project::workspace_schemas(&roots, MAX_WALK_FILES);
+            if let Some(first) = &found.first_left_out {
+                let message = format!(
+                    "the workspace holds {}{} schema files, over the limit of {MAX_WALK_FILES} for one generation \
+                     ({}{} from {} on are beyond it): nothing was generated; generate narrower folders with `wirelens gen`",
+                    if found.more { "more than " } else { "" },
+                    found.files.len() + found.left_out,
+                    if found.more { "at least " } else { "" },
+                    found.left_out,
+                    first.display()
+                );
+                return Some((found, Err(vec![FileError::new("", "too-many-files", message)])));
+            }
+            let result = run_generation(&inputs, &found.files, &request, cancelled);
+            Some((found, result))
         })
         .await;
-        let (files, result) = result.ok_or_else(|| internal_error("internal error while generating".into()))?;
+        let (found, result) = result.ok_or_else(|| internal_error("internal error while generating".into()))?;
+        let files = &found.files;
+        if found.first_left_out.is_some() {
+            if let Err(errors) = &result {
+                let message = errors.iter().map(|e| e.message.clone()).collect::<Vec<_>>().join("; ");
+                self.client
+                    .show_message(MessageType::ERROR, format!("wirelens: {message}"))
+                    .await;
+            }
+        }
         if matches!(&result, Err(errors) if was_cancelled(errors)) {
             return Err(tower_lsp_server::jsonrpc::Error::request_cancelled());
         }
@@ -360,6 +383,13 @@ impl Backend {
             )
         };
         progress.finish(summary.clone()).await;
-        Ok(serde_json::json!({"schemas": files.len(), "written": written, "failures": failures, "summary": summary}))
+        Ok(serde_json::json!({
+            "schemas": files.len(),
+            "written": written,
+            "failures": failures,
+            "summary": summary,
+            "leftOut": found.left_out,
+            "firstLeftOut": found.first_left_out.as_ref().map(|p| p.display().to_string()),
+        }))
     }
 }

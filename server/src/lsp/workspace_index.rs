@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
+use codegen::project::WorkspaceSchemas;
 use codegen::source::ColumnUnit;
 use codegen::{Dialect, OrderChoice, SourceFile};
 use tower_lsp_server::ls_types::{Location, Range, SymbolInformation, SymbolKind, Uri};
@@ -35,9 +36,9 @@ type Files = Arc<HashMap<Uri, Arc<[Symbol]>>>;
 #[derive(Default)]
 pub struct WorkspaceIndex {
     inner: Mutex<Inner>,
-    /// Signalled when the first build has finished.
+    /// Signalled when a build has finished.
     built: Condvar,
-    /// A build has been started (only one ever walks the workspace).
+    /// A build has been started.
     started: AtomicBool,
 }
 
@@ -47,8 +48,49 @@ struct Inner {
     unit: Option<ColumnUnit>,
     /// `None` until the first build has finished.
     files: Option<Files>,
-    /// File events that arrived during the first build, applied after it.
-    early: Vec<(Uri, Option<Arc<[Symbol]>>)>,
+    /// The number of the latest build started (one per change of the workspace
+    /// folders): an older build finishing late is dropped.
+    build: u64,
+    /// A build is running: the events applied meanwhile are kept in `since_build`.
+    building: bool,
+    /// The outcome of every file event applied since the running build started (it may
+    /// have read those files before they changed): applied again over its result.
+    since_build: HashMap<Uri, Option<Arc<[Symbol]>>>,
+    /// Numbers file events, in arrival order.
+    events: u64,
+    /// Per file, the number of its latest event whose read is still running: a read
+    /// that finishes after a later event of its file (a `deleted`, or another change)
+    /// is dropped, so events take effect in the order they arrived.
+    reading: HashMap<Uri, u64>,
+    /// What the latest build left out (the index holds at most [`MAX_INDEXED_FILES`]).
+    found: WorkspaceSchemas,
+}
+
+/// The workspace-symbol index covers at most this many schema files: the first ones in
+/// path order; the user is told which were left out.
+pub const MAX_INDEXED_FILES: usize = 5000;
+
+impl Inner {
+    /// Sets the symbols of `uri` (`None`: it is gone).
+    fn apply(&mut self, uri: Uri, symbols: Option<Arc<[Symbol]>>) {
+        if self.building {
+            self.since_build.insert(uri.clone(), symbols.clone());
+        }
+        if let Some(files) = self.files.as_mut() {
+            // Copies the map only if a query is filtering the current one.
+            let files = Arc::make_mut(files);
+            match symbols {
+                Some(s) => files.insert(uri, s),
+                None => files.remove(&uri),
+            };
+        }
+    }
+
+    /// Whether a file event for `path` concerns the index: a schema inside a workspace
+    /// folder, and not among the files a build had to leave out.
+    fn covers(&self, path: &Path) -> bool {
+        self.roots.iter().any(|r| path.starts_with(r)) && !self.found.leaves_out(path)
+    }
 }
 
 /// The types of one schema file: parsed and lowered only. `None` for a file that is not
@@ -90,79 +132,123 @@ impl WorkspaceIndex {
         inner.unit = Some(unit);
     }
 
-    /// Starts the build on the blocking pool, unless one has started already.
-    pub fn start_build(self: &Arc<Self>) {
+    /// Starts the first build on the blocking pool, unless one has started already; it
+    /// answers what it had to leave out (`None` if nothing).
+    pub fn start_build(self: &Arc<Self>) -> Option<tokio::task::JoinHandle<Option<String>>> {
         if self.started.swap(true, Ordering::SeqCst) {
-            return;
+            return None;
         }
         let index = self.clone();
-        tokio::task::spawn_blocking(move || index.run_build());
+        Some(tokio::task::spawn_blocking(move || index.run_build()))
+    }
+
+    /// The workspace folders changed: file events are filtered by the new folders at
+    /// once, and they are indexed afresh in the background (queries answer from the
+    /// previous index until then); the build answers what it left out.
+    pub fn set_roots(self: &Arc<Self>, roots: Vec<PathBuf>) -> tokio::task::JoinHandle<Option<String>> {
+        self.lock().roots = roots;
+        self.started.store(true, Ordering::SeqCst);
+        let index = self.clone();
+        tokio::task::spawn_blocking(move || index.run_build())
     }
 
     /// Walks the roots and reads every schema, without holding the lock; then publishes
     /// the map and wakes the queries waiting for it. A panic leaves an empty index
-    /// (logged) rather than queries that wait forever.
-    fn run_build(&self) {
-        let (roots, unit) = {
-            let inner = self.lock();
-            (inner.roots.clone(), inner.unit.unwrap_or(ColumnUnit::Utf16))
+    /// (logged) rather than queries that wait forever. Answers the message telling what
+    /// was left out, if anything was.
+    fn run_build(&self) -> Option<String> {
+        let (roots, unit, build) = {
+            let mut inner = self.lock();
+            inner.build += 1;
+            inner.building = true;
+            inner.since_build.clear();
+            (
+                inner.roots.clone(),
+                inner.unit.unwrap_or(ColumnUnit::Utf16),
+                inner.build,
+            )
         };
         let built = catch_unwind(AssertUnwindSafe(|| {
+            let found = codegen::project::workspace_schemas(&roots, MAX_INDEXED_FILES);
             let mut files = HashMap::new();
-            for path in super::backend::workspace_schemas(&roots) {
-                let Some(uri) = Uri::from_file_path(&path) else {
+            for path in &found.files {
+                let Some(uri) = Uri::from_file_path(path) else {
                     continue;
                 };
-                if let Some(symbols) = read_symbols(&path, unit) {
+                if let Some(symbols) = read_symbols(path, unit) {
                     files.insert(uri, symbols);
                 }
             }
-            files
+            (files, found)
         }));
-        let mut files = built.unwrap_or_else(|_| {
+        let (mut files, found) = built.unwrap_or_else(|_| {
             eprintln!("wirelens lsp: internal error while indexing the workspace; workspace symbols are incomplete");
-            HashMap::new()
+            (HashMap::new(), WorkspaceSchemas::default())
         });
         let mut inner = self.lock();
-        for (uri, symbols) in inner.early.drain(..) {
+        if inner.build != build {
+            return None; // the folders changed meanwhile: a newer build is running
+        }
+        inner.building = false;
+        for (uri, symbols) in std::mem::take(&mut inner.since_build) {
             match symbols {
                 Some(s) => files.insert(uri, s),
                 None => files.remove(&uri),
             };
         }
+        let message = found.left_out_message("wirelens: workspace symbols");
+        if let Some(m) = &message {
+            eprintln!("{m}");
+        }
+        inner.found = found;
         inner.files = Some(Arc::new(files));
         drop(inner);
         self.built.notify_all();
+        message
     }
 
-    /// A schema file was created, changed or deleted on disk.
-    pub fn file_changed(&self, uri: &Uri, deleted: bool) {
-        let Some(path) = uri.to_file_path() else { return };
+    /// A schema file was created, changed or deleted on disk. Called in the order the
+    /// events arrived: a deletion applies at once, a change once its file is read (on
+    /// the blocking pool), unless a later event of the same file came meanwhile.
+    pub fn file_changed(self: &Arc<Self>, uri: &Uri, deleted: bool) {
+        let Some(path) = uri.to_file_path().map(|p| p.into_owned()) else {
+            return;
+        };
         if Dialect::from_path(&path).is_none() {
             return;
         }
-        let unit = self.lock().unit.unwrap_or(ColumnUnit::Utf16);
-        // Read without the lock; then swap the entry in (copying the map only if a
-        // query is filtering the current one).
-        let symbols = if deleted { None } else { read_symbols(&path, unit) };
         let mut inner = self.lock();
-        match inner.files.as_mut() {
-            Some(files) => {
-                let files = Arc::make_mut(files);
-                match symbols {
-                    Some(s) => files.insert(uri.clone(), s),
-                    None => files.remove(uri),
-                };
-            }
-            None => inner.early.push((uri.clone(), symbols)),
+        inner.events += 1;
+        let event = inner.events;
+        if deleted {
+            inner.reading.remove(uri);
+            inner.apply(uri.clone(), None);
+            return;
         }
+        if !inner.covers(&path) {
+            return;
+        }
+        inner.reading.insert(uri.clone(), event);
+        let unit = inner.unit.unwrap_or(ColumnUnit::Utf16);
+        drop(inner);
+        let (index, uri) = (self.clone(), uri.clone());
+        // Read without the lock; then swap the entry in if no later event of this file
+        // has arrived meanwhile.
+        tokio::task::spawn_blocking(move || {
+            let symbols = catch_unwind(AssertUnwindSafe(|| read_symbols(&path, unit))).unwrap_or(None);
+            let mut inner = index.lock();
+            if inner.reading.get(&uri) == Some(&event) {
+                inner.reading.remove(&uri);
+                inner.apply(uri, symbols);
+            }
+        });
     }
 
     /// The built index; waits for the first build (starting it here if nobody has),
     /// `None` if cancelled meanwhile.
     fn files(&self, cancelled: &AtomicBool) -> Option<Files> {
         if !self.started.swap(true, Ordering::SeqCst) {
-            self.run_build();
+            let _ = self.run_build();
         }
         let mut inner = self.lock();
         loop {
