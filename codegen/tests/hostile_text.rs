@@ -65,3 +65,39 @@ fn a_line_comment_ends_at_a_lone_carriage_return() {
         assert_eq!(b.schema.types.len(), 2, "{dialect:?}: {once:?}");
     }
 }
+
+/// `write_layout_json` (the CLI's, streamed field by field) writes exactly what
+/// pretty-printing `layout_json`'s value writes, for both dialects, both orders, every
+/// type and one.
+#[test]
+fn streamed_layout_json_is_the_pretty_printed_value() {
+    let cases = [
+        (
+            Dialect::Sdp,
+            "struct P {\n    x: u8,\n    y: f64,\n}\n\nstruct R {\n    name: str,\n    p: P,\n    ps: []P,\n    o: Option<P>,\n    e: Empty,\n}\n\nstruct Empty {\n}\n",
+        ),
+        (
+            Dialect::Ffi,
+            "package p\n\ntype Ids []int32\n\ntype M struct {\n\tName string `json:\"name\"`\n\tIds  Ids\n\tA    int8\n\tB    int64\n\tC    *Inner\n}\n\ntype Inner struct {\n\tX float32\n}\n",
+        ),
+    ];
+    for (dialect, text) in cases {
+        let declaration = OrderChoice {
+            order: Some(codegen::FieldOrder::Declaration),
+            overrides_directive: true,
+        };
+        for order in [OrderChoice::default(), declaration] {
+            let a = analyze(dialect, text, None, order);
+            for only in [None, Some(0), Some(1)] {
+                let value = codegen::report::layout_json(&a.schema, &a.layout, only);
+                let mut streamed = Vec::new();
+                codegen::report::write_layout_json(&a.schema, &a.layout, only, &mut streamed).unwrap();
+                assert_eq!(
+                    String::from_utf8(streamed).unwrap(),
+                    serde_json::to_string_pretty(&value).unwrap(),
+                    "{dialect:?} {only:?}"
+                );
+            }
+        }
+    }
+}

@@ -659,4 +659,46 @@ fn human_check_output_is_bounded_and_json_stays_complete() {
     assert_eq!(diags.as_array().unwrap().len(), 4_000);
     let m = |p: &Path| measure(&["check", p.to_str().unwrap()], dir.path());
     assert_linear("human check of errors on one line", || m(&small), || m(&large));
+
+/// `diff` of one wide struct whose first field was widened: fields were matched by name
+/// with a search per field, and each kept field's rank found with another (the old
+/// binary had not finished 62,500 fields after 120 s).
+#[test]
+fn diff_of_a_wide_struct_costs_linear_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = 2_000;
+    for k in [1, 4, 16] {
+        let old = wide(k * n, "u32");
+        write(dir.path(), &format!("old{k}.sdp"), old.as_bytes());
+        write(
+            dir.path(),
+            &format!("new{k}.sdp"),
+            old.replacen("f0: u32", "f0: u64", 1).as_bytes(),
+        );
+    }
+    let file = |name: &str, k: usize| {
+        dir.path()
+            .join(format!("{name}{}.sdp", k / n))
+            .to_string_lossy()
+            .into_owned()
+    };
+    let out = Command::new(exe())
+        .args(["diff", "--format", "json", &file("old", n), &file("new", n)])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["breaks"].as_array().unwrap().len(), 1, "{}", v["breaks"]);
+    for format in ["human", "json"] {
+        assert_linear3(
+            &format!("diff --format {format} of N fields"),
+            |k| {
+                measure(
+                    &["diff", "--format", format, &file("old", k), &file("new", k)],
+                    dir.path(),
+                )
+            },
+            n,
+        );
+    }
 }

@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use codegen::report::{layout_json, layout_table};
+use codegen::report::{layout_table, write_layout_json};
 use codegen::FieldOrder;
 
 use super::load_checked;
@@ -26,10 +26,11 @@ pub fn run(
     };
     match format {
         Format::Json => {
-            let value = layout_json(schema, &loaded.analysis.layout, only);
-            let mut text = serde_json::to_string_pretty(&value).map_err(|e| e.to_string())?;
-            text.push('\n');
-            crate::write_stdout(text.as_bytes())?;
+            // Written field by field (the document's value took 15 times its text).
+            let mut text = Vec::new();
+            write_layout_json(schema, &loaded.analysis.layout, only, &mut text).map_err(|e| e.to_string())?;
+            text.push(b'\n');
+            crate::write_stdout(&text)?;
         }
         Format::Human => crate::write_stdout(layout_table(schema, &loaded.analysis.layout, only).as_bytes())?,
     }
