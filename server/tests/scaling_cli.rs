@@ -659,6 +659,7 @@ fn human_check_output_is_bounded_and_json_stays_complete() {
     assert_eq!(diags.as_array().unwrap().len(), 4_000);
     let m = |p: &Path| measure(&["check", p.to_str().unwrap()], dir.path());
     assert_linear("human check of errors on one line", || m(&small), || m(&large));
+}
 
 /// `diff` of one wide struct whose first field was widened: fields were matched by name
 /// with a search per field, and each kept field's rank found with another (the old
