@@ -14,7 +14,11 @@
 //! SDP message mode and back-to-back records. Each schema is checked with the real
 //! checker and drawn again if it has errors. SDP schemas sometimes get a name upstream
 //! reserves (issue #19's list, in a random case): the checker must report
-//! `RESERVED_KEYWORD` exactly when one is present.
+//! `RESERVED_KEYWORD` exactly when one is present. Type names include case twins and a
+//! leading `_` (`Point`, `point`, `_Point`, `POINT`) and the generated C++'s template
+//! parameter names (`V`, `T`, `F`); field names GNU keywords (`typeof`, `asm`,
+//! `__typeof__`); now and then a schema gets a deep `Option` chain (SDP, 50-110 levels)
+//! and an array nested 9 to 31 deep (issue 36, 39).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -137,6 +141,12 @@ const SDP_NAMES: &[&str] = &[
     "rt",
     "macro_rules",
     "union_",
+    // GNU C/C++ keywords (issue 36 C1); the reserved ones are left out for SDP.
+    "typeof",
+    "asm",
+    "inline",
+    "restrict",
+    "gen",
 ];
 /// Names sdp-gen rejects as reserved (issue #19's list and some keywords); each must get
 /// `RESERVED_KEYWORD`, in any case.
@@ -236,12 +246,40 @@ const FFI_NAMES: &[&str] = &[
     "Numéro",
     "名前",
     "Ä_",
+    // GNU C/C++ keywords and their reserved spellings (issue 36 C1).
+    "typeof",
+    "asm",
+    "inline",
+    "restrict",
+    "__typeof__",
+    "__asm__",
+    "Typeof",
 ];
+/// Type names, with names that fold together in PascalCase (`Point`, `point`, `_Point`,
+/// `POINT`) and names of the generated C++'s template parameters (`V`, `T`, `F`): every
+/// language must give them distinct names that clash with nothing (issue 36 R2, C2).
 const SDP_TYPES: &[&str] = &[
-    "Record", "Entry", "Header", "Frame", "Sample", "Node", "Item", "Default", "Box2",
+    "Record", "Entry", "Header", "Frame", "Sample", "Node", "Item", "Default", "Box2", "Point", "point", "_Point",
+    "POINT", "V", "T", "F",
 ];
 const FFI_TYPES: &[&str] = &[
-    "Record", "Entry", "Header", "Frame", "Sample", "Node", "Item", "Default", "Vec",
+    "Record",
+    "Entry",
+    "Header",
+    "Frame",
+    "Sample",
+    "Node",
+    "Item",
+    "Default",
+    "Vec",
+    "Point",
+    "point",
+    "_Point",
+    "POINT",
+    "PointMessage",
+    "V",
+    "T",
+    "F",
 ];
 
 const SDP_PRIMS: &[&str] = &[
@@ -371,7 +409,34 @@ fn sdp_schema(rng: &mut Rng) -> (String, bool) {
         }
         text.push_str("}\n");
     }
+    if rng.chance(15) {
+        text.push_str(&sdp_deep(rng));
+    }
     (text, reserved)
+}
+
+/// Deep shapes (issue 39), now and then: a chain of 50 to 110 structs each holding the
+/// next in an `Option` (past the depth where generated Rust boxes a field), and an array
+/// nested 9 to 24 deep (past the depth where generated C++ switches to
+/// `wirelens::Nested`).
+fn sdp_deep(rng: &mut Rng) -> String {
+    let levels = 50 + rng.below(61);
+    let mut text = String::from("\n/// A deep chain.\n");
+    for k in 0..levels {
+        let _ = writeln!(text, "struct Deep{k} {{ v: u8, n: Option<Deep{}> }}", k + 1);
+    }
+    let _ = writeln!(text, "struct Deep{levels} {{ v: u8 }}");
+    let arrays = 9 + rng.below(16);
+    let _ = writeln!(text, "struct Grid {{ cells: {}i32 }}", "[]".repeat(arrays));
+    text
+}
+
+/// ffire's deep shapes: an array nested up to ffire's limit (a root's field is depth 1,
+/// each array level 1 more, 32 at most), past the depth where generated C++ switches to
+/// `wirelens::Nested`.
+fn ffi_deep(rng: &mut Rng) -> String {
+    let arrays = 9 + rng.below(23);
+    format!("\ntype Grid struct {{\n\tCells {}int32\n}}\n", "[]".repeat(arrays))
 }
 
 fn ffi_schema(rng: &mut Rng) -> String {
@@ -397,6 +462,9 @@ fn ffi_schema(rng: &mut Rng) -> String {
     }
     if rng.chance(30) {
         let _ = writeln!(text, "\ntype Stamp {}", rng.pick(FFI_PRIMS));
+    }
+    if rng.chance(15) {
+        text.push_str(&ffi_deep(rng));
     }
     text
 }
