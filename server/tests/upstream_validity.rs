@@ -185,6 +185,12 @@ const RULES: &[(&str, &str, &str, Verdict)] = &[
         "package p\ntype L []int8\ntype R struct {\n\tA *L\n}\n",
         Clean,
     ),
+    (
+        "ffire type parameters",
+        "a.ffi",
+        "package p\ntype R[T any] struct {\n\tA int8\n}\n",
+        ErrorSaying("unsupported-type", "type parameters", "fixed-size"),
+    ),
     // Kept differences (docs/upstream-differences.md says why).
     (
         "ffire undeclared `int`",
