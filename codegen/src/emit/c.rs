@@ -413,15 +413,10 @@ impl Names {
             };
             taken.types.insert(full);
             names.short[id] = short;
-            let mut seen: Vec<String> = Vec::new();
-            for f in def.fields() {
-                let mut name = ident(&field_ident(&f.name));
-                while seen.contains(&name) {
-                    name.push('_');
-                }
-                seen.push(name);
-            }
-            names.fields[id] = seen;
+            names.fields[id] = super::unique_in_order(
+                def.fields().iter().map(|f| ident(&field_ident(&f.name))),
+                |base, attempt| format!("{base}{}", "_".repeat(attempt)),
+            );
         }
         // Derived types, in a fixed order: types as written, fields as written.
         let mut wires: Vec<Wire> = Vec::new();

@@ -285,21 +285,17 @@ pub fn type_name(schema: &Schema, layout: &Layout, id: TypeId) -> String {
 /// The C++ member names of a struct's fields in declaration order: snake_case, reserved
 /// words and generated member names with a trailing `_`, made unique.
 pub fn field_names(schema: &Schema, id: TypeId) -> Vec<String> {
-    let mut seen: Vec<String> = Vec::new();
     let Some(def) = schema.types.get(id) else {
-        return seen;
+        return Vec::new();
     };
-    for f in def.fields() {
+    let bases = def.fields().iter().map(|f| {
         let mut name = field_ident(&f.name);
         if RESERVED.contains(&name.as_str()) || MEMBERS.contains(&name.as_str()) {
             name.push('_');
         }
-        while seen.contains(&name) {
-            name.push('_');
-        }
-        seen.push(name);
-    }
-    seen
+        name
+    });
+    super::unique_in_order(bases, |base, attempt| format!("{base}{}", "_".repeat(attempt)))
 }
 
 /// The runtime header, written next to the generated code.

@@ -558,3 +558,23 @@ pub(crate) fn member_runs<L>(
     }
     out
 }
+
+/// `bases` made unique in order: each name as it is, or, where an earlier one took it,
+/// `next(base, 1)`, `next(base, 2)`, … until one is free. A set of the names so far
+/// keeps it linear (a list searched per field made `gen` quadratic in a struct's
+/// fields: 11 s for 40,000; SECURITY.md).
+pub fn unique_in_order(bases: impl IntoIterator<Item = String>, next: impl Fn(&str, usize) -> String) -> Vec<String> {
+    let mut taken = rustc_hash::FxHashSet::default();
+    let mut out = Vec::new();
+    for base in bases {
+        let mut name = base.clone();
+        let mut attempt = 1;
+        while taken.contains(&name) {
+            name = next(&base, attempt);
+            attempt += 1;
+        }
+        taken.insert(name.clone());
+        out.push(name);
+    }
+    out
+}

@@ -260,18 +260,10 @@ const DEAD_CODE: &str = "#[allow(dead_code)]";
 /// escaped with [`ident`]). Public for the conformance engine, which fills the same
 /// structs.
 pub fn field_names(schema: &Schema, id: TypeId) -> Vec<String> {
-    let mut seen: Vec<String> = Vec::new();
-    for f in schema.types[id].fields() {
-        let base = field_ident(&f.name);
-        let mut name = base.clone();
-        let mut n = 2;
-        while seen.contains(&name) {
-            name = format!("{base}_{n}");
-            n += 1;
-        }
-        seen.push(name);
-    }
-    seen
+    super::unique_in_order(
+        schema.types[id].fields().iter().map(|f| field_ident(&f.name)),
+        |base, attempt| format!("{base}_{}", attempt + 1),
+    )
 }
 
 /// The Rust type of a primitive (owned strings: `String`); the conformance engine uses
