@@ -58,10 +58,20 @@ fn assert_linear(
     small: impl Fn() -> (f64, u64, usize),
     large: impl Fn() -> (f64, u64, usize),
 ) -> ((f64, u64, usize), (f64, u64, usize)) {
+    assert_linear_by(what, 5.0, small, large)
+}
+
+/// [`assert_linear`] with another bound on the time ratio (memory and output stay ≤ 5×).
+fn assert_linear_by(
+    what: &str,
+    bound: f64,
+    small: impl Fn() -> (f64, u64, usize),
+    large: impl Fn() -> (f64, u64, usize),
+) -> ((f64, u64, usize), (f64, u64, usize)) {
     let least = |a: (f64, u64, usize), b: (f64, u64, usize)| (a.0.min(b.0), a.1.min(b.1), b.2);
     let (mut s, mut l) = (small(), large());
     for _round in 0..2 {
-        if within_bound(s, l) {
+        if within_bound(bound, s, l) {
             break;
         }
         s = least(s, small());
@@ -78,14 +88,14 @@ fn assert_linear(
         l.0 / s.0.max(0.05),
         l.1 as f64 / s.1 as f64
     );
-    assert!(l.0 <= 5.0 * s.0.max(0.05), "{what}: time {s:?} → {l:?}");
+    assert!(l.0 <= bound * s.0.max(0.05), "{what}: time {s:?} → {l:?}");
     assert!(l.1 <= 5 * s.1, "{what}: memory {s:?} → {l:?}");
     assert!(l.2 <= 5 * s.2.max(1), "{what}: output {s:?} → {l:?}");
     (s, l)
 }
 
-fn within_bound(s: (f64, u64, usize), l: (f64, u64, usize)) -> bool {
-    l.0 <= 5.0 * s.0.max(0.05) && l.1 <= 5 * s.1 && l.2 <= 5 * s.2.max(1)
+fn within_bound(bound: f64, s: (f64, u64, usize), l: (f64, u64, usize)) -> bool {
+    l.0 <= bound * s.0.max(0.05) && l.1 <= 5 * s.1 && l.2 <= 5 * s.2.max(1)
 }
 
 /// A ring of `n` structs, each also mentioning the first: before the fix every back
@@ -324,9 +334,12 @@ fn a_closed_stdout_ends_every_printing_command_quietly() {
 }
 
 /// [`assert_linear`] over N, 4N and 16N: each step at most 5× the one before.
+/// The time bound is 6× per 4×: the debug build on a busy 2-core machine measured up to
+/// 5.6× for linear code at these sizes (0.1 → 0.56 s); the quadratic code these tests
+/// guard against took 8–25×.
 fn assert_linear3(what: &str, m: impl Fn(usize) -> (f64, u64, usize), n: usize) -> [(f64, u64, usize); 3] {
-    let (a, b) = assert_linear(&format!("{what} (N → 4N)"), || m(n), || m(4 * n));
-    let (_, c) = assert_linear(&format!("{what} (4N → 16N)"), || b, || m(16 * n));
+    let (a, b) = assert_linear_by(&format!("{what} (N → 4N)"), 6.0, || m(n), || m(4 * n));
+    let (_, c) = assert_linear_by(&format!("{what} (4N → 16N)"), 6.0, || b, || m(16 * n));
     [a, b, c]
 }
 
@@ -582,13 +595,15 @@ fn syntax_errors_cost_linear_time_in_every_dialect_and_on_one_line() {
             .count();
         assert_eq!(syntax, 2_500, "{what}");
         let m = |p: &Path| measure(&["check", "--format", "json", p.to_str().unwrap()], dir.path());
-        assert_linear(&format!("check of {what}"), || m(&small), || m(&large));
+        // 6×: the debug build measured 3.9–5.2× here (diagnostics are sorted, n·log n);
+        // the quadratic code this guards against took 15–28×.
+        assert_linear_by(&format!("check of {what}"), 6.0, || m(&small), || m(&large));
     }
     // Every command parses the same way; `fmt --check` also prints the errors.
     let small = write(dir.path(), "small.sdp", stray_semicolons(2_500, false).as_bytes());
     let large = write(dir.path(), "large.sdp", stray_semicolons(10_000, false).as_bytes());
     let m = |p: &Path| measure(&["fmt", "--check", p.to_str().unwrap()], dir.path());
-    assert_linear("fmt --check of a stray `;` per struct", || m(&small), || m(&large));
+    assert_linear_by("fmt --check of a stray `;` per struct", 6.0, || m(&small), || m(&large));
 }
 
 /// `n` structs, each with a field of a misspelt type (`Typo7` for `Type7`).
