@@ -54,6 +54,8 @@ const FFI_CODES: &[&str] = &[
     "unused-type",
     "malformed-tag",
     "invalid-directive",
+    "ignored-pointer",
+    "upstream-false-cycle",
     "type-too-deep",
 ];
 
