@@ -44,8 +44,9 @@ struct LayoutDoc<'a> {
     only: Option<usize>,
 }
 
-/// A sequence serialized from the iterator `F` makes, item by item.
-struct Seq<F>(F);
+/// A sequence serialized from the iterator `F` makes, item by item (JSON streamed
+/// without building it: `layout --format json`, `diff --format json`).
+pub struct Seq<F>(pub F);
 
 impl<F, I> serde::Serialize for Seq<F>
 where

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use codegen::baseline::{self, Against, Baseline};
 use codegen::compat::{compare, Break, FieldPlace, Report};
 use codegen::project::{Flags, Loaded, Project};
+use codegen::report::Seq;
 use codegen::source::ColumnUnit;
 use codegen::{FieldOrder, SourceFile};
 use codespan_reporting::diagnostic::{Diagnostic as Cs, Label, Severity};
@@ -245,20 +246,6 @@ pub fn write_report_json(
     m.serialize_entry("breaks", &breaks)?;
     m.serialize_entry("types", &Seq(|| report.types.iter().map(TypeJson)))?;
     m.end()
-}
-
-/// A sequence serialized from the iterator `F` makes, item by item.
-struct Seq<F>(F);
-
-impl<F, I> serde::Serialize for Seq<F>
-where
-    F: Fn() -> I,
-    I: Iterator,
-    I::Item: serde::Serialize,
-{
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq((self.0)())
-    }
 }
 
 /// One entry of `types`: `{"name","status","message","message_id","broken_by","fields"}`.
