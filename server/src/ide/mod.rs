@@ -7,6 +7,7 @@
 //! field.
 
 pub mod compat;
+pub mod diagram;
 pub mod views;
 
 #[cfg(test)]

@@ -5,14 +5,16 @@ use std::fmt::Write as _;
 
 use codegen::layout::{FieldLayout, Layout, PartialField, TypeLayout, Wire};
 use codegen::model::Primitive;
-use codegen::model::{Schema, TypeDef, TypeId};
+use codegen::model::{Schema, TypeId};
 use codegen::report::human_bytes;
 use codegen::Dialect;
+
+use super::diagram;
 
 /// A symbolic offset for display: `12 + |a| + |b|`, shortened to its first and last
 /// terms when long (it names every variable-size field before; printed in full, a struct
 /// of 8,000 fields made hints and symbols quadratic).
-fn offset_expr(o: &codegen::layout::Offset, sep: &str) -> String {
+pub(crate) fn offset_expr(o: &codegen::layout::Offset, sep: &str) -> String {
     const MAX_TERMS: usize = 8;
     o.expr_with(MAX_TERMS, sep)
 }
@@ -76,6 +78,9 @@ pub fn type_hover(schema: &Schema, layout: &Layout, id: TypeId) -> Option<String
         let _ = writeln!(s, "wire size: `{}`", size_short(layout, &t.wire));
         return Some(s);
     }
+    if let Some(d) = diagram::build(schema, layout, id) {
+        let _ = write!(s, "```text\n{}```\n\n", diagram::to_text(&d, None));
+    }
     let reordered = t.is_reordered();
     s.push_str(if reordered {
         "| wire | written | field | type | offset | size |\n|---:|---:|---|---|---|---|\n"
@@ -121,47 +126,7 @@ pub fn type_hover(schema: &Schema, layout: &Layout, id: TypeId) -> Option<String
             );
         }
     }
-    if let Some(diagram) = prefix_diagram(schema, layout, def, t) {
-        let _ = write!(s, "\nFixed prefix, byte by byte:\n```text\n{diagram}```\n");
-    }
     Some(s)
-}
-
-/// The bytes at constant offsets from the start, 16 per row, each labelled with the
-/// letter of its field.
-fn prefix_diagram(schema: &Schema, layout: &Layout, def: &TypeDef, t: &TypeLayout) -> Option<String> {
-    const MAX_BYTES: u64 = 128;
-    let first = t.blocks.first().filter(|b| b.offset.constant() == Some(0))?;
-    let len = first.size.min(MAX_BYTES);
-    let mut cells: Vec<char> = Vec::with_capacity(len as usize);
-    let mut legend = Vec::new();
-    for (i, leaf) in first.leaves.iter().enumerate() {
-        let letter = char::from_digit((i % 26 + 10) as u32, 36).unwrap_or('?');
-        legend.push(format!("{letter} = {}", leaf.name(layout, schema, t.id)));
-        for _ in 0..leaf.size {
-            if (cells.len() as u64) < len {
-                cells.push(letter);
-            }
-        }
-    }
-    let _ = def;
-    let mut out = String::from("     ");
-    for c in 0..16.min(len) {
-        let _ = write!(out, " {c:x}");
-    }
-    out.push('\n');
-    for (row, chunk) in cells.chunks(16).enumerate() {
-        let _ = write!(out, "{:#04x} ", row * 16);
-        for c in chunk {
-            let _ = write!(out, " {c}");
-        }
-        out.push('\n');
-    }
-    if first.size > MAX_BYTES {
-        let _ = writeln!(out, "… {} more fixed bytes", first.size - MAX_BYTES);
-    }
-    let _ = writeln!(out, "{}", legend.join(", "));
-    Some(out)
 }
 
 /// Hover on a field: its offset/size line, then the layout of its type.
@@ -188,6 +153,14 @@ pub fn field_hover(schema: &Schema, layout: &Layout, id: TypeId, decl_index: usi
     s.push('\n');
     if !decl.docs.is_empty() {
         let _ = write!(s, "\n{}\n", decl.docs.join("\n"));
+    }
+    if let Some(d) = diagram::build(schema, layout, id) {
+        let _ = write!(
+            s,
+            "\nIn `{}`:\n```text\n{}```\n",
+            def.name,
+            diagram::to_text(&d, Some(decl_index))
+        );
     }
     if let codegen::layout::Wire::Struct(inner) = &f.wire {
         if let Some(inner_hover) = type_hover(schema, layout, *inner) {

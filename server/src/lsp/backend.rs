@@ -797,7 +797,13 @@ impl LanguageServer for Backend {
                 "expected [uri, typeName]",
             ));
         };
-        Ok(self.on_snapshot("executeCommand", &uri, |snap, _| handlers::show_layout(snap, name)))
+        let svg = params
+            .arguments
+            .get(2)
+            .and_then(|o| o.get("svg"))
+            .and_then(serde_json::Value::as_bool)
+            .unwrap_or(false);
+        Ok(self.on_snapshot("executeCommand", &uri, |snap, _| handlers::show_layout(snap, name, svg)))
     }
 
     async fn did_change_workspace_folders(&self, params: DidChangeWorkspaceFoldersParams) {

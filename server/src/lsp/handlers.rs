@@ -260,10 +260,20 @@ pub fn code_actions(snap: &Snapshot, unit: ColumnUnit, p: &CodeActionParams, gen
     out
 }
 
-pub fn show_layout(snap: &Snapshot, name: &str) -> Option<serde_json::Value> {
+/// `wirelens.showLayout [uri, name]`: the type's hover Markdown. With a third argument
+/// `{"svg": true}`: `{markdown, svg}`, `svg` being the layout view's diagram (SVG, nested
+/// structs in `<details>`), for clients that can show HTML.
+pub fn show_layout(snap: &Snapshot, name: &str, svg: bool) -> Option<serde_json::Value> {
+    /// Nested structs the layout view can expand, levels deep.
+    const DEPTH: usize = 3;
     let a = &snap.analysis;
     let id = a.schema.type_id(name)?;
-    ide::views::type_hover(&a.schema, &a.layout, id).map(serde_json::Value::String)
+    let markdown = ide::views::type_hover(&a.schema, &a.layout, id)?;
+    if !svg {
+        return Some(serde_json::Value::String(markdown));
+    }
+    let picture = ide::diagram::to_html(&a.schema, &a.layout, id, DEPTH);
+    Some(serde_json::json!({ "markdown": markdown, "svg": picture }))
 }
 
 #[allow(deprecated)] // `deprecated` is a required field of the LSP type
