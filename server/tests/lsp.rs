@@ -172,6 +172,26 @@ fn layout_hover_inlay_hints_and_lenses() {
         shown.as_str().unwrap().contains("| 1 | `parameters` | `[]Parameter`"),
         "{shown}"
     );
+    // The hover's diagram: boxes under a byte ruler, the array as count + open box.
+    assert!(
+        shown.as_str().unwrap().contains("|parameters: count × Parameter …"),
+        "{shown}"
+    );
+    // The layout view asks for SVG too: the same Markdown, and a picture in which the
+    // array of structs can be expanded.
+    let mut args = cmd["arguments"].as_array().unwrap().clone();
+    args.push(json!({"svg": true}));
+    let view = c.request(
+        "workspace/executeCommand",
+        json!({"command": cmd["command"], "arguments": args}),
+    );
+    assert_eq!(view["markdown"], shown);
+    let svg = view["svg"].as_str().unwrap();
+    assert!(svg.starts_with("<svg"), "{svg}");
+    assert!(
+        svg.contains("<summary><code>parameters</code>: Parameter</summary><svg"),
+        "{svg}"
+    );
 }
 
 #[test]

@@ -25,7 +25,7 @@ import {
   rootForTypeId,
   shortError,
 } from './decode';
-import { enclosingType, escapeHtml, layoutPage } from './layout';
+import { enclosingType, escapeHtml, layoutAnswer, layoutPage } from './layout';
 import { ensureBundledExecutable, resolveServer, type ResolvedServer, ServerNotFoundError } from './server';
 import { describeGeneration, progressOutcome, shortRequestError } from './generation';
 import {
@@ -186,17 +186,20 @@ let layoutPanel: vscode.WebviewPanel | undefined;
 let layoutTarget: { uri: string; name: string } | undefined;
 let layoutRefresh: ReturnType<typeof setTimeout> | undefined;
 
-function renderLayout(name: string, md: unknown): Promise<void> {
+function renderLayout(name: string, answer: unknown): Promise<void> {
   const panel = layoutPanel;
   if (!panel) return Promise.resolve();
   const title = `Wire layout: ${name}`;
   panel.title = title;
+  const { markdown, svg } = layoutAnswer(answer);
   const text =
-    typeof md === 'string' && md.trim()
-      ? md
+    markdown && markdown.trim()
+      ? markdown
       : `No wire layout for \`${name}\` right now: it has errors (see the Problems panel) or was renamed.`;
   return renderMarkdown(text).then((html) => {
-    if (layoutPanel === panel) panel.webview.html = layoutPage(title, html, panel.webview.cspSource);
+    // The server's SVG (its texts escaped there) above the Markdown's table.
+    const body = svg ? `<div class="diagram">${svg}</div>${html}` : html;
+    if (layoutPanel === panel) panel.webview.html = layoutPage(title, body, panel.webview.cspSource);
   });
 }
 
@@ -206,8 +209,11 @@ async function refreshLayout(): Promise<void> {
   const c = client;
   if (!target || !layoutPanel || !c?.isRunning()) return;
   try {
-    const md = await c.sendRequest(ExecuteCommandRequest.type, { command: SHOW_LAYOUT, arguments: [target.uri, target.name] });
-    if (layoutTarget === target) await renderLayout(target.name, md);
+    const answer = await c.sendRequest(ExecuteCommandRequest.type, {
+      command: SHOW_LAYOUT,
+      arguments: [target.uri, target.name, { svg: true }],
+    });
+    if (layoutTarget === target) await renderLayout(target.name, answer);
   } catch (e) {
     output.appendLine(`wirelens: refreshing the layout view: ${e instanceof Error ? e.message : String(e)}`);
   }
@@ -253,7 +259,8 @@ async function showLayout(args: unknown[], ask: (args: unknown[]) => Promise<unk
       if (!name) return undefined;
     }
   }
-  const md = await ask([uri.toString(), name]);
+  const answer = await ask([uri.toString(), name, { svg: true }]);
+  const md = layoutAnswer(answer).markdown;
   if (typeof md !== 'string' || !md.trim()) {
     void vscode.window.showInformationMessage(`wirelens: no wire layout for ${name} (see the Problems panel).`);
     return md;
@@ -269,7 +276,7 @@ async function showLayout(args: unknown[], ask: (args: unknown[]) => Promise<unk
     });
   }
   layoutTarget = { uri: uri.toString(), name };
-  await renderLayout(name, md);
+  await renderLayout(name, answer);
   layoutPanel.reveal(vscode.ViewColumn.Beside, true);
   return md;
 }

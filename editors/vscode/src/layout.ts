@@ -32,6 +32,22 @@ export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
 }
 
+/**
+ * What `wirelens.showLayout [uri, name, {svg: true}]` answered: the Markdown (also what an
+ * older server answers alone) and the server's SVG diagram, when it sent one.
+ */
+export function layoutAnswer(answer: unknown): { markdown?: string; svg?: string } {
+  if (typeof answer === 'string') return { markdown: answer };
+  if (answer && typeof answer === 'object') {
+    const { markdown, svg } = answer as { markdown?: unknown; svg?: unknown };
+    return {
+      markdown: typeof markdown === 'string' ? markdown : undefined,
+      svg: typeof svg === 'string' && svg.startsWith('<svg') ? svg : undefined,
+    };
+  }
+  return {};
+}
+
 /** The webview page: `body` is already-rendered HTML (markdown), styled with VS Code's theme colours. */
 export function layoutPage(title: string, body: string, cspSource: string): string {
   return `<!DOCTYPE html>
@@ -46,6 +62,8 @@ body { font-family: var(--vscode-font-family); color: var(--vscode-foreground); 
 pre, code { font-family: var(--vscode-editor-font-family); font-size: var(--vscode-editor-font-size); }
 pre { background: var(--vscode-textCodeBlock-background); padding: 0.5em; overflow-x: auto; }
 table { border-collapse: collapse; }
+details.nested { margin: 0.25em 0 0.25em 1.5em; }
+details.nested > summary { cursor: pointer; }
 th, td { border: 1px solid var(--vscode-panel-border); padding: 2px 8px; text-align: left; }
 </style>
 </head>

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { enclosingType, escapeHtml, layoutPage } from '../src/layout';
+import { enclosingType, escapeHtml, layoutAnswer, layoutPage } from '../src/layout';
 
 const r = (l1: number, c1: number, l2: number, c2: number) => ({ start: { line: l1, character: c1 }, end: { line: l2, character: c2 } });
 const syms = [
@@ -20,4 +20,12 @@ test('the page escapes the title and keeps a strict CSP', () => {
   assert.match(page, /T&lt;x&gt;/);
   assert.match(page, /default-src 'none'/);
   assert.match(page, /<p>ok<\/p>/);
+});
+
+test('the layout answer: Markdown alone (older servers) or Markdown with the SVG diagram', () => {
+  assert.deepEqual(layoutAnswer('| a |'), { markdown: '| a |' });
+  assert.deepEqual(layoutAnswer({ markdown: 'm', svg: '<svg x="1"></svg>' }), { markdown: 'm', svg: '<svg x="1"></svg>' });
+  // Anything but an SVG is not put into the page.
+  assert.deepEqual(layoutAnswer({ markdown: 'm', svg: '<script>x</script>' }), { markdown: 'm', svg: undefined });
+  assert.deepEqual(layoutAnswer(null), {});
 });

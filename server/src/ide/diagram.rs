@@ -280,8 +280,9 @@ pub fn to_text(diagram: &Diagram, highlight: Option<usize>) -> String {
     out.push('\n');
     let mut drawn = 0usize;
     for section in &diagram.sections {
-        if let Some((offset, name)) = &section.after {
-            let head = format!("after `{name}`'s bytes, at {offset}:");
+        // A later section starts under the previous one's bottom line, with its start.
+        if let Some((offset, _)) = &section.after {
+            let head = format!("at {offset}:");
             let _ = writeln!(out, "{:GUTTER$} {}", "", cut(&head, 80 - (GUTTER + 1)));
         }
         let rows = rows(section);
@@ -291,7 +292,9 @@ pub fn to_text(diagram: &Diagram, highlight: Option<usize>) -> String {
                 let _ = writeln!(out, "{:GUTTER$} … (the rest: see the table)", "");
                 return out;
             }
-            out.push_str(&border(section, &previous, row, highlight));
+            if r > 0 || section.after.is_none() {
+                out.push_str(&border(section, &previous, row, highlight));
+            }
             let gutter = if section.after.is_some() {
                 format!("+{}", r as u64 * ROW)
             } else {
@@ -317,7 +320,14 @@ pub fn to_text(diagram: &Diagram, highlight: Option<usize>) -> String {
                 out.push_str(&if s.open {
                     // An open box runs to the right margin (80 columns).
                     let room = 80 - (GUTTER + 2) - (s.from as usize) * CELL;
-                    cut(&format!("{label} …"), room)
+                    let full = format!("{label} …");
+                    if full.chars().count() <= room {
+                        full
+                    } else {
+                        // Without the element size (`(≥ 16 B each)`) before cutting.
+                        let short = label.split(" (").next().unwrap_or(&label);
+                        cut(&format!("{short} …"), room)
+                    }
                 } else {
                     fitting(&label, width)
                 });
@@ -411,7 +421,7 @@ pub fn to_svg(schema: &Schema, layout: &Layout, diagram: &Diagram, highlight: Op
             y += 6;
             let _ = write!(
                 body,
-                r#"<text x="4" y="{}" class="note">after {}'s bytes, at {}</text>"#,
+                r#"<text x="4" y="{}" class="note">after {}: at {}</text>"#,
                 y + 12,
                 esc(name),
                 esc(offset)
@@ -579,8 +589,7 @@ mod tests {
        +-------+-------+-------+- - - -+- - - -+- - - -+- - - -+- - - -+
      8 |     name.len: u32     |name: len bytes, UTF-8 …
        +-------+-------+-------+- - - -+- - - -+- - - -+- - - -+- - - -
-       after `name`'s bytes, at 11 + |name|:
-       +-------+-------+-------+-------+
+       at 11 + |name|:
     +0 |           gain: f32           |
        +-------+-------+-------+-------+
 ";
