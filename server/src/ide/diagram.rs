@@ -23,7 +23,9 @@ const CELL: usize = 8;
 /// Characters of the offset column.
 const GUTTER: usize = 6;
 /// Rows drawn at most in text; the rest is summarised.
-const MAX_ROWS: usize = 24;
+const MAX_ROWS: usize = 16;
+/// Rows drawn at most in SVG (a struct of thousands of fields stays a small picture).
+const MAX_SVG_ROWS: usize = 256;
 
 /// A struct's diagram.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -416,7 +418,8 @@ pub fn to_svg(schema: &Schema, layout: &Layout, diagram: &Diagram, highlight: Op
             GUTTER_PX + c * PX + 4
         );
     }
-    for section in &diagram.sections {
+    let mut drawn = 0usize;
+    'sections: for section in &diagram.sections {
         if let Some((offset, name)) = &section.after {
             y += 6;
             let _ = write!(
@@ -429,6 +432,16 @@ pub fn to_svg(schema: &Schema, layout: &Layout, diagram: &Diagram, highlight: Op
             y += 20;
         }
         for (r, row) in rows(section).iter().enumerate() {
+            if drawn >= MAX_SVG_ROWS {
+                let _ = write!(
+                    body,
+                    r#"<text x="4" y="{}" class="note">… the rest: see the table below</text>"#,
+                    y + 16
+                );
+                y += 24;
+                break 'sections;
+            }
+            drawn += 1;
             let gutter = if section.after.is_some() {
                 format!("+{}", r as u64 * ROW)
             } else {
@@ -703,5 +716,19 @@ mod html_tests {
                 .count(),
             0
         );
+    }
+
+    #[test]
+    fn a_struct_of_thousands_of_fields_draws_a_bounded_picture() {
+        let body: String = (0..5000).map(|i| format!("f{i}: str, ")).collect();
+        let src = format!("struct Wide {{ {body} }}");
+        let a = codegen::analyze(codegen::Dialect::Sdp, &src, None, codegen::OrderChoice::default());
+        let d = build(&a.schema, &a.layout, 0).expect("diagram");
+        let svg = to_svg(&a.schema, &a.layout, &d, None);
+        assert!(svg.len() < 200_000, "{} bytes", svg.len());
+        assert!(svg.contains("the rest: see the table below"));
+        let text = to_text(&d, None);
+        assert!(text.lines().count() < 60, "{text}");
+        roxmltree::Document::parse(&svg).expect("well-formed");
     }
 }
