@@ -18,7 +18,7 @@ use rustc_hash::FxHashMap;
 
 use crate::dialect::Dialect;
 use crate::graph::Graph;
-use crate::layout::{FieldLayout, Layout, Offset, SizeInfo, TypeLayout, Wire};
+use crate::layout::{size_short, FieldLayout, Layout, Offset, SizeInfo, TypeLayout, Wire};
 use crate::model::{Schema, TypeId};
 use crate::Analysis;
 
@@ -112,6 +112,9 @@ pub struct FieldPlace {
     /// The whole offset; [`FieldPlace::offset_expr`] spells it.
     pub at: Offset,
     pub size: SizeInfo,
+    /// Its wire shape, for the size in the editor's notation (`layout::size_short`, read
+    /// with that version's layout).
+    pub wire: Wire,
     /// The field declaration in that version's text.
     pub range: Range<usize>,
 }
@@ -445,20 +448,13 @@ fn same_wire(o: &Side, ow: &Wire, n: &Side, nw: &Wire) -> bool {
     }
 }
 
-fn size_text(s: &SizeInfo) -> String {
-    match (s.fixed, s.max) {
-        (Some(n), _) => format!("{n} B"),
-        (None, Some(max)) => format!("{}–{max} B", s.min),
-        (None, None) => format!("≥ {} B", s.min),
-    }
-}
-
 fn place(f: &FieldLayout, range: &Range<usize>) -> FieldPlace {
     FieldPlace {
         wire_index: f.wire_index,
         offset: f.offset.constant(),
         at: f.offset.clone(),
         size: f.size,
+        wire: f.wire.clone(),
         range: range.clone(),
     }
 }
@@ -620,10 +616,10 @@ fn compare_type(
                 BreakKind::FieldAdded,
                 Some(&nf_def.name),
                 format!(
-                    "field `{}.{}` was added at wire position {}{}",
+                    "field `{}.{}` was added at wire #{}{}",
                     ndef.name,
                     nf_def.name,
-                    nf.wire_index + 1,
+                    nf.wire_index,
                     shifted(nl.fields.len(), nf.wire_index)
                 ),
                 None,
@@ -647,12 +643,8 @@ fn compare_type(
                     BreakKind::RenameMoved,
                     Some(&nf_def.name),
                     format!(
-                        "renaming `{}.{}` to `{}` moves it from wire position {} to {} (canonical order sorts by name)",
-                        ndef.name,
-                        of_def.name,
-                        nf_def.name,
-                        of.wire_index + 1,
-                        nf.wire_index + 1
+                        "renaming `{}.{}` to `{}` moves it from wire #{} to #{} (canonical order sorts by name)",
+                        ndef.name, of_def.name, nf_def.name, of.wire_index, nf.wire_index
                     ),
                     Some(of_def.range.clone()),
                     Some(nf_def.range.clone()),
@@ -663,11 +655,8 @@ fn compare_type(
                 BreakKind::FieldReordered,
                 Some(&nf_def.name),
                 format!(
-                    "field `{}.{}` moved from wire position {} to {}",
-                    ndef.name,
-                    nf_def.name,
-                    of.wire_index + 1,
-                    nf.wire_index + 1
+                    "field `{}.{}` moved from wire #{} to #{}",
+                    ndef.name, nf_def.name, of.wire_index, nf.wire_index
                 ),
                 Some(of_def.range.clone()),
                 Some(nf_def.range.clone()),
@@ -678,7 +667,11 @@ fn compare_type(
             let size = if of.size == nf.size {
                 String::new()
             } else {
-                format!(", size {} → {}", size_text(&of.size), size_text(&nf.size))
+                format!(
+                    ", size {} → {}",
+                    size_short(o.layout, &of.wire),
+                    size_short(n.layout, &nf.wire)
+                )
             };
             push(
                 optional_or_type(&of.wire, &nf.wire),
@@ -708,10 +701,10 @@ fn compare_type(
             BreakKind::FieldRemoved,
             Some(&of_def.name),
             format!(
-                "field `{}.{}` was removed from wire position {}{}",
+                "field `{}.{}` was removed from wire #{}{}",
                 ndef.name,
                 of_def.name,
-                of.wire_index + 1,
+                of.wire_index,
                 shifted(ol.fields.len(), of.wire_index)
             ),
             Some(of_def.range.clone()),

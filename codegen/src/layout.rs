@@ -717,6 +717,24 @@ fn size_class(wire: &Wire, size: &SizeInfo) -> u8 {
     }
 }
 
+/// A size in the editor's one notation: `+` for plus, ` or ` for alternatives, `n×` for
+/// a count times an element, `len` for a string's byte length, `≥` for a minimum (no
+/// `|`, which offsets use for "the length of"): `8 B`, `2+len B`, `4+n×12 B`,
+/// `1 or 1+≥4 B`. Hover, hints, lenses and wire-break messages all write sizes so.
+pub fn size_short(layout: &Layout, wire: &Wire) -> String {
+    let p = layout.length_prefix();
+    let elem = |w: &Wire| {
+        let s = layout.size_of(w);
+        s.fixed.map_or_else(|| format!("≥{}", s.min), |k| k.to_string())
+    };
+    match wire {
+        Wire::Prim(Primitive::Str) => format!("{p}+len B"),
+        Wire::Array(e) => format!("{p}+n×{} B", elem(e)),
+        Wire::Optional(e) => format!("1 or 1+{} B", elem(e)),
+        w => format!("{} B", elem(w)),
+    }
+}
+
 /// How a field's size reads in a table or a hover: `8`, `4 + len`, `4 + 8·n`,
 /// `1 | 1 + 20`, `≥ 42`.
 pub fn size_expr(layout: &Layout, wire: &Wire) -> String {

@@ -3,7 +3,7 @@
 //! each case asserts the exact breaks reported — kind, place, the text of the source
 //! range in both versions, and the messages affected — or that none is.
 
-use codegen::compat::{compare, compare_with, field_offsets, Break, Fields, Report, Status};
+use codegen::compat::{compare, compare_with, field_offsets, Break, BreakKind, Fields, Report, Status};
 use codegen::{analyze, Analysis, Dialect, FieldOrder, OrderChoice};
 
 const SDP: &str = "\
@@ -415,5 +415,38 @@ fn order_setting_change_is_a_reorder() {
             "field-reordered Sample.Count old=`Count int32` new=`Count int32` affects=Batch",
             "field-reordered Sample.Flags old=`Flags int32` new=`Flags int32` affects=Batch",
         ]
+    );
+}
+
+/// ffire wire positions are 0-based everywhere (`wire #0` in hints, hovers and the compat
+/// table): a wire-break message names the same numbers as the field places it reports.
+#[test]
+fn ffi_break_messages_name_wire_positions_as_the_hints_do() {
+    // Widening `Count` (int32 → float64) moves it into `Id`'s size class: canonical order
+    // sorts by size class, then name, so fields move on the wire.
+    let new = edit(FFI, &[("\tCount int32", "\tCount float64")]);
+    let (report, _) = run(Dialect::Ffi, FieldOrder::Canonical, FFI, &new);
+    let sample = report.get("Sample").unwrap();
+    let mut checked = 0;
+    for b in report.breaks.iter().filter(|b| b.kind == BreakKind::FieldReordered) {
+        let field = b.field.as_deref().unwrap();
+        let place = sample.fields.iter().find(|f| f.name == field).unwrap();
+        let (o, n) = (place.old.as_ref().unwrap(), place.new.as_ref().unwrap());
+        assert_eq!(
+            b.message,
+            format!(
+                "field `Sample.{field}` moved from wire #{} to #{}",
+                o.wire_index, n.wire_index
+            )
+        );
+        checked += 1;
+    }
+    assert!(checked > 0, "{:?}", report.breaks);
+    // Removal and addition say `wire #N` too, 0-based: `Id` is the first field on the wire.
+    let new = edit(FFI, &[("\tId    int64\n", "")]);
+    let (report, _) = run(Dialect::Ffi, FieldOrder::Canonical, FFI, &new);
+    assert_eq!(
+        report.breaks[0].message,
+        "field `Sample.Id` was removed from wire #0: every later field moves"
     );
 }

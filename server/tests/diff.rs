@@ -71,7 +71,7 @@ fn diff_human_reports_each_break_rustc_style() {
     assert_eq!(
         out.stdout,
         "\
-error[wire-field-removed]: field `Point.x` was removed from wire position 1: every later field moves
+error[wire-field-removed]: field `Point.x` was removed from wire #0: every later field moves
   ┌─ old.sdp:3:5
   │
 3 │     x: u32,

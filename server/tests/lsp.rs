@@ -127,7 +127,7 @@ fn layout_hover_inlay_hints_and_lenses() {
         json!({"textDocument": {"uri": uri}, "position": pos(2, 6)}),
     );
     let text = field["contents"]["value"].as_str().unwrap();
-    assert!(text.contains("size = 4+len B, offset = 0x8 (8)"), "{text}");
+    assert!(text.contains("size = 4+len B, offset = 8 (0x8)"), "{text}");
 
     let hints = c.request(
         "textDocument/inlayHint",
@@ -472,6 +472,17 @@ fn code_actions_create_missing_struct_rename_reserved_and_switch_order() {
         reorder["edit"]["changes"][split][0]["newText"], "    id: u32,\n    x: f32,\n    name: str,\n",
         "whole lines move, so comments move with their fields"
     );
+    // And with the cursor anywhere in the struct, not only on the field that splits it.
+    for at in [pos(0, 8), pos(1, 5)] {
+        let actions = c.request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": split}, "range": {"start": at, "end": at}, "context": {"diagnostics": []}}),
+        );
+        assert!(
+            actions.to_string().contains("fixed-size fields first"),
+            "at {at}: {actions}"
+        );
+    }
 
     let ffi = "file:///tmp/wirelens-lsp-test/order.ffi";
     c.open(
@@ -480,9 +491,18 @@ fn code_actions_create_missing_struct_rename_reserved_and_switch_order() {
         "package p\n\ntype Msg struct {\n\tName string\n\tId int64\n}\n",
     );
     c.diagnostics(ffi);
-    let actions = c.request(
+    // Offered where the order is decided (the package line), not at every position.
+    let in_struct = c.request(
         "textDocument/codeAction",
         json!({"textDocument": {"uri": ffi}, "range": {"start": pos(2, 0), "end": pos(2, 0)}, "context": {"diagnostics": []}}),
+    );
+    assert!(
+        !in_struct.to_string().contains("field order"),
+        "not offered inside a struct: {in_struct}"
+    );
+    let actions = c.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": ffi}, "range": {"start": pos(0, 3), "end": pos(0, 3)}, "context": {"diagnostics": []}}),
     );
     let switch = actions
         .as_array()
@@ -850,4 +870,103 @@ fn a_missing_brace_shows_the_syntax_error_not_unknown_types_after_it() {
         )],
         "{d}"
     );
+}
+
+/// Emacs' eglot without a Markdown renderer asks for `contentFormat: ["plaintext"]`: the
+/// hover is plain text then, with no fences, table pipes or emphasis markers; a client
+/// that prefers Markdown gets Markdown.
+#[test]
+fn hover_honours_the_clients_content_format() {
+    let hover_with = |formats: Value| {
+        let mut c = Client::start();
+        c.request(
+            "initialize",
+            json!({"processId": null, "rootUri": null,
+                   "capabilities": {"textDocument": {"hover": {"contentFormat": formats}}}}),
+        );
+        c.notify("initialized", json!({}));
+        let uri = "file:///tmp/wirelens-lsp-test/plain.sdp";
+        c.open(uri, "sdp", AUDIO);
+        c.diagnostics(uri);
+        let struct_hover = c.request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri}, "position": pos(0, 9)}),
+        );
+        let field_hover = c.request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri}, "position": pos(2, 6)}),
+        );
+        (struct_hover["contents"].clone(), field_hover["contents"].clone())
+    };
+    for (formats, kind) in [
+        (json!(["plaintext"]), "plaintext"),
+        (json!(["plaintext", "markdown"]), "plaintext"),
+        (json!(["markdown", "plaintext"]), "markdown"),
+    ] {
+        let (s, f) = hover_with(formats.clone());
+        for h in [&s, &f] {
+            assert_eq!(h["kind"], kind, "{formats}: {h}");
+        }
+        let text = s["value"].as_str().unwrap();
+        if kind == "markdown" {
+            assert!(text.contains("| 0 | `address` | `u64` |"), "{text}");
+            continue;
+        }
+        for h in [&s, &f] {
+            let text = h["value"].as_str().unwrap();
+            for markup in ["```", "|---", "**", "`"] {
+                assert!(!text.contains(markup), "`{markup}` in a plain-text hover:\n{text}");
+            }
+        }
+        // The field table is still a table: one aligned row per field.
+        let row = text
+            .lines()
+            .find(|l| l.contains("min_value"))
+            .unwrap_or_else(|| panic!("{text}"));
+        assert!(row.contains("f32") && row.contains("12 + |display_name|"), "{text}");
+        assert!(!row.trim_start().starts_with('|'), "{text}");
+        assert!(text.contains("struct Parameter"), "{text}");
+    }
+}
+
+/// Numbers read decimal first (`8 (0x8)`) unless the client sets
+/// `wirelens.numberFormat` to `hex`, at start or later; primitives have a hover too.
+#[test]
+fn number_format_setting_and_primitive_hovers() {
+    let mut c = Client::start();
+    c.request(
+        "initialize",
+        json!({"processId": null, "rootUri": null, "capabilities": {},
+               "initializationOptions": {"wirelens": {"numberFormat": "hex"}}}),
+    );
+    c.notify("initialized", json!({}));
+    let uri = "file:///tmp/wirelens-lsp-test/numbers.sdp";
+    c.open(uri, "sdp", AUDIO);
+    c.diagnostics(uri);
+    let hover = |c: &mut Client, line: u32, character: u32| {
+        let h = c.request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri}, "position": pos(line, character)}),
+        );
+        h["contents"]["value"].as_str().unwrap_or_default().to_string()
+    };
+    let text = hover(&mut c, 2, 6);
+    assert!(text.contains("offset = 0x8 (8)"), "{text}");
+    c.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"wirelens": {"numberFormat": "decimal"}}}),
+    );
+    let text = hover(&mut c, 2, 6);
+    assert!(text.contains("offset = 8 (0x8)"), "{text}");
+    // `u64` of `address: u64`, `f32` of `min_value: f32`, `str`.
+    let text = hover(&mut c, 1, 15);
+    assert!(
+        text.contains("u64") && text.contains("8 B · unsigned, little-endian"),
+        "{text}"
+    );
+    assert!(text.contains("18446744073709551615 (0xffffffffffffffff)"), "{text}");
+    let text = hover(&mut c, 3, 16);
+    assert!(text.contains("IEEE 754 binary32"), "{text}");
+    let text = hover(&mut c, 2, 19);
+    assert!(text.contains("4+len B · a u32 byte length"), "{text}");
 }

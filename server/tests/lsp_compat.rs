@@ -141,6 +141,35 @@ fn sdp_type_change_warns_lenses_and_hover_show_old_vs_new() {
         ]
     );
 
+    // One row per line in Neovim, lenses ordered by start column (any order among
+    // equal ones): the break first, the Generate lenses last, not past column 150.
+    let lenses = c.request("textDocument/codeLens", json!({"textDocument": {"uri": uri}}));
+    let mut row: Vec<(u64, String)> = lenses
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["range"]["start"]["line"] == 1)
+        .map(|l| {
+            (
+                l["range"]["start"]["character"].as_u64().unwrap(),
+                l["command"]["title"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    row.sort_by_key(|(c, _)| *c);
+    let columns: Vec<u64> = row.iter().map(|(c, _)| *c).collect();
+    let titles: Vec<&str> = row.iter().map(|(_, t)| t.as_str()).collect();
+    assert_eq!(
+        titles[..2],
+        ["breaks 2 messages since HEAD", "fixed 12 B · message id 1 (position)"],
+        "{row:?}"
+    );
+    assert!(titles[2..].iter().all(|t| t.starts_with("Generate ")), "{row:?}");
+    assert!(
+        columns[0] < columns[1] && columns[1] < columns[2],
+        "distinct columns: {row:?}"
+    );
+
     let text = hover(&mut c, &uri, 1, 8);
     let section = text.split("\n---\n\n").nth(1).unwrap_or_default();
     assert_eq!(
@@ -173,17 +202,12 @@ fn sdp_struct_inserted_at_the_top_renumbers_every_later_message() {
         .collect();
     assert_eq!(
         got,
-        [
-            (
-                "message-id-changed",
-                "wire break against HEAD: message type id of `Point` changed from 1 to 2: SDP ids are positions in the file"
-            ),
-            (
-                "message-id-changed",
-                "wire break against HEAD: message type id of `Shape` changed from 2 to 3: SDP ids are positions in the file"
-            ),
-        ]
+        [(
+            "message-id-changed",
+            "wire break against HEAD: inserting `Tag` here renumbers the 2 messages after it (SDP ids are positions in the file, and readers expect the old ids); move it to the end of the file to keep them"
+        )]
     );
+    assert_eq!(diags[0]["range"]["start"], pos(0, 7), "on the inserted struct");
     let titles = lens_titles(&mut c, &uri);
     assert_eq!(
         titles[3..],
@@ -193,6 +217,37 @@ fn sdp_struct_inserted_at_the_top_renumbers_every_later_message() {
             "breaks 1 message since HEAD"
         ]
     );
+    // The hover lists the id change once (it is one of the breaks), not again below.
+    let text = hover(&mut c, &uri, 5, 8);
+    let section = text.split("\n---\n\n").nth(1).unwrap_or_default();
+    assert_eq!(
+        section.matches("1 to 2").count() + section.matches("1 → 2").count(),
+        1,
+        "{section}"
+    );
+}
+
+/// Sizes in the compat hover and messages are written as everywhere else (`4+len B`),
+/// not as a numeric range up to the largest string.
+#[test]
+fn compat_sizes_use_the_editors_notation() {
+    let repo = Repo::new("notation");
+    repo.commit("shapes.sdp", SDP);
+    let mut c = start(&repo.0, json!({}));
+    let uri = repo.uri("shapes.sdp");
+    c.open(&uri, "sdp", &SDP.replace("    name: str,", "    name: u32,"));
+    let diags = settled_diagnostics(&mut c, &uri);
+    assert_eq!(
+        diags[0]["message"],
+        "wire break against HEAD: field `Shape.name` changed from `str` to `u32`, size 4+len B → 4 B"
+    );
+    let text = hover(&mut c, &uri, 6, 8);
+    let section = text.split("\n---\n\n").nth(1).unwrap_or_default();
+    assert!(
+        section.contains("| `name` | #0 · @0 · 4+len B | #0 · @0 · 4 B |"),
+        "{section}"
+    );
+    assert!(!section.contains('–'), "{section}");
 }
 
 #[test]
@@ -209,13 +264,90 @@ fn many_renumbered_messages_are_one_warning_with_a_bounded_list() {
     assert_eq!(d["code"], "message-id-changed");
     assert_eq!(
         d["message"],
-        "wire break against HEAD: 30 messages renumbered (the first: `S0`: type id 1 → 2): SDP ids are positions in the file, and readers expect the old ids"
+        "wire break against HEAD: inserting `Tag` here renumbers the 30 messages after it (SDP ids are positions in the file, and readers expect the old ids); move it to the end of the file to keep them"
     );
-    assert_eq!(d["range"]["start"], pos(4, 7), "at the first renumbered struct's name");
+    assert_eq!(
+        d["range"]["start"],
+        pos(0, 7),
+        "at the inserted struct's name, where the fix is"
+    );
     let related = d["relatedInformation"].as_array().unwrap();
     assert_eq!(related.len(), 20);
     assert_eq!(related[19]["message"], "`S19`: type id 20 → 21");
     assert_eq!(related[19]["location"]["range"]["start"], pos(4 + 19 * 4, 7));
+
+    // Renumbered by a removal (no struct to move): one warning at the first of them.
+    let uri = repo.uri("many-removed.sdp");
+    repo.commit("many-removed.sdp", &old);
+    c.open(&uri, "sdp", &old.replacen("struct S0 {\n    x: u8,\n}\n\n", "", 1));
+    let diags = settled_diagnostics(&mut c, &uri);
+    let renumbered: Vec<&Value> = diags.iter().filter(|d| d["code"] == "message-id-changed").collect();
+    assert_eq!(renumbered.len(), 1, "{diags:#?}");
+    assert_eq!(
+        renumbered[0]["message"],
+        "wire break against HEAD: 29 messages renumbered (the first: `S1`: type id 2 → 1): SDP ids are positions in the file, and readers expect the old ids"
+    );
+    assert_eq!(renumbered[0]["range"]["start"], pos(0, 7));
+}
+
+/// A struct inserted above others: the warning sits on it, and its quick fix moves it
+/// to the end of the file, after which nothing breaks.
+#[test]
+fn an_inserted_struct_is_warned_about_and_moved_to_the_end() {
+    let repo = Repo::new("move-to-end");
+    repo.commit("shapes.sdp", SDP);
+    let mut c = start(&repo.0, json!({}));
+    let uri = repo.uri("shapes.sdp");
+    let edited = format!("/// A tag.\nstruct Tag {{\n    id: u8,\n}}\n\n{SDP}");
+    c.open(&uri, "sdp", &edited);
+    let diags = settled_diagnostics(&mut c, &uri);
+    assert_eq!(diags.len(), 1, "{diags:#?}");
+    assert_eq!(diags[0]["range"]["start"], pos(1, 7), "on `Tag`");
+    let actions = c.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": uri}, "range": {"start": pos(1, 8), "end": pos(1, 8)},
+               "context": {"diagnostics": diags}}),
+    );
+    let fix = actions
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["title"] == "Move `Tag` to the end of the file (keeps every message id)")
+        .unwrap_or_else(|| panic!("{actions:#}"))
+        .clone();
+    assert_eq!(fix["isPreferred"], true);
+    // Apply the edits (two, not overlapping) the way an editor does: last first.
+    let mut edits: Vec<Value> = fix["edit"]["changes"][&uri].as_array().unwrap().clone();
+    edits.sort_by_key(|e| {
+        std::cmp::Reverse((
+            e["range"]["start"]["line"].as_u64(),
+            e["range"]["start"]["character"].as_u64(),
+        ))
+    });
+    let mut lines: Vec<String> = edited.split('\n').map(String::from).collect();
+    for e in edits {
+        let (sl, sc) = (
+            e["range"]["start"]["line"].as_u64().unwrap() as usize,
+            e["range"]["start"]["character"].as_u64().unwrap() as usize,
+        );
+        let (el, ec) = (
+            e["range"]["end"]["line"].as_u64().unwrap() as usize,
+            e["range"]["end"]["character"].as_u64().unwrap() as usize,
+        );
+        let joined = lines.join("\n");
+        let offset = |l: usize, ch: usize| lines[..l].iter().map(|x| x.len() + 1).sum::<usize>() + ch;
+        let (a, b) = (offset(sl, sc), offset(el, ec).min(joined.len()));
+        let new = format!("{}{}{}", &joined[..a], e["newText"].as_str().unwrap(), &joined[b..]);
+        lines = new.split('\n').map(String::from).collect();
+    }
+    let fixed = lines.join("\n");
+    assert_eq!(fixed, format!("{SDP}\n/// A tag.\nstruct Tag {{\n    id: u8,\n}}\n"));
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": fixed}]}),
+    );
+    let d = c.diagnostics(&uri);
+    assert_eq!(d["diagnostics"], json!([]), "nothing breaks once it is at the end: {d}");
 }
 
 #[test]
@@ -229,8 +361,10 @@ fn comment_and_formatting_edits_are_compatible_and_untracked_files_show_nothing(
         .replace("    x: u32,\n    y: u32,", "  x:u32, // across\n\n  y :  u32,");
     c.open(&uri, "sdp", &edited);
     assert_eq!(settled_diagnostics(&mut c, &uri), Vec::<Value>::new());
+    // Compatible structs get no wire lens (noise once a file has a baseline, issue 33):
+    // the hover says it.
     let titles = lens_titles(&mut c, &uri);
-    assert_eq!(titles[2..], ["wire-compatible with HEAD", "wire-compatible with HEAD"]);
+    assert_eq!(titles.len(), 2, "layout lenses only: {titles:?}");
     assert!(hover(&mut c, &uri, 1, 8).ends_with("Wire-compatible with `HEAD`.\n"));
 
     // Not committed: no baseline, nothing shown, no error (and no second publish).
@@ -254,7 +388,8 @@ fn a_baseline_equal_to_the_open_text_then_an_edit_that_breaks() {
     c.open(&uri, "sdp", SDP);
     assert_eq!(settled_diagnostics(&mut c, &uri), Vec::<Value>::new());
     let titles = lens_titles(&mut c, &uri);
-    assert_eq!(titles[2..], ["wire-compatible with HEAD", "wire-compatible with HEAD"]);
+    assert_eq!(titles.len(), 2, "no wire lens on compatible structs: {titles:?}");
+    assert!(hover(&mut c, &uri, 1, 8).ends_with("Wire-compatible with `HEAD`.\n"));
 
     c.notify(
         "textDocument/didChange",
@@ -290,11 +425,11 @@ fn ffi_rename_that_moves_a_field_and_the_client_setting_for_the_baseline() {
         [
             (
                 "field-reordered",
-                "wire break against HEAD: field `Reading.Low` moved from wire position 2 to 1"
+                "wire break against HEAD: field `Reading.Low` moved from wire #1 to #0"
             ),
             (
                 "rename-moved",
-                "wire break against HEAD: renaming `Reading.High` to `Top` moves it from wire position 1 to 2 \
+                "wire break against HEAD: renaming `Reading.High` to `Top` moves it from wire #0 to #1 \
                  (canonical order sorts by name)"
             ),
         ],
@@ -347,7 +482,8 @@ fn wirelens_toml_names_the_baseline_and_the_client_setting_beats_it() {
     let mut c = start(&repo.0, json!({"compat": {"against": "HEAD"}}));
     c.open(&uri, "sdp", SDP);
     assert_eq!(settled_diagnostics(&mut c, &uri), Vec::<Value>::new());
-    assert_eq!(lens_titles(&mut c, &uri)[2], "wire-compatible with HEAD");
+    assert_eq!(lens_titles(&mut c, &uri).len(), 2, "compatible: no wire lens");
+    assert!(hover(&mut c, &uri, 1, 8).ends_with("Wire-compatible with `HEAD`.\n"));
 }
 
 /// Issue 38 item 2: a committed chain of N structs, each holding `[]` and `Option` of

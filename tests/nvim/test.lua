@@ -746,6 +746,86 @@ test('tree-sitter parsers and queries', function()
   check('ffire `int64` is @type.builtin', vim.tbl_contains(c, 'type.builtin'), vim.inspect(c))
 end)
 
+test('wire baseline: commits noticed while open, lenses kept after running one', function()
+  -- A git repository of its own (a root marker nearer than the work folder's).
+  local repo = work .. '/repo'
+  vim.fn.mkdir(repo, 'p')
+  local schema = 'struct Point {\n    x: u32,\n    y: u32,\n}\n\nstruct Shape {\n    at: Point,\n}\n'
+  local function git(args)
+    local r = vim.system(vim.list_extend({ 'git', '-C', repo, '-c', 'user.name=t', '-c', 'user.email=t@t' }, args)):wait()
+    assert(r.code == 0, table.concat(args, ' ') .. ': ' .. (r.stderr or ''))
+  end
+  git({ 'init', '-q' })
+  write(repo .. '/s.sdp', schema)
+  git({ 'add', 's.sdp' })
+  git({ 'commit', '-q', '-m', 'one' })
+  local buf = open(repo .. '/s.sdp')
+  local client = require('wirelens').client(buf)
+  local ns = vim.lsp.diagnostic.get_namespace(client.id)
+  local function breaks()
+    return vim.tbl_filter(function(d)
+      return d.code == 'type-changed'
+    end, vim.diagnostic.get(buf, { namespace = ns }))
+  end
+  vim.wait(1500)
+  check('the committed text breaks nothing', #breaks() == 0, vim.inspect(vim.diagnostic.get(buf)))
+
+  -- Commit another version while the buffer stays open and unsaved-free: the file on
+  -- disk ends as the buffer's text again, so only HEAD moved.
+  write(repo .. '/s.sdp', schema:gsub('y: u32', 'y: u64'))
+  git({ 'commit', '-q', '-am', 'two' })
+  write(repo .. '/s.sdp', schema)
+  local noticed = wait(function()
+    return #breaks() > 0
+  end, 8000)
+  check('a commit made while the buffer is open is noticed without :w', noticed, vim.inspect(vim.diagnostic.get(buf)))
+
+  -- The wire-break lens shares the first struct's row with the layout lens.
+  local lns = vim.lsp.codelens.__namespaces[client.id]
+  local function row_text(row)
+    local marks = vim.api.nvim_buf_get_extmarks(buf, lns, { row, 0 }, { row, -1 }, { details = true })
+    local text = {}
+    for _, m in ipairs(marks) do
+      for _, chunk in ipairs(m[4].virt_text or {}) do
+        table.insert(text, chunk[1])
+      end
+    end
+    return table.concat(text)
+  end
+  vim.lsp.codelens.refresh({ bufnr = buf })
+  local row = ''
+  wait(function()
+    row = row_text(0)
+    return row:find('breaks', 1, true) ~= nil
+  end, 5000)
+  check('the break lens comes first on its row', row:find('^breaks') ~= nil, row)
+
+  -- Run the layout lens as Neovim does (its row is cleared, the command runs): the row
+  -- comes back without an edit.
+  local lens
+  for _, l in ipairs(vim.lsp.codelens.get(buf)) do
+    if l.command and l.command.command == 'wirelens.showLayout' and l.range.start.line == 0 then
+      lens = l
+    end
+  end
+  if check('the first struct has a layout lens', lens ~= nil) then
+    vim.api.nvim_buf_clear_namespace(buf, lns, 0, 1)
+    client:exec_cmd(lens.command, { bufnr = buf })
+    local back = wait(function()
+      return row_text(0) ~= ''
+    end, 5000)
+    check('running a lens does not erase the lens row', back, row_text(0))
+    close_floats()
+  end
+
+  -- A wirelens.toml created later names another baseline: noticed without a restart.
+  write(repo .. '/wirelens.toml', '[compat]\nagainst = "HEAD~1"\n')
+  local cleared = wait(function()
+    return #breaks() == 0
+  end, 8000)
+  check('a new wirelens.toml is noticed without a restart', noticed and cleared, vim.inspect(vim.diagnostic.get(buf)))
+end)
+
 vim.notify = orig_notify
 out(('%d passed, %d failed'):format(passed, failed))
 if failed > 0 or passed == 0 then

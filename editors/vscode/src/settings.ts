@@ -2,6 +2,7 @@
 
 export type FfiOrder = 'default' | 'canonical' | 'declaration';
 export type GenLanguage = 'c' | 'cpp' | 'rust';
+export type NumberFormat = 'decimal' | 'hex';
 
 export interface Settings {
   ffiOrder: FfiOrder;
@@ -9,14 +10,18 @@ export interface Settings {
   generateLanguages: GenLanguage[];
   generateOutDir: string;
   inlayHintsEnabled: boolean;
+  /** How hovers write numbers: `8 (0x8)` or `0x8 (8)` (as rust-analyzer's setting). */
+  numberFormat: NumberFormat;
 }
 
 export const DEFAULTS: Settings = {
   ffiOrder: 'default',
   generateOnSave: false,
-  generateLanguages: ['rust'],
+  // The server generates all three unless `wirelens.toml` or the user says otherwise.
+  generateLanguages: ['c', 'cpp', 'rust'],
   generateOutDir: '',
   inlayHintsEnabled: true,
+  numberFormat: 'decimal',
 };
 
 /** The effective settings (package.json defaults filled in) through a getter like
@@ -31,6 +36,7 @@ export interface ServerOptions {
   ffi?: { order: 'canonical' | 'declaration' };
   generate?: { onSave?: boolean; languages?: GenLanguage[]; outDir?: string };
   inlayHints?: { enabled: boolean };
+  numberFormat?: NumberFormat;
 }
 
 /** One setting as `WorkspaceConfiguration.inspect` reports it. */
@@ -68,6 +74,8 @@ export function readUserSettings(get: (key: string) => unknown): Partial<Setting
   if (typeof outDir === 'string' && outDir.trim()) out.generateOutDir = outDir.trim();
   const inlay = get('inlayHints.enabled');
   if (typeof inlay === 'boolean') out.inlayHintsEnabled = inlay;
+  const numbers = get('numberFormat');
+  if (numbers === 'decimal' || numbers === 'hex') out.numberFormat = numbers;
   return out;
 }
 
@@ -84,6 +92,7 @@ export function toServerOptions(s: Partial<Settings>): ServerOptions {
   if (s.generateOutDir) generate.outDir = s.generateOutDir;
   if (Object.keys(generate).length > 0) out.generate = generate;
   if (s.inlayHintsEnabled !== undefined) out.inlayHints = { enabled: s.inlayHintsEnabled };
+  if (s.numberFormat !== undefined) out.numberFormat = s.numberFormat;
   return out;
 }
 

@@ -47,12 +47,16 @@ test('settings: exactly the documented ones, with defaults', () => {
     'wirelens.generate.onSave',
     'wirelens.generate.outDir',
     'wirelens.inlayHints.enabled',
+    'wirelens.numberFormat',
     'wirelens.server.path',
     'wirelens.trace.server',
   ]);
   for (const [key, p] of Object.entries<{ default?: unknown }>(props)) assert.ok('default' in p, key);
   assert.deepEqual(props['wirelens.ffi.order'].enum, ['default', 'canonical', 'declaration']);
   assert.deepEqual(props['wirelens.trace.server'].enum, ['off', 'messages', 'verbose']);
+  assert.deepEqual(props['wirelens.numberFormat'].enum, ['decimal', 'hex']);
+  // The documented default is what the server does with nothing set: all three languages.
+  assert.deepEqual(props['wirelens.generate.languages'].default, ['c', 'cpp', 'rust']);
   // the settings module reads every server-facing key
   const settingsSrc = read('src/settings.ts');
   for (const key of Object.keys(props)) {
@@ -104,4 +108,30 @@ test('.vscodeignore is an allowlist: the bundle, the server, grammars and config
   for (const p of ['!package.json', '!dist/extension.js', '!server/wirelens', '!syntaxes/*.tmLanguage.json', '!language-configuration/*.json'])
     assert.ok(kept.includes(p), p);
   assert.ok(kept.includes(`!${pkg.main.replace(/^\.\//, '')}`));
+});
+
+/** What VS Code appends on Enter: the first `onEnterRules` entry whose `beforeText`,
+ * `afterText` and `previousLineText` (those it has) all match, as VS Code picks it. */
+function onEnter(conf: { onEnterRules?: Array<Record<string, any>> }, before: string, after: string, previous: string): string | undefined {
+  const rule = (conf.onEnterRules ?? []).find(
+    (r) =>
+      new RegExp(r.beforeText).test(before) &&
+      (r.afterText === undefined || new RegExp(r.afterText).test(after)) &&
+      (r.previousLineText === undefined || new RegExp(r.previousLineText).test(previous)),
+  );
+  return rule?.action.appendText;
+}
+
+test('`///` continues a doc comment being written, not onto the declaration after it', () => {
+  const conf = JSON.parse(read('language-configuration/sdp.json'));
+  // Enter after a one-line doc comment: the next line is for `struct …`, not `/// struct …`.
+  assert.equal(onEnter(conf, '/// A point.', '', 'struct Line {'), undefined);
+  assert.equal(onEnter(conf, '    /// The x coordinate.', '', '    a: u8,'), undefined);
+  // Inside a doc comment of several lines, or splitting one: continued.
+  assert.equal(onEnter(conf, '/// second line', '', '/// first line'), '/// ');
+  assert.equal(onEnter(conf, '/// A po', 'int.', ''), '/// ');
+  // Enter on an empty `///` line ends the comment.
+  assert.equal(onEnter(conf, '/// ', '', '/// first line'), undefined);
+  // Plain code is never commented.
+  assert.equal(onEnter(conf, 'struct Point {', '', '/// A point.'), undefined);
 });

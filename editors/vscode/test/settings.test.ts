@@ -35,13 +35,16 @@ test('every setting reaches the server in the shape it reads ({ ffi: { order } }
       'generate.languages': ['c', 'cpp', 'c', 'cobol'],
       'generate.outDir': ' gen ',
       'inlayHints.enabled': false,
+      numberFormat: 'hex',
     }),
   );
   assert.deepEqual(toServerOptions(s), {
     ffi: { order: 'declaration' },
     generate: { onSave: true, languages: ['c', 'cpp'], outDir: 'gen' },
     inlayHints: { enabled: false },
+    numberFormat: 'hex',
   });
+  assert.equal(readUserSettings(from({ numberFormat: 'octal' })).numberFormat, undefined);
 });
 
 test('invalid values fall back to the defaults', () => {

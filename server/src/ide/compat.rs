@@ -108,16 +108,25 @@ pub fn warnings(snap: &Arc<Snapshot>, base: &Baseline) -> Vec<WireWarning> {
         .map(|t| (t.name.as_str(), &t.name_range))
         .collect();
     let name_range = |name: &str| names.get(name).map(|r| (*r).clone());
+    // Messages renumbered by a struct inserted above them are reported once, on that
+    // struct (where the fix is: move it to the end); the others as before.
+    let inserted = inserted_before_messages(&report);
+    let by_insertion = |b: &codegen::compat::Break| {
+        inserted.first().is_some_and(|(_, at)| {
+            b.kind == BreakKind::MessageIdChanged && new_id(&report, &b.type_name).is_some_and(|id| id > *at)
+        })
+    };
     let renumbered: Vec<&codegen::compat::Break> = report
         .breaks
         .iter()
-        .filter(|b| b.kind == BreakKind::MessageIdChanged)
+        .filter(|b| b.kind == BreakKind::MessageIdChanged && !by_insertion(b))
         .collect();
     let collapse = renumbered.len() > RENUMBERED_ONE_BY_ONE;
     let mut budget = RELATED_BUDGET;
     let mut out: Vec<WireWarning> = report
         .breaks
         .iter()
+        .filter(|b| !by_insertion(b))
         .filter(|b| !(collapse && b.kind == BreakKind::MessageIdChanged))
         .map(|b| {
             let range = b.new_range.clone().or_else(|| name_range(&b.type_name)).unwrap_or(0..0);
@@ -160,6 +169,111 @@ pub fn warnings(snap: &Arc<Snapshot>, base: &Baseline) -> Vec<WireWarning> {
         .collect();
     if collapse {
         out.push(renumbered_warning(&report, &renumbered, &name_range, &base.label));
+    }
+    for (name, at) in &inserted {
+        let after: Vec<&codegen::compat::Break> = report
+            .breaks
+            .iter()
+            .filter(|b| {
+                b.kind == BreakKind::MessageIdChanged && new_id(&report, &b.type_name).is_some_and(|id| id > *at)
+            })
+            .collect();
+        if after.is_empty() {
+            continue;
+        }
+        let mut w = renumbered_warning(&report, &after, &name_range, &base.label);
+        w.range = name_range(name).unwrap_or(w.range);
+        let n = after.len();
+        w.message = format!(
+            "wire break against {}: inserting `{name}` here renumbers the {n} {} after it (SDP ids are positions in the file, and readers expect the old ids); move it to the end of the file to keep them",
+            base.label,
+            messages_word(d, n)
+        );
+        out.push(w);
+    }
+    out
+}
+
+/// The new message id of type `name`, if it has one.
+fn new_id(report: &Report, name: &str) -> Option<u16> {
+    report.get(name).and_then(|t| t.message_id.new)
+}
+
+/// SDP structs added since the baseline that sit before a message whose id changed
+/// (they renumber it), with their new ids, in file order.
+fn inserted_before_messages(report: &Report) -> Vec<(String, u16)> {
+    if report.dialect != Dialect::Sdp {
+        return Vec::new();
+    }
+    let last_renumbered = report
+        .breaks
+        .iter()
+        .filter(|b| b.kind == BreakKind::MessageIdChanged)
+        .filter_map(|b| new_id(report, &b.type_name))
+        .max();
+    let Some(last) = last_renumbered else {
+        return Vec::new();
+    };
+    report
+        .types
+        .iter()
+        .filter(|t| t.status == Status::Added)
+        .filter_map(|t| Some((t.name.clone(), t.message_id.new?)))
+        .filter(|(_, id)| *id < last)
+        .collect()
+}
+
+/// The compatible alternative to a wire break, where there is one: a struct inserted
+/// above messages (which renumbers them) moves to the end of the file. Offered with the
+/// cursor on that struct.
+pub fn actions(snap: &Arc<Snapshot>, base: &Baseline, range: &Range<usize>) -> Vec<super::Action> {
+    let Some(report) = report(snap, base) else {
+        return Vec::new();
+    };
+    let schema = &snap.analysis.schema;
+    let text = &snap.source.text;
+    let mut out = Vec::new();
+    for (name, _) in inserted_before_messages(&report) {
+        let Some(def) = schema.type_id(&name).and_then(|id| schema.types.get(id)) else {
+            continue;
+        };
+        if !(def.range.start <= range.end && range.start <= def.range.end) {
+            continue;
+        }
+        // The struct with the comment lines right above it, through the end of its line
+        // and the blank lines after it.
+        let mut start = text
+            .get(..def.range.start)
+            .and_then(|t| t.rfind('\n'))
+            .map_or(0, |i| i + 1);
+        while start > 0 {
+            let prev = text[..start - 1].rfind('\n').map_or(0, |i| i + 1);
+            if text[prev..start].trim_start().starts_with("//") {
+                start = prev;
+            } else {
+                break;
+            }
+        }
+        let mut end = text[def.range.end..]
+            .find('\n')
+            .map_or(text.len(), |i| def.range.end + i + 1);
+        while let Some(rest) = text.get(end..) {
+            let line_len = rest.find('\n').map_or(rest.len(), |i| i + 1);
+            if line_len > 0 && rest[..line_len].trim().is_empty() {
+                end += line_len;
+            } else {
+                break;
+            }
+        }
+        let moved = text[start..end].trim_end();
+        let (tail_at, tail) = super::append_at_end(text, moved);
+        let tail = format!("{tail}\n");
+        out.push(super::Action {
+            title: format!("Move `{name}` to the end of the file (keeps every message id)"),
+            kind: super::ActionKind::QuickFix,
+            preferred: true,
+            edits: vec![(start..end, String::new()), (tail_at, tail)],
+        });
     }
     out
 }
@@ -223,7 +337,9 @@ pub fn lenses(snap: &Arc<Snapshot>, base: &Baseline) -> Vec<(Range<usize>, Strin
         .filter_map(|t| {
             let def = schema.types.get(t.id.new?)?;
             let title = match t.status {
-                Status::Compatible => format!("wire-compatible with {label}"),
+                // Once a file has a baseline, "compatible" on every struct is noise: a
+                // lens says only what changed.
+                Status::Compatible => return None,
                 Status::Added => format!("new since {label}"),
                 Status::Breaks => {
                     let mut affected: Vec<&str> = breaks_in
@@ -249,17 +365,18 @@ pub fn lenses(snap: &Arc<Snapshot>, base: &Baseline) -> Vec<(Range<usize>, Strin
         .collect()
 }
 
-fn place_text(p: &Option<FieldPlace>) -> String {
+/// `#1 · @8 · 2+len B`: a field's place in one version, its size in the notation of
+/// hints and hovers (read with that version's layout).
+fn place_text(layout: &codegen::layout::Layout, p: &Option<FieldPlace>) -> String {
     match p {
         None => "—".into(),
-        Some(p) => {
-            let size = match (p.size.fixed, p.size.max) {
-                (Some(n), _) => format!("{n} B"),
-                (None, Some(max)) => format!("{}–{max} B", p.size.min),
-                (None, None) => format!("≥ {} B", p.size.min),
-            };
-            format!("#{} · @{} · {size}", p.wire_index, p.offset_expr()).replace('|', "\\|")
-        }
+        Some(p) => format!(
+            "#{} · @{} · {}",
+            p.wire_index,
+            p.offset_expr(),
+            codegen::layout::size_short(layout, &p.wire)
+        )
+        .replace('|', "\\|"),
     }
 }
 
@@ -297,16 +414,18 @@ pub fn hover_section(snap: &Arc<Snapshot>, base: &Baseline, name: &str) -> Optio
         let names: Vec<String> = others.iter().map(|n| format!("`{n}`")).collect();
         let _ = writeln!(s, "- contains changed {}", names.join(", "));
     }
-    if let (Some(a), Some(b)) = (t.message_id.old, t.message_id.new) {
-        if a != b {
-            let _ = writeln!(s, "- message type id {a} → {b}");
-        }
-    }
+    // A changed message id is one of the breaks listed above: not repeated.
     let fields = field_offsets(&base.analysis, &snap.analysis, name);
     if !fields.is_empty() {
         let _ = writeln!(s, "\n| field | {label} | now |\n|---|---|---|");
         for f in &fields {
-            let _ = writeln!(s, "| `{}` | {} | {} |", f.name, place_text(&f.old), place_text(&f.new));
+            let _ = writeln!(
+                s,
+                "| `{}` | {} | {} |",
+                f.name,
+                place_text(&base.analysis.layout, &f.old),
+                place_text(&snap.analysis.layout, &f.new)
+            );
         }
     }
     Some(s)

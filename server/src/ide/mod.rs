@@ -132,14 +132,39 @@ pub fn references(snap: &Snapshot, offset: usize, include_declaration: bool) -> 
     Some(out)
 }
 
-/// Markdown for the type or field under the cursor.
-pub fn hover(snap: &Snapshot, offset: usize) -> Option<String> {
+/// Markdown for the type, field or primitive under the cursor, numbers written as the
+/// `wirelens.numberFormat` setting says.
+pub fn hover(snap: &Snapshot, offset: usize, nf: views::NumberFormat) -> Option<String> {
     let a = &snap.analysis;
+    if let Some(p) = primitive_at(&a.schema, offset) {
+        return Some(views::primitive_hover(snap.dialect, p, nf));
+    }
     match locate(&a.schema, offset)? {
-        Target::TypeName(id) | Target::TypeRef { target: Some(id), .. } => views::type_hover(&a.schema, &a.layout, id),
-        Target::Field(id, i) => views::field_hover(&a.schema, &a.layout, id, i),
+        Target::TypeName(id) | Target::TypeRef { target: Some(id), .. } => {
+            views::type_hover(&a.schema, &a.layout, id, nf)
+        }
+        Target::Field(id, i) => views::field_hover(&a.schema, &a.layout, id, i, nf),
         Target::TypeRef { target: None, .. } => None,
     }
+}
+
+/// The primitive type written under `offset` (a field's `u32`, the `int64` of
+/// `[]int64`), if any.
+fn primitive_at(schema: &Schema, offset: usize) -> Option<Primitive> {
+    let id = schema.types.iter().position(|d| within(&d.range, offset))?;
+    for ty in type_exprs(schema, id) {
+        let mut t = ty;
+        loop {
+            match &t.kind {
+                codegen::model::TypeExprKind::Primitive(p) if within(&t.range, offset) => return Some(*p),
+                codegen::model::TypeExprKind::Array(e)
+                | codegen::model::TypeExprKind::Optional(e)
+                | codegen::model::TypeExprKind::Boxed(e) => t = e,
+                _ => break,
+            }
+        }
+    }
+    None
 }
 
 /// A type's field layouts indexed by declaration order (built once, so a struct with
@@ -401,7 +426,11 @@ pub fn completion(snap: &Snapshot, offset: usize) -> Vec<Completion> {
                 snippet: None,
             });
         }
+        let cyclic = types_reaching(snap.schema(), offset);
         for (id, def) in snap.schema().types.iter().enumerate() {
+            if cyclic.get(id).copied().unwrap_or(false) {
+                continue;
+            }
             let detail = snap
                 .analysis
                 .layout
@@ -463,6 +492,38 @@ pub fn completion(snap: &Snapshot, offset: usize) -> Vec<Completion> {
         );
     }
     items
+}
+
+/// Per type, whether using it in the struct around `offset` would close a cycle (the
+/// struct itself and every type that mentions it, directly or not): SDP and ffire have
+/// no recursive types. Linear in types and references.
+fn types_reaching(schema: &Schema, offset: usize) -> Vec<bool> {
+    let n = schema.types.len();
+    let mut reaches = vec![false; n];
+    let Some(here) = schema.types.iter().position(|t| within(&t.range, offset)) else {
+        return reaches;
+    };
+    let mut users: Vec<Vec<TypeId>> = vec![Vec::new(); n];
+    for id in 0..n {
+        for ty in type_exprs(schema, id) {
+            for (_, target, _) in ty.named_refs() {
+                if let Some(t) = target.filter(|t| *t < n) {
+                    users[t].push(id);
+                }
+            }
+        }
+    }
+    let mut stack = vec![here];
+    reaches[here] = true;
+    while let Some(t) = stack.pop() {
+        for &u in &users[t] {
+            if !reaches[u] {
+                reaches[u] = true;
+                stack.push(u);
+            }
+        }
+    }
+    reaches
 }
 
 // ---- rename ----
@@ -704,16 +765,24 @@ pub fn code_actions(snap: &Snapshot, range: Range<usize>) -> Vec<Action> {
                 for s in &suggested {
                     out.push(replace_action(name, s, &d.range, true));
                 }
+                // `u3`, `int12`: the widths of that family nearest to the one written.
+                for (i, w) in nearest_widths(snap.dialect, name)
+                    .into_iter()
+                    .filter(|w| !suggested.contains(&w.as_str()))
+                    .enumerate()
+                {
+                    out.push(replace_action(name, &w, &d.range, suggested.is_empty() && i == 0));
+                }
                 let stub = match snap.dialect {
                     Dialect::Sdp => format!("\nstruct {name} {{\n    field: u32,\n}}\n"),
                     Dialect::Ffi => format!("\ntype {name} struct {{\n\tField int32 `json:\"field\"`\n}}\n"),
                 };
-                let sep = if text.ends_with('\n') { "" } else { "\n" };
+                let preferred = suggested.is_empty() && !out.iter().any(|a| a.preferred);
                 out.push(Action {
                     title: format!("Create struct `{name}`"),
                     kind: ActionKind::QuickFix,
-                    preferred: suggested.is_empty(),
-                    edits: vec![(text.len()..text.len(), format!("{sep}{stub}"))],
+                    preferred,
+                    edits: vec![append_at_end(text, &stub)],
                 });
             }
             "RESERVED_KEYWORD" if !name.is_empty() => {
@@ -730,6 +799,13 @@ pub fn code_actions(snap: &Snapshot, range: Range<usize>) -> Vec<Action> {
                 }
             }
             "split-fixed-block" => out.extend(reorder_action(snap, d.range.start)),
+            "missing-package" => out.push(Action {
+                title: "Add `package schema`".into(),
+                kind: ActionKind::QuickFix,
+                preferred: true,
+                edits: vec![(d.range.start..d.range.start, "package schema\n\n".into())],
+            }),
+            "OPTION_PRIMITIVE" | "OPTION_ARRAY" => out.extend(wrap_in_struct_action(snap, &d.range)),
             // ffire `uint32`: "… ffire has no unsigned types; use int64" gets that fix.
             "unsupported-type" if snap.dialect == Dialect::Ffi && !name.is_empty() => {
                 let advice = d.message.split_once("; use ").map_or("", |(_, a)| a);
@@ -744,7 +820,30 @@ pub fn code_actions(snap: &Snapshot, range: Range<usize>) -> Vec<Action> {
             _ => {}
         }
     }
-    if snap.dialect == Dialect::Ffi {
+    // The reorder is offered anywhere in a struct whose fixed fields are split (the
+    // lint sits on the field that splits them).
+    if !out.iter().any(|a| a.kind == ActionKind::RefactorRewrite) {
+        let here = schema.types.iter().position(|t| within(&t.range, range.start));
+        let split = snap.analysis.diagnostics.iter().find(|d| {
+            d.code == "split-fixed-block"
+                && here.is_some()
+                && schema.types.iter().position(|t| within(&t.range, d.range.start)) == here
+        });
+        if let Some(d) = split {
+            out.extend(reorder_action(snap, d.range.start));
+        }
+    }
+    // ffire: switching the field order is offered where the order is decided (the
+    // `package` line, the directive) or on a diagnostic that talks about it.
+    let order_here = schema
+        .package
+        .as_ref()
+        .is_some_and(|(_, r)| line_overlaps(text, r, &range))
+        || matches!(&schema.order_source, codegen::model::OrderSource::Directive(r) if line_overlaps(text, r, &range))
+        || snap.analysis.diagnostics.iter().any(|d| {
+            overlaps(&d.range) && (d.message.contains("order") || d.notes.iter().any(|n| n.contains("wirelens:order")))
+        });
+    if snap.dialect == Dialect::Ffi && order_here {
         let other = match schema.order {
             codegen::FieldOrder::Canonical => "declaration",
             codegen::FieldOrder::Declaration => "canonical",
@@ -762,6 +861,86 @@ pub fn code_actions(snap: &Snapshot, range: Range<usize>) -> Vec<Action> {
         });
     }
     out
+}
+
+/// Whether `cursor` touches a line that `r` is on.
+fn line_overlaps(text: &str, r: &Range<usize>, cursor: &Range<usize>) -> bool {
+    let start = text.get(..r.start).and_then(|t| t.rfind('\n')).map_or(0, |i| i + 1);
+    let end = text
+        .get(r.end..)
+        .and_then(|t| t.find('\n'))
+        .map_or(text.len(), |i| r.end + i);
+    cursor.start <= end && start <= cursor.end
+}
+
+/// The edit appending a declaration `stub` (which starts with its own newline) at the
+/// end of the file: one blank line before it, whatever blank lines the file ends with.
+pub(crate) fn append_at_end(text: &str, stub: &str) -> (Range<usize>, String) {
+    let end = text.trim_end().len();
+    let stub = stub.trim_start_matches('\n');
+    let sep = if end == 0 { "" } else { "\n\n" };
+    (end..text.len(), format!("{sep}{stub}"))
+}
+
+/// `u3` → `u8`, `u16`; `int12` → `int16`, `int8`: the two widths of the primitive
+/// family written nearest to it, the smallest that holds the width written first.
+fn nearest_widths(d: Dialect, name: &str) -> Vec<String> {
+    let digits = name.trim_start_matches(|c: char| c.is_ascii_alphabetic());
+    let family = &name[..name.len() - digits.len()];
+    let Ok(bits) = digits.parse::<u32>() else {
+        return Vec::new();
+    };
+    if family.is_empty() || bits == 0 || digits.starts_with('0') {
+        return Vec::new();
+    }
+    let mut widths: Vec<(u32, String)> = [8u32, 16, 32, 64]
+        .iter()
+        .map(|w| (*w, format!("{family}{w}")))
+        .filter(|(w, spelled)| *w != bits && codegen::model::Primitive::from_spelling(d, spelled).is_some())
+        .collect();
+    // The smallest width that holds `bits` first, then the others by distance.
+    let holds = widths.iter().filter(|(w, _)| *w > bits).map(|(w, _)| *w).min();
+    widths.sort_by_key(|(w, _)| (Some(*w) != holds, w.abs_diff(bits)));
+    widths.into_iter().take(2).map(|(_, s)| s).collect()
+}
+
+/// `Option<u32>` / `Option<[]T>`: SDP's `Option` needs a struct, so the value goes into
+/// a new struct (appended at the end) and the `Option` takes that.
+fn wrap_in_struct_action(snap: &Snapshot, range: &Range<usize>) -> Option<Action> {
+    let text = &snap.source.text;
+    let written = text.get(range.clone())?;
+    let (open, close) = (written.find('<')?, written.rfind('>')?);
+    let inner = written.get(open + 1..close)?.trim();
+    if inner.is_empty() {
+        return None;
+    }
+    let base: String = {
+        let word: String = inner.chars().filter(|c| c.is_ascii_alphanumeric()).collect();
+        let mut c = word.chars();
+        match c.next() {
+            Some(f) => f.to_ascii_uppercase().to_string() + c.as_str(),
+            None => return None,
+        }
+    };
+    let (stem, field) = if inner.starts_with("[]") {
+        (format!("{base}List"), "items")
+    } else {
+        (format!("Maybe{base}"), "value")
+    };
+    let schema = snap.schema();
+    let name = std::iter::once(stem.clone())
+        .chain((2..).map(|i| format!("{stem}{i}")))
+        .find(|n| schema.type_id(n).is_none())?;
+    let new_written = format!("{}{name}{}", &written[..open + 1], &written[close..]);
+    Some(Action {
+        title: format!("Wrap `{inner}` in a new struct `{name}`"),
+        kind: ActionKind::QuickFix,
+        preferred: true,
+        edits: vec![
+            (range.clone(), new_written),
+            append_at_end(text, &format!("struct {name} {{\n    {field}: {inner},\n}}\n")),
+        ],
+    })
 }
 
 fn replace_action(old: &str, new: &str, range: &Range<usize>, preferred: bool) -> Action {

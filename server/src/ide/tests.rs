@@ -45,15 +45,19 @@ fn definition_and_references_share_one_lookup() {
     assert_eq!(references(&s, at, false).unwrap().len(), 3);
     let (s, at) = sdp("struct A { x: u8 } struct B { a: $0Missing }");
     assert_eq!(definition(&s, at), None);
-    assert_eq!(hover(&s, at), None, "an unresolved name has no layout to show");
+    assert_eq!(
+        hover(&s, at, Default::default()),
+        None,
+        "an unresolved name has no layout to show"
+    );
 }
 
 #[test]
 fn hover_on_a_field_shows_offset_and_size() {
     let (s, at) = sdp("struct A { x: u8, $0y: u32 }");
-    let h = hover(&s, at).unwrap();
+    let h = hover(&s, at, Default::default()).unwrap();
     assert!(h.contains("y: u32"), "{h}");
-    assert!(h.contains("offset = 0x1 (1)"), "{h}");
+    assert!(h.contains("offset = 1 (0x1)"), "{h}");
 }
 
 #[test]
@@ -61,7 +65,7 @@ fn hover_fixed_blocks_are_the_generated_copies() {
     // A variable-size nested struct is called by generated code, not inlined: `a` and `b`
     // are two blocks and none of `Inner`'s fields is in them.
     let (s, at) = sdp("struct Inner { x: u32, s: str, y: u32 }\nstruct $0Out { a: u32, i: Inner, b: u16 }");
-    let h = hover(&s, at).unwrap();
+    let h = hover(&s, at, Default::default()).unwrap();
     assert!(
         h.contains("Fixed blocks (one copy each in generated code):\n- `@0` · 4 B: a\n- `@16 + |i|` · 2 B: b\n"),
         "{h}"
@@ -138,7 +142,11 @@ fn code_action_creates_a_missing_struct() {
     let actions = code_actions(&s, at..at);
     let create = actions.iter().find(|a| a.title == "Create struct `Missing`").unwrap();
     assert_eq!(create.kind, ActionKind::QuickFix);
-    assert_eq!(create.edits[0].0, s.source.text.len()..s.source.text.len());
+    assert_eq!(
+        apply(&s, create),
+        "struct B { a: Missing }\n\nstruct Missing {\n    field: u32,\n}\n",
+        "appended after one blank line"
+    );
 }
 
 #[test]
@@ -250,7 +258,11 @@ fn did_you_mean_comes_with_the_fix_it_suggests() {
     let actions = code_actions(&s, at..at);
     assert_eq!(
         action_titles(&actions),
-        [("Replace `u3` with `u8`", true), ("Create struct `u3`", false)]
+        [
+            ("Replace `u3` with `u8`", true),
+            ("Replace `u3` with `u16`", false),
+            ("Create struct `u3`", false)
+        ]
     );
     assert_eq!(apply(&s, &actions[0]), "struct A {\n    x: u8,\n}\n");
 
@@ -341,4 +353,128 @@ fn hint_labels_fit_and_tooltips_carry_the_full_expression() {
         "offset 42 + |display_name| + |identifier| + |unit| B\nsize 1 or 1+≥4 B\n\
          |x| is the length of field x beyond its minimum size"
     );
+}
+
+#[test]
+fn ffi_field_hover_names_wire_positions_as_the_hints_do() {
+    // Canonical order: `Id` (8 bytes) goes first on the wire although written second.
+    let (s, at) = snap(
+        Dialect::Ffi,
+        "package p\n\ntype A struct {\n\tN int32\n\t$0Id int64\n}\n\ntype As []A\n",
+    );
+    let h = hover(&s, at, Default::default()).unwrap();
+    assert!(h.contains("wire #0 (written #1)"), "{h}");
+    let hints: Vec<String> = inlay_hints(&s, 0..s.source.text.len())
+        .into_iter()
+        .map(|h| h.label)
+        .collect();
+    assert!(hints.iter().any(|l| l.ends_with("wire #0")), "{hints:?}");
+}
+
+#[test]
+fn primitives_have_a_hover_and_numbers_follow_the_setting() {
+    let (s, at) = snap(Dialect::Ffi, "package p\n\ntype A struct {\n\tN []in$0t64\n}\n");
+    let h = hover(&s, at, Default::default()).unwrap();
+    assert!(h.starts_with("```ffi\nint64\n```"), "{h}");
+    assert!(
+        h.contains("8 B · two's complement, little-endian · range −9223372036854775808 ..= 9223372036854775807 (0x7fffffffffffffff)"),
+        "{h}"
+    );
+    let (s, at) = snap(Dialect::Ffi, "package p\n\ntype A struct {\n\tS $0string\n}\n");
+    let h = hover(&s, at, Default::default()).unwrap();
+    assert!(
+        h.contains("2+len B · a u16 byte length (at most 65535 (0xffff))"),
+        "{h}"
+    );
+    let (s, at) = sdp("struct A { x: u8, $0y: u32 }");
+    let h = hover(&s, at, views::NumberFormat::Hex).unwrap();
+    assert!(h.contains("size = 0x4 (4), offset = 0x1 (1)"), "{h}");
+    let h = hover(&s, at, views::NumberFormat::Decimal).unwrap();
+    assert!(h.contains("size = 4 (0x4), offset = 1 (0x1)"), "{h}");
+}
+
+#[test]
+fn nearest_widths_for_a_width_that_does_not_exist() {
+    assert_eq!(nearest_widths(Dialect::Sdp, "u3"), ["u8", "u16"]);
+    assert_eq!(nearest_widths(Dialect::Sdp, "i12"), ["i16", "i8"]);
+    assert_eq!(nearest_widths(Dialect::Sdp, "f16"), ["f32", "f64"]);
+    assert_eq!(nearest_widths(Dialect::Ffi, "int128"), ["int64", "int32"]);
+    assert_eq!(
+        nearest_widths(Dialect::Ffi, "uint3"),
+        Vec::<String>::new(),
+        "no unsigned types in ffire"
+    );
+    assert_eq!(nearest_widths(Dialect::Sdp, "Point3"), Vec::<String>::new());
+}
+
+#[test]
+fn quick_fixes_the_help_prescribes() {
+    // `Option<u32>`: SDP's Option needs a struct.
+    let (s, at) = sdp("struct A {\n    x: Option<$0u32>,\n}\n\n\n");
+    let actions = code_actions(&s, at..at);
+    let wrap = actions
+        .iter()
+        .find(|a| a.title == "Wrap `u32` in a new struct `MaybeU32`")
+        .unwrap_or_else(|| panic!("{:?}", action_titles(&actions)));
+    let fixed = apply(&s, wrap);
+    assert_eq!(
+        fixed,
+        "struct A {\n    x: Option<MaybeU32>,\n}\n\nstruct MaybeU32 {\n    value: u32,\n}\n"
+    );
+    assert!(!codegen::analyze(Dialect::Sdp, &fixed, None, codegen::OrderChoice::default()).has_errors());
+
+    // ffire without `package`.
+    let (s, at) = snap(Dialect::Ffi, "$0type A struct {\n\tX int32\n}\n");
+    let actions = code_actions(&s, at..at);
+    let add = actions
+        .iter()
+        .find(|a| a.title == "Add `package schema`")
+        .expect("offered");
+    let fixed = apply(&s, add);
+    assert!(fixed.starts_with("package schema\n\ntype A struct"), "{fixed}");
+    assert!(!codegen::analyze(Dialect::Ffi, &fixed, None, codegen::OrderChoice::default()).has_errors());
+
+    // Create struct: one blank line before it, however many the file ends with.
+    let (s, at) = sdp("struct A {\n    x: $0Missing,\n}\n\n\n");
+    let actions = code_actions(&s, at..at);
+    let create = actions.iter().find(|a| a.title == "Create struct `Missing`").unwrap();
+    assert_eq!(
+        apply(&s, create),
+        "struct A {\n    x: Missing,\n}\n\nstruct Missing {\n    field: u32,\n}\n"
+    );
+}
+
+#[test]
+fn reorder_anywhere_in_the_struct_and_order_switch_only_where_it_applies() {
+    let text = "struct P {\n    a: u32,\n    s: str,\n    b: u32,\n}\n";
+    let (s, _) = sdp(&format!("$0{text}"));
+    let reorder = |at: usize| {
+        code_actions(&s, at..at)
+            .into_iter()
+            .any(|a| a.title.starts_with("Move `P`'s fixed-size fields first"))
+    };
+    for place in ["struct P", "a: u32", "s: str", "b: u32"] {
+        assert!(reorder(text.find(place).unwrap() + 1), "offered on `{place}`");
+    }
+
+    let ffi = "package p\n\ntype A struct {\n\tX int32\n}\n\ntype As []A\n";
+    let (s, _) = snap(Dialect::Ffi, &format!("$0{ffi}"));
+    let switch = |at: usize| {
+        code_actions(&s, at..at)
+            .into_iter()
+            .any(|a| a.title.starts_with("Switch this file to ffire"))
+    };
+    assert!(switch(3), "on the package line");
+    assert!(!switch(ffi.find("X int32").unwrap()), "not in a struct");
+}
+
+#[test]
+fn completion_leaves_out_types_that_would_close_a_cycle() {
+    let (s, at) = sdp("struct A {\n    x: u8,\n}\nstruct B {\n    a: A,\n}\nstruct C {\n    b: B,\n    c: $0\n}\nstruct D {\n    c: C,\n}\n");
+    let labels: Vec<String> = completion(&s, at)
+        .into_iter()
+        .filter(|c| c.kind == CompletionKind::Type)
+        .map(|c| c.label)
+        .collect();
+    assert_eq!(labels, ["A", "B"], "C itself and D (which holds C) would be cycles");
 }

@@ -19,24 +19,56 @@ pub(crate) fn offset_expr(o: &codegen::layout::Offset, sep: &str) -> String {
     o.expr_with(MAX_TERMS, sep)
 }
 
-/// `size = 8, offset = 0x10 (16)` in rust-analyzer's style, symbolic when it must be.
-fn offset_text(f: &codegen::layout::FieldLayout) -> String {
+/// How numbers with two spellings read (the `wirelens.numberFormat` setting, as
+/// rust-analyzer's hover): `8 (0x8)` decimal first, the default, or `0x8 (8)`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum NumberFormat {
+    #[default]
+    Decimal,
+    Hex,
+}
+
+impl NumberFormat {
+    pub fn parse(s: &str) -> Option<NumberFormat> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "decimal" | "dec" => Some(NumberFormat::Decimal),
+            "hex" | "hexadecimal" => Some(NumberFormat::Hex),
+            _ => None,
+        }
+    }
+
+    /// `8 (0x8)` or `0x8 (8)`.
+    pub fn both(self, n: u64) -> String {
+        self.both_with(n, "")
+    }
+
+    /// `8 B (0x8)` or `0x8 B (8)`: the unit after the first spelling.
+    pub fn both_with(self, n: u64, unit: &str) -> String {
+        match self {
+            NumberFormat::Decimal => format!("{n}{unit} ({n:#x})"),
+            NumberFormat::Hex => format!("{n:#x}{unit} ({n})"),
+        }
+    }
+}
+
+/// `size = 8 (0x8), offset = 16 (0x10)`, symbolic when it must be.
+fn offset_text(f: &codegen::layout::FieldLayout, nf: NumberFormat) -> String {
     match f.offset.constant() {
-        Some(n) => format!("offset = {n:#x} ({n})"),
+        Some(n) => format!("offset = {}", nf.both(n)),
         None => format!("offset = {}", offset_expr(&f.offset, " + ")),
     }
 }
 
-fn size_text(layout: &Layout, f: &codegen::layout::FieldLayout) -> String {
+fn size_text(layout: &Layout, f: &codegen::layout::FieldLayout, nf: NumberFormat) -> String {
     match f.size.fixed {
-        Some(n) => format!("size = {n:#x} ({n})"),
+        Some(n) => format!("size = {}", nf.both(n)),
         None => format!("size = {}", size_short(layout, &f.wire)),
     }
 }
 
-fn totals(t: &TypeLayout) -> String {
+fn totals(t: &TypeLayout, nf: NumberFormat) -> String {
     match (t.size.fixed, t.size.max) {
-        (Some(n), _) => format!("size = {n} B ({n:#x}), fixed"),
+        (Some(n), _) => format!("size = {}, fixed", nf.both_with(n, " B")),
         (None, Some(m)) => format!("size = {} B … {}", t.size.min, human_bytes(m)),
         (None, None) => format!("size ≥ {} B (unbounded)", t.size.min),
     }
@@ -44,7 +76,7 @@ fn totals(t: &TypeLayout) -> String {
 
 /// Hover on a struct (or ffire alias) name: totals, the field table in wire order, fixed
 /// blocks and a byte diagram of the fixed prefix.
-pub fn type_hover(schema: &Schema, layout: &Layout, id: TypeId) -> Option<String> {
+pub fn type_hover(schema: &Schema, layout: &Layout, id: TypeId, nf: NumberFormat) -> Option<String> {
     let def = schema.types.get(id)?;
     let d = schema.dialect;
     let kind = if def.is_struct() { "struct" } else { "type" };
@@ -56,7 +88,7 @@ pub fn type_hover(schema: &Schema, layout: &Layout, id: TypeId) -> Option<String
         ));
     };
     let mut s = String::new();
-    let _ = write!(s, "```{}\n{kind} {}\n```\n\n{}", d.name(), def.name, totals(t));
+    let _ = write!(s, "```{}\n{kind} {}\n```\n\n{}", d.name(), def.name, totals(t, nf));
     if let Some(mid) = t.message_id {
         let _ = write!(
             s,
@@ -96,10 +128,10 @@ pub fn type_hover(schema: &Schema, layout: &Layout, id: TypeId) -> Option<String
         };
         // GitHub-flavoured tables split cells at `|`, even inside code spans.
         let cell = |t: String| t.replace('|', "\\|");
-        let offset = f.offset.constant().map_or_else(
-            || format!("`{}`", offset_expr(&f.offset, " + ")),
-            |n| format!("{n} ({n:#x})"),
-        );
+        let offset = f
+            .offset
+            .constant()
+            .map_or_else(|| format!("`{}`", offset_expr(&f.offset, " + ")), |n| nf.both(n));
         let _ = writeln!(
             s,
             "| {} |{written} `{}` | `{}` | {} | {} |",
@@ -130,7 +162,13 @@ pub fn type_hover(schema: &Schema, layout: &Layout, id: TypeId) -> Option<String
 }
 
 /// Hover on a field: its offset/size line, then the layout of its type.
-pub fn field_hover(schema: &Schema, layout: &Layout, id: TypeId, decl_index: usize) -> Option<String> {
+pub fn field_hover(
+    schema: &Schema,
+    layout: &Layout,
+    id: TypeId,
+    decl_index: usize,
+    nf: NumberFormat,
+) -> Option<String> {
     let def = schema.types.get(id)?;
     let t = layout.get(id)?;
     let f = t.field_by_decl(decl_index)?;
@@ -141,11 +179,11 @@ pub fn field_hover(schema: &Schema, layout: &Layout, id: TypeId, decl_index: usi
         d.name(),
         decl.name,
         decl.ty.display(d),
-        size_text(layout, f),
-        offset_text(f)
+        size_text(layout, f, nf),
+        offset_text(f, nf)
     );
     if f.wire_index != f.decl_index {
-        let _ = write!(s, " · wire position {} (written {})", f.wire_index, f.decl_index);
+        let _ = write!(s, " · wire #{} (written #{})", f.wire_index, f.decl_index);
     }
     if d == Dialect::Ffi && decl.json_name != decl.name {
         let _ = write!(s, " · JSON `{}`", decl.json_name);
@@ -163,28 +201,65 @@ pub fn field_hover(schema: &Schema, layout: &Layout, id: TypeId, decl_index: usi
         );
     }
     if let codegen::layout::Wire::Struct(inner) = &f.wire {
-        if let Some(inner_hover) = type_hover(schema, layout, *inner) {
+        if let Some(inner_hover) = type_hover(schema, layout, *inner, nf) {
             let _ = write!(s, "\n---\n\n{inner_hover}");
         }
     }
     Some(s)
 }
 
+/// Hover on a primitive type (`u32`, `int64`, `str`): its size, its range and how it is
+/// written on the wire (spec §4).
+pub fn primitive_hover(dialect: Dialect, p: Primitive, nf: NumberFormat) -> String {
+    use Primitive::*;
+    let name = p.spelling(dialect).unwrap_or("?");
+    let prefix = dialect.length_prefix();
+    let prefix_type = if prefix == 2 { "u16" } else { "u32" };
+    let max_len: u64 = if prefix == 2 {
+        u64::from(u16::MAX)
+    } else {
+        u64::from(u32::MAX)
+    };
+    let body = match p {
+        Bool => "1 B · `00` = false, `01` = true; any other byte is a decode error".to_string(),
+        Str => format!(
+            "{prefix}+len B · a {prefix_type} byte length (at most {}), then that many bytes of UTF-8 (validated), no terminator",
+            nf.both(max_len)
+        ),
+        F32 | F64 => {
+            let bits = if p == F32 { 32 } else { 64 };
+            format!(
+                "{} B · IEEE 754 binary{bits}, little-endian (the bits as they are: −0.0 and NaN payloads kept)",
+                p.fixed_size().unwrap_or(0)
+            )
+        }
+        U8 | U16 | U32 | U64 => {
+            let size = p.fixed_size().unwrap_or(0);
+            let max = if size == 8 { u64::MAX } else { (1u64 << (8 * size)) - 1 };
+            format!(
+                "{size} B · unsigned, little-endian · range 0 ..= {}",
+                nf.both(max)
+            )
+        }
+        I8 | I16 | I32 | I64 => {
+            let size = p.fixed_size().unwrap_or(0);
+            let bits = 8 * size;
+            let max = (1u64 << (bits - 1)) - 1;
+            format!(
+                "{size} B · two's complement, little-endian · range −{} ..= {}",
+                max + 1,
+                nf.both(max)
+            )
+        }
+    };
+    format!("```{}\n{name}\n```\n\n{body}\n", dialect.name())
+}
+
 /// A size in the editor's one notation: `+` for plus, ` or ` for alternatives, `n×` for
 /// a count times an element, `len` for a string's byte length, `≥` for a minimum (no
 /// `|`, which offsets use for "the length of"). Read off the layout; nothing computed.
 pub fn size_short(layout: &Layout, wire: &Wire) -> String {
-    let p = layout.length_prefix();
-    let elem = |w: &Wire| {
-        let s = layout.size_of(w);
-        s.fixed.map_or_else(|| format!("≥{}", s.min), |k| k.to_string())
-    };
-    match wire {
-        Wire::Prim(Primitive::Str) => format!("{p}+len B"),
-        Wire::Array(e) => format!("{p}+n×{} B", elem(e)),
-        Wire::Optional(e) => format!("1 or 1+{} B", elem(e)),
-        w => format!("{} B", elem(w)),
-    }
+    codegen::layout::size_short(layout, wire)
 }
 
 /// A hint's short offset: `@12`, or relative to the end of the nearest variable-size

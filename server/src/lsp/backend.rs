@@ -77,6 +77,8 @@ pub(super) struct State {
     /// `.git/HEAD` or `wirelens.toml` events costs two loads per document, not one per
     /// event.
     pub(super) baseline_pending: HashSet<Uri>,
+    /// The markup the client reads in hovers (and command results that show markup).
+    pub(super) markup: MarkupKind,
 }
 
 impl State {
@@ -117,6 +119,7 @@ impl Backend {
                 lens_refresh: false,
                 baseline_running: HashSet::new(),
                 baseline_pending: HashSet::new(),
+                markup: MarkupKind::Markdown,
             })),
             index: Arc::new(WorkspaceIndex::default()),
         }
@@ -460,9 +463,18 @@ impl LanguageServer for Backend {
                     .map(|p| p.into_owned()),
             );
         }
+        let markup = convert::preferred_markup(
+            params
+                .capabilities
+                .text_document
+                .as_ref()
+                .and_then(|t| t.hover.as_ref())
+                .and_then(|h| h.content_format.as_ref()),
+        );
         self.index.configure(roots.clone(), unit);
         self.with_state("initialize", |s| {
             s.unit = unit;
+            s.markup = markup;
             s.inlay_refresh = refresh;
             s.lens_refresh = lens_refresh;
             s.client = client_settings;
@@ -701,7 +713,14 @@ impl LanguageServer for Backend {
         let Some((snap, base, unit)) = self.snapshot_with_baseline(&p.text_document.uri) else {
             return Ok(None);
         };
-        Ok(caught("hover", || handlers::hover(&snap, base.as_deref(), unit, &p)))
+        let (markup, numbers) = self
+            .with_state("hover", |s| {
+                Some((s.markup.clone(), s.client.number_format.unwrap_or_default()))
+            })
+            .unwrap_or((MarkupKind::Markdown, Default::default()));
+        Ok(caught("hover", || {
+            handlers::hover(&snap, base.as_deref(), unit, (&markup, numbers), &p)
+        }))
     }
 
     async fn inlay_hint(&self, params: InlayHintParams) -> Result<Option<Vec<InlayHint>>> {
@@ -803,7 +822,12 @@ impl LanguageServer for Backend {
             .and_then(|o| o.get("svg"))
             .and_then(serde_json::Value::as_bool)
             .unwrap_or(false);
-        Ok(self.on_snapshot("executeCommand", &uri, |snap, _| handlers::show_layout(snap, name, svg)))
+        let numbers = self
+            .with_state("executeCommand", |s| s.client.number_format)
+            .unwrap_or_default();
+        Ok(self.on_snapshot("executeCommand", &uri, |snap, _| {
+            handlers::show_layout(snap, name, numbers, svg)
+        }))
     }
 
     async fn did_change_workspace_folders(&self, params: DidChangeWorkspaceFoldersParams) {
@@ -899,8 +923,17 @@ impl LanguageServer for Backend {
         let generatable = self
             .with_state("codeAction", |s| Some(s.can_generate(uri)))
             .unwrap_or(false);
-        Ok(self.on_snapshot("codeAction", uri, |snap, unit| {
-            Some(handlers::code_actions(snap, unit, &params, generatable))
+        let Some((snap, base, unit)) = self.snapshot_with_baseline(uri) else {
+            return Ok(None);
+        };
+        Ok(caught("codeAction", || {
+            Some(handlers::code_actions(
+                &snap,
+                base.as_deref(),
+                unit,
+                &params,
+                generatable,
+            ))
         }))
     }
 

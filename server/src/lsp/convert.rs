@@ -48,6 +48,166 @@ pub fn markdown(value: String) -> MarkupContent {
     }
 }
 
+/// The markup a client asked for: the first of its `contentFormat` (hover) or
+/// `documentationFormat` (completion) that the server can write, in the client's order
+/// of preference. A client that says nothing gets Markdown, as before.
+pub fn preferred_markup(formats: Option<&Vec<MarkupKind>>) -> MarkupKind {
+    formats
+        .into_iter()
+        .flatten()
+        .find(|k| matches!(k, MarkupKind::Markdown | MarkupKind::PlainText))
+        .cloned()
+        .unwrap_or(MarkupKind::Markdown)
+}
+
+/// The IDE layer's Markdown in the kind the client reads: as is, or rendered as plain
+/// text ([`plain_text`]).
+pub fn markup(value: String, kind: &MarkupKind) -> MarkupContent {
+    match kind {
+        MarkupKind::PlainText => MarkupContent {
+            kind: MarkupKind::PlainText,
+            value: plain_text(&value),
+        },
+        _ => markdown(value),
+    }
+}
+
+/// A plain-text rendering of the Markdown the IDE layer writes (for clients such as
+/// Emacs' eglot without a Markdown renderer): code fences dropped (their lines kept as
+/// they are), tables drawn as aligned columns, rules as a line, and emphasis, code
+/// spans and escapes unwrapped.
+pub fn plain_text(md: &str) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut in_code = false;
+    let mut table: Vec<Vec<String>> = Vec::new();
+    for line in md.lines() {
+        if line.trim_start().starts_with("```") {
+            in_code = !in_code;
+            continue;
+        }
+        if in_code {
+            out.push(line.to_string());
+            continue;
+        }
+        let t = line.trim();
+        if t.starts_with('|') && t.ends_with('|') && t.len() > 1 {
+            let cells = table_cells(t);
+            let rule = cells
+                .iter()
+                .all(|c| !c.is_empty() && c.chars().all(|ch| matches!(ch, '-' | ':' | ' ')));
+            if !rule {
+                table.push(cells.iter().map(|c| inline_plain(c)).collect());
+            }
+            continue;
+        }
+        flush_table(&mut table, &mut out);
+        if !t.is_empty() && t.chars().all(|c| c == '-') && t.len() >= 3 {
+            out.push("─".repeat(40));
+        } else {
+            let body = if line.starts_with('#') {
+                line.trim_start_matches('#').trim_start()
+            } else {
+                line
+            };
+            out.push(inline_plain(body));
+        }
+    }
+    flush_table(&mut table, &mut out);
+    // No run of blank lines, none at the ends.
+    let mut text = String::new();
+    let mut blank = true;
+    for l in out {
+        let empty = l.trim().is_empty();
+        if empty && blank {
+            continue;
+        }
+        blank = empty;
+        text.push_str(l.trim_end());
+        text.push('\n');
+    }
+    while text.ends_with("\n\n") {
+        text.pop();
+    }
+    text
+}
+
+/// The cells of a table row `| a | b \| c |` (escaped pipes belong to the cell).
+fn table_cells(row: &str) -> Vec<String> {
+    let inner = &row[1..row.len() - 1];
+    let mut cells = vec![String::new()];
+    let mut chars = inner.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if chars.peek() == Some(&'|') => {
+                chars.next();
+                if let Some(s) = cells.last_mut() {
+                    s.push('|');
+                }
+            }
+            '|' => cells.push(String::new()),
+            _ => {
+                if let Some(s) = cells.last_mut() {
+                    s.push(c);
+                }
+            }
+        }
+    }
+    cells.into_iter().map(|c| c.trim().to_string()).collect()
+}
+
+fn flush_table(table: &mut Vec<Vec<String>>, out: &mut Vec<String>) {
+    if table.is_empty() {
+        return;
+    }
+    let columns = table.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..columns)
+        .map(|i| {
+            table
+                .iter()
+                .filter_map(|r| r.get(i))
+                .map(|c| c.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    for row in table.drain(..) {
+        let mut line = String::new();
+        for (i, cell) in row.iter().enumerate() {
+            if i > 0 {
+                line.push_str("  ");
+            }
+            line.push_str(cell);
+            let pad = widths[i].saturating_sub(cell.chars().count());
+            line.extend(std::iter::repeat_n(' ', pad));
+        }
+        out.push(line.trim_end().to_string());
+    }
+}
+
+/// One line of Markdown text without its inline markup: `**bold**`, `` `code` `` and
+/// backslash escapes are unwrapped.
+fn inline_plain(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => match chars.peek() {
+                Some(&n) if n.is_ascii_punctuation() => {
+                    out.push(n);
+                    chars.next();
+                }
+                _ => out.push(c),
+            },
+            '`' => {}
+            '*' if chars.peek() == Some(&'*') => {
+                chars.next();
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
 /// Checks the editor does not publish: `split-fixed-block` marks 82% of the structs of
 /// a generated schema, which is noise in a Problems panel (and was 1.6 MB of JSON per
 /// keystroke on 5,000 structs). The editor offers its fix as a code action on the
@@ -246,4 +406,26 @@ pub fn edits(source: &SourceFile, edits: &[(Range<usize>, String)], unit: Column
             new_text: text.clone(),
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_text_unwraps_the_markdown_the_ide_writes() {
+        let md = "```sdp\nstruct A {\n```\n\n**Wire changes since `HEAD`**\n\n| field | HEAD | now |\n|---|---|---|\n| `x` | #0 · @`4 + \\|s\\|` | — |\n| `long_name` | #1 | #2 |\n\n---\n\n## Title\n";
+        assert_eq!(
+            plain_text(md),
+            format!(
+                "struct A {{\n\nWire changes since HEAD\n\nfield      HEAD           now\nx          #0 · @4 + |s|  —\nlong_name  #1             #2\n\n{}\n\nTitle\n",
+                "─".repeat(40)
+            )
+        );
+        assert_eq!(preferred_markup(None), MarkupKind::Markdown);
+        assert_eq!(
+            preferred_markup(Some(&vec![MarkupKind::PlainText, MarkupKind::Markdown])),
+            MarkupKind::PlainText
+        );
+    }
 }

@@ -11,6 +11,7 @@ use super::generation::{generate_command, lang_label};
 use std::sync::Arc;
 
 use crate::ide::compat::Baseline;
+use crate::ide::views::NumberFormat;
 use crate::ide::{self, Snapshot};
 
 /// `wirelens.showLayout [uri, typeName]`: the layout of one type as Markdown (the code
@@ -22,10 +23,11 @@ pub fn hover(
     snap: &Arc<Snapshot>,
     base: Option<&Baseline>,
     unit: ColumnUnit,
+    (markup, numbers): (&MarkupKind, NumberFormat),
     p: &TextDocumentPositionParams,
 ) -> Option<Hover> {
     let at = offset(&snap.source, p.position, unit);
-    let mut text = ide::hover(snap, at)?;
+    let mut text = ide::hover(snap, at, numbers)?;
     if let Some(section) = base.and_then(|b| ide::compat::hover_at(snap, b, at)) {
         text.push_str(
             "
@@ -36,7 +38,7 @@ pub fn hover(
         text.push_str(&section);
     }
     Some(Hover {
-        contents: HoverContents::Markup(convert::markdown(text)),
+        contents: HoverContents::Markup(convert::markup(text, markup)),
         range: None,
     })
 }
@@ -77,16 +79,22 @@ pub fn code_lenses(
         }),
         data: None,
     };
+    // Clients that draw a line's lenses in one row order them by start column (Neovim):
+    // a wire break first (from the line's start), then the layout (at the name), then
+    // the Generate lenses (at the name's end).
+    let text = &snap.source.text;
+    let line_start = |at: usize| text.get(..at).and_then(|t| t.rfind('\n')).map_or(0, |i| i + 1);
     let mut out: Vec<CodeLens> = lenses.iter().map(|l| lens(&l.range, &l.title, &l.type_name)).collect();
     if let Some(base) = base {
         out.extend(
             ide::compat::lenses(snap, base)
                 .iter()
-                .map(|(range, title, name)| lens(range, title, name)),
+                .map(|(range, title, name)| lens(&(line_start(range.start)..range.end), title, name)),
         );
     }
     if let (Some(first), true) = (snap.analysis.schema.types.first(), generatable && !lenses.is_empty()) {
-        let range = range_to_lsp(&snap.source, &first.name_range, unit);
+        let end = first.name_range.end;
+        let range = range_to_lsp(&snap.source, &(end..end), unit);
         for lang in codegen::emit::Lang::ALL {
             let title = format!("Generate {}", lang_label(lang));
             out.push(CodeLens {
@@ -214,10 +222,20 @@ pub fn semantic_tokens(snap: &Snapshot, unit: ColumnUnit) -> SemanticTokensResul
 }
 
 /// `generatable`: the document is a file inside a workspace folder (else no generate actions).
-pub fn code_actions(snap: &Snapshot, unit: ColumnUnit, p: &CodeActionParams, generatable: bool) -> CodeActionResponse {
+pub fn code_actions(
+    snap: &Arc<Snapshot>,
+    base: Option<&Baseline>,
+    unit: ColumnUnit,
+    p: &CodeActionParams,
+    generatable: bool,
+) -> CodeActionResponse {
     let uri = &p.text_document.uri;
     let range = range_from_lsp(&snap.source, p.range, unit);
-    let mut out: CodeActionResponse = ide::code_actions(snap, range)
+    let mut actions = ide::code_actions(snap, range.clone());
+    if let Some(base) = base {
+        actions.extend(ide::compat::actions(snap, base, &range));
+    }
+    let mut out: CodeActionResponse = actions
         .into_iter()
         .map(|a| {
             CodeActionOrCommand::CodeAction(CodeAction {
@@ -263,12 +281,12 @@ pub fn code_actions(snap: &Snapshot, unit: ColumnUnit, p: &CodeActionParams, gen
 /// `wirelens.showLayout [uri, name]`: the type's hover Markdown. With a third argument
 /// `{"svg": true}`: `{markdown, svg}`, `svg` being the layout view's diagram (SVG, nested
 /// structs in `<details>`), for clients that can show HTML.
-pub fn show_layout(snap: &Snapshot, name: &str, svg: bool) -> Option<serde_json::Value> {
+pub fn show_layout(snap: &Snapshot, name: &str, numbers: NumberFormat, svg: bool) -> Option<serde_json::Value> {
     /// Nested structs the layout view can expand, levels deep.
     const DEPTH: usize = 3;
     let a = &snap.analysis;
     let id = a.schema.type_id(name)?;
-    let markdown = ide::views::type_hover(&a.schema, &a.layout, id)?;
+    let markdown = ide::views::type_hover(&a.schema, &a.layout, id, numbers)?;
     if !svg {
         return Some(serde_json::Value::String(markdown));
     }

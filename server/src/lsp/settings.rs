@@ -9,8 +9,10 @@ use codegen::project;
 use codegen::FieldOrder;
 use serde_json::Value;
 
+use crate::ide::views::NumberFormat;
+
 /// What the client may set, all optional. Accepted shapes: `{ "ffi": { "order" },
-/// "compat": { "against" },
+/// "compat": { "against" }, "numberFormat",
 /// "generate": { "onSave", "languages", "outDir" }, "inlayHints": { "enabled" } }`,
 /// also nested under a `wirelens` key (VS Code's style) and with snake_case keys (as in
 /// `wirelens.toml`).
@@ -21,6 +23,8 @@ pub struct ClientSettings {
     pub inlay_hints: Option<bool>,
     /// `diagnostics.delayMs`: how long diagnostics wait for more edits (at most 2 s).
     pub diagnostics_delay_ms: Option<u64>,
+    /// `numberFormat`: `decimal` (`8 (0x8)`, the default) or `hex` (`0x8 (8)`) in hovers.
+    pub number_format: Option<NumberFormat>,
 }
 
 fn get<'v>(v: &'v Value, keys: &[&str]) -> Option<&'v Value> {
@@ -76,6 +80,9 @@ impl ClientSettings {
                 .and_then(|d| get(d, &["delayMs", "delay_ms"]))
                 .and_then(Value::as_u64)
                 .map(|ms| ms.min(2000)),
+            number_format: get(s, &["numberFormat", "number_format"])
+                .and_then(Value::as_str)
+                .and_then(NumberFormat::parse),
         }
     }
 }
@@ -108,5 +115,13 @@ mod tests {
             (Some(false), Some("x"), None)
         );
         assert_eq!(ClientSettings::parse(&json!(null)), ClientSettings::default());
+        let s = ClientSettings::parse(&json!({"wirelens": {"numberFormat": "hex"}}));
+        assert_eq!(s.number_format, Some(NumberFormat::Hex));
+        let s = ClientSettings::parse(&json!({"number_format": "decimal"}));
+        assert_eq!(s.number_format, Some(NumberFormat::Decimal));
+        assert_eq!(
+            ClientSettings::parse(&json!({"numberFormat": "octal"})).number_format,
+            None
+        );
     }
 }

@@ -78,7 +78,81 @@ function M.client(bufnr)
   return vim.lsp.get_clients({ name = 'wirelens', bufnr = bufnr or 0 })[1]
 end
 
+--- Per client, the file watchers the plugin runs itself (see `watch_project`), by path.
+local watchers = {} ---@type table<integer, table<string, uv.uv_fs_event_t>>
+
+--- Neovim does not offer `workspace/didChangeWatchedFiles` registration on Linux and
+--- the BSDs, so the server would never hear of a commit (`.git/HEAD`, a branch ref) or
+--- a new `wirelens.toml` while a schema is open. Where it does not, the plugin watches
+--- those few paths itself (no recursive watch) for the client's root and the buffer's
+--- folder and repository, and tells the server the same way.
+local function watch_project(client, bufnr)
+  if vim.tbl_get(client.capabilities or {}, 'workspace', 'didChangeWatchedFiles', 'dynamicRegistration') then
+    return
+  end
+  watchers[client.id] = watchers[client.id] or {}
+  local handles = watchers[client.id]
+  local function watch(dir, accept)
+    if handles[dir] or vim.fn.isdirectory(dir) ~= 1 then
+      return
+    end
+    local h = vim.uv.new_fs_event()
+    if not h then
+      return
+    end
+    local ok = h:start(dir, {}, function(err, fname)
+      if err or type(fname) ~= 'string' or not accept(fname) then
+        return
+      end
+      vim.schedule(function()
+        if client:is_stopped() then
+          return
+        end
+        client:notify('workspace/didChangeWatchedFiles', {
+          changes = { { uri = vim.uri_from_fname(dir .. '/' .. fname), type = 2 } },
+        })
+      end)
+    end)
+    if ok then
+      handles[dir] = h
+    else
+      h:close()
+    end
+  end
+  local function toml(f)
+    return f == 'wirelens.toml'
+  end
+  local file = vim.api.nvim_buf_get_name(bufnr)
+  local dirs = { client.root_dir, file ~= '' and vim.fs.dirname(file) or nil }
+  for _, dir in pairs(dirs) do
+    watch(dir, toml)
+  end
+  local repo = file ~= '' and vim.fs.root(file, '.git') or client.root_dir
+  if type(repo) == 'string' then
+    local git = repo .. '/.git'
+    watch(git, function(f)
+      return f == 'HEAD' or f == 'packed-refs'
+    end)
+    watch(git .. '/refs/heads', function(f)
+      return not f:match('%.lock$')
+    end)
+  end
+end
+
+--- Stops the watchers of a client that has no buffer left.
+local function unwatch(client_id)
+  for _, h in pairs(watchers[client_id] or {}) do
+    if not h:is_closing() then
+      h:stop()
+      h:close()
+    end
+  end
+  watchers[client_id] = nil
+end
+M._watchers = watchers
+
 local function on_attach(client, bufnr)
+  watch_project(client, bufnr)
   local cfg = M.config
   if cfg.inlay_hints and client:supports_method('textDocument/inlayHint') then
     vim.lsp.inlay_hint.enable(true, { bufnr = bufnr })
@@ -179,6 +253,21 @@ function M.setup(opts)
     group = group,
     callback = function(ev)
       M._on_progress(ev.data)
+    end,
+  })
+  vim.api.nvim_create_autocmd('LspDetach', {
+    group = group,
+    callback = function(ev)
+      local client = vim.lsp.get_client_by_id(ev.data.client_id)
+      if not client or client.name ~= 'wirelens' then
+        return
+      end
+      local left = vim.tbl_filter(function(b)
+        return b ~= ev.buf
+      end, vim.tbl_keys(client.attached_buffers or {}))
+      if #left == 0 then
+        unwatch(client.id)
+      end
     end,
   })
   -- Commands the server's code lenses and actions run (client:exec_cmd looks here first).
@@ -362,7 +451,16 @@ function M.layout(callback)
 end
 
 --- The size lens (`wirelens.showLayout [uri, name]`): the layout view of that type.
+--- Neovim clears a lens's row when it runs it and redraws only when the command's
+--- answer comes back; a command handled here never answers, so redraw the lenses.
+local function redraw_lenses(bufnr)
+  if M.config.codelens and bufnr and vim.api.nvim_buf_is_valid(bufnr) then
+    vim.lsp.codelens.refresh({ bufnr = bufnr })
+  end
+end
+
 function M._run_show_layout(command, ctx)
+  redraw_lenses(ctx.bufnr)
   local client = vim.lsp.get_client_by_id(ctx.client_id)
   local args = command.arguments or {}
   local uri, name = args[1], args[2]
@@ -462,6 +560,7 @@ end
 
 --- The Generate lenses and actions: the same request, one short message.
 function M._run_generate(command, ctx)
+  redraw_lenses(ctx.bufnr)
   local client = vim.lsp.get_client_by_id(ctx.client_id)
   if not client then
     return
