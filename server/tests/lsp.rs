@@ -918,10 +918,11 @@ fn hover_honours_the_clients_content_format() {
                 assert!(!text.contains(markup), "`{markup}` in a plain-text hover:\n{text}");
             }
         }
-        // The field table is still a table: one aligned row per field.
+        // The field table is still a table: one aligned row per field (the diagram above
+        // it names the field too, so look for the table's row by its size column).
         let row = text
             .lines()
-            .find(|l| l.contains("min_value"))
+            .find(|l| l.contains("min_value") && l.ends_with(" B"))
             .unwrap_or_else(|| panic!("{text}"));
         assert!(row.contains("f32") && row.contains("12 + |display_name|"), "{text}");
         assert!(!row.trim_start().starts_with('|'), "{text}");

@@ -260,3 +260,104 @@ fn a_cancelled_workspace_generation_answers_request_cancelled_writes_nothing_and
     // The server goes on.
     hover(&mut c);
 }
+
+/// A schema of `n` chained structs whose every field is `width` (`u32` or `u64`): two
+/// such texts differ in every declaration, so analysing one after the other reuses
+/// nothing.
+fn chain(n: usize, width: &str) -> String {
+    let mut text = String::from("struct S0 { a: u8 }\n");
+    for i in 1..n {
+        text.push_str(&format!(
+            "struct S{i} {{ a: {width}, b: {width}, name: str, prev: S{}, list: []S{} }}\n",
+            i - 1,
+            i.saturating_sub(2)
+        ));
+    }
+    text
+}
+
+/// Issue 38 item 1: analysis runs off the message loop and the store's lock. Edits to a
+/// big document must not delay a request on another document, and edits that arrive
+/// while an analysis runs coalesce into one more analysis (on the old server every edit
+/// was analysed in turn, inside its notification, and the other document's hover waited
+/// for all of them).
+#[test]
+fn edits_to_a_big_document_never_delay_requests_on_another_and_coalesce() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = start(dir.path());
+    let small = format!("file://{}/small.sdp", dir.path().display());
+    c.open(&small, "sdp", "struct Small { x: u32 }\n");
+    c.diagnostics(&small);
+    let big = format!("file://{}/big.sdp", dir.path().display());
+    c.open(&big, "sdp", &chain(12_000, "u32"));
+    let d = c.diagnostics(&big);
+    assert_eq!(d["diagnostics"], json!([]), "{d}");
+    // Widening `S0.a` changes the layout of every struct (each holds the one before):
+    // a small edit that costs a whole layout. Each edit toggles it.
+    let widths = ["u8", "u16"];
+    let toggle = |c: &mut Client, version: i32| {
+        c.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": big, "version": version},
+                   "contentChanges": [{"range": {"start": pos(0, 15), "end": pos(0, 15 + widths[(version % 2) as usize].len() as u32)},
+                                       "text": widths[((version + 1) % 2) as usize]}]}),
+        );
+    };
+    // One such edit alone, to its diagnostics: what each edit below costs.
+    let alone = Instant::now();
+    toggle(&mut c, 2);
+    let d = c.diagnostics(&big);
+    let one = alone.elapsed();
+    assert_eq!(
+        (d["version"].clone(), d["diagnostics"].clone()),
+        (json!(2), json!([])),
+        "{d}"
+    );
+    assert!(
+        one > Duration::from_millis(100),
+        "the edit must take a while to analyse: {one:?}"
+    );
+
+    const EDITS: i32 = 6;
+    let started = Instant::now();
+    for version in 3..3 + EDITS {
+        toggle(&mut c, version);
+    }
+    let hover = c.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": small}, "position": pos(0, 9)}),
+    );
+    let hover_after = started.elapsed();
+    assert!(
+        hover["contents"]["value"].as_str().unwrap_or("").contains("Small"),
+        "{hover}"
+    );
+    let last = 2 + EDITS;
+    let mut d = c.diagnostics(&big);
+    while d["version"] != json!(last) {
+        assert!(d["version"].as_i64() < Some(i64::from(last)), "{}", d["version"]);
+        d = c.diagnostics(&big);
+    }
+    let settled = started.elapsed();
+    eprintln!(
+        "one edit {one:?}; hover on the other document after {hover_after:?}; {EDITS} edits settled after {settled:?}"
+    );
+    // The old server answered after all six analyses (at least 6 × `one`); what is
+    // left is reading and applying the edits (a few ms each in a debug build).
+    assert!(
+        hover_after < one,
+        "the hover on another document waited {hover_after:?} (one edit of the big one: {one:?})"
+    );
+    assert!(
+        settled < one * 4,
+        "{EDITS} edits took {settled:?} to settle (one edit alone: {one:?})"
+    );
+    // The newest text is what requests see: each even version has S0.a `u16`.
+    assert_eq!(last % 2, 0);
+    let h = c.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": big}, "position": pos(0, 7)}),
+    );
+    let text = h["contents"]["value"].as_str().unwrap_or("").to_string();
+    assert!(text.contains("u16"), "{text}");
+}

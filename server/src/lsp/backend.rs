@@ -1,6 +1,12 @@
 //! The `LanguageServer` implementation: the document store, lifecycle and
 //! notifications. Requests take a snapshot of their document under the lock, release
 //! it, and compute in [`handlers`]; long ones run on the blocking pool.
+//!
+//! Analysis never runs under the lock or on the message loop: an edit only updates the
+//! document's text (under the lock, in arrival order), and one background task per
+//! document analyses the newest text on the blocking pool; edits that arrive meanwhile
+//! coalesce into one more analysis. Requests on a document wait (without the lock) until
+//! its snapshot reflects the newest text; requests on other documents never wait.
 
 use std::collections::{HashMap, HashSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -41,6 +47,9 @@ pub struct Backend {
     pub(super) state: Arc<Mutex<State>>,
     /// Symbols of the workspace's schema files, for `workspace/symbol`.
     index: Arc<WorkspaceIndex>,
+    /// Counts installed analyses: requests waiting for a document's current snapshot
+    /// wake on each.
+    analysed: Arc<tokio::sync::watch::Sender<u64>>,
 }
 
 pub(super) struct State {
@@ -122,6 +131,7 @@ impl Backend {
                 markup: MarkupKind::Markdown,
             })),
             index: Arc::new(WorkspaceIndex::default()),
+            analysed: Arc::new(tokio::sync::watch::Sender::new(0)),
         }
     }
 
@@ -141,23 +151,49 @@ impl Backend {
         }
     }
 
-    /// The current snapshot of `uri` and the column unit; the lock is held only to
-    /// clone the `Arc`.
-    pub(super) fn snapshot(&self, uri: &Uri) -> Option<(Arc<Snapshot>, ColumnUnit)> {
-        self.with_state("snapshot", |s| Some((s.docs.get(uri)?.snap.clone(), s.unit)))
+    /// The snapshot of `uri` that reflects its newest text, and the column unit: waits
+    /// (without the lock) for the document's analysis to catch up; the lock is held only
+    /// to clone the `Arc`.
+    pub(super) async fn snapshot(&self, uri: &Uri) -> Option<(Arc<Snapshot>, ColumnUnit)> {
+        self.snapshot_with_baseline(uri)
+            .await
+            .map(|(snap, _, unit)| (snap, unit))
     }
 
-    /// The snapshot of `uri` with its wire baseline (none for a big document, which has
-    /// no layout to compare).
-    pub(super) fn snapshot_with_baseline(
+    /// [`Backend::snapshot`] with the document's wire baseline (none for a big
+    /// document, which has no layout to compare).
+    pub(super) async fn snapshot_with_baseline(
         &self,
         uri: &Uri,
     ) -> Option<(Arc<Snapshot>, Option<Arc<Baseline>>, ColumnUnit)> {
-        self.with_state("snapshot", |s| {
-            let snap = s.docs.get(uri)?.snap.clone();
-            let base = s.baselines.get(uri).filter(|_| !documents::is_large(&snap)).cloned();
-            Some((snap, base, s.unit))
-        })
+        // Subscribed before looking, so an analysis installed in between still wakes us.
+        let mut analysed = self.analysed.subscribe();
+        loop {
+            let found = self.with_state("snapshot", |s| {
+                let doc = s.docs.get(uri)?;
+                if !doc.is_current() {
+                    return Some(None);
+                }
+                let snap = doc.snap.clone();
+                let base = s.baselines.get(uri).filter(|_| !documents::is_large(&snap)).cloned();
+                Some(Some((snap, base, s.unit)))
+            })?;
+            match found {
+                Some(found) => return Some(found),
+                None => analysed.changed().await.ok()?,
+            }
+        }
+    }
+
+    /// Analyses the newest text of `uri` in the background unless an analysis of it is
+    /// running (that one is followed by another when it ends).
+    pub(super) fn analyse_later(&self, uri: Uri) {
+        tokio::spawn(analyse(
+            self.client.clone(),
+            self.state.clone(),
+            self.analysed.clone(),
+            uri,
+        ));
     }
 
     /// Loads the wire baseline of the open document `uri` in the background (git runs
@@ -184,13 +220,22 @@ impl Backend {
         if start.is_none() {
             return;
         }
-        let (client, state) = (self.client.clone(), self.state.clone());
+        let (client, state, analysed) = (self.client.clone(), self.state.clone(), self.analysed.clone());
         tokio::spawn(async move {
             let lock = || match state.lock() {
                 Ok(g) => g,
                 Err(p) => p.into_inner(),
             };
+            let mut woken = analysed.subscribe();
             loop {
+                // The open text's analysis is usually the baseline's too: wait for it.
+                loop {
+                    let current = lock().docs.get(&uri).map(Document::is_current);
+                    match current {
+                        Some(false) if woken.changed().await.is_ok() => {}
+                        _ => break,
+                    }
+                }
                 let started = catch_unwind(AssertUnwindSafe(|| {
                     let mut s = lock();
                     let s = &mut *s;
@@ -264,11 +309,11 @@ impl Backend {
                         s.docs
                             .get(&uri)
                             .filter(|_| changed)
-                            .map(|d| (d.version, s.lens_refresh))
+                            .map(|d| (d.latest_version(), s.lens_refresh))
                     }
                 };
                 if let Some((version, lens_refresh)) = current {
-                    publish_diagnostics_later(client.clone(), state.clone(), uri, version);
+                    publish_diagnostics_later(client.clone(), state.clone(), analysed.clone(), uri, version);
                     if lens_refresh {
                         let _ = client.code_lens_refresh().await;
                     }
@@ -291,8 +336,13 @@ impl Backend {
 
     /// Runs a (short) request on the snapshot of `uri`, without the lock; a panic is
     /// caught and logged and the request answers as if there were nothing to show.
-    fn on_snapshot<T>(&self, what: &str, uri: &Uri, f: impl FnOnce(&Snapshot, ColumnUnit) -> Option<T>) -> Option<T> {
-        let (snap, unit) = self.snapshot(uri)?;
+    async fn on_snapshot<T>(
+        &self,
+        what: &str,
+        uri: &Uri,
+        f: impl FnOnce(&Snapshot, ColumnUnit) -> Option<T>,
+    ) -> Option<T> {
+        let (snap, unit) = self.snapshot(uri).await?;
         match catch_unwind(AssertUnwindSafe(|| f(&snap, unit))) {
             Ok(v) => v,
             Err(_) => {
@@ -304,8 +354,10 @@ impl Backend {
 
     /// Whether the document at `uri` is over [`LARGE_DOCUMENT_BYTES`]: the per-keystroke
     /// features (inlay hints, semantic tokens, code lenses) then answer empty.
-    fn is_large(&self, uri: &Uri) -> bool {
-        self.snapshot(uri).is_some_and(|(snap, _)| documents::is_large(&snap))
+    async fn is_large(&self, uri: &Uri) -> bool {
+        self.snapshot(uri)
+            .await
+            .is_some_and(|(snap, _)| documents::is_large(&snap))
     }
 
     /// Tells the user, once each time a document grows over the limit, that it gets
@@ -345,12 +397,24 @@ impl Backend {
     /// [`DEBOUNCE`] (or the client's `diagnostics.delayMs`); always publishes, also an
     /// empty list.
     pub(super) fn schedule_diagnostics(&self, uri: Uri, version: i32) {
-        publish_diagnostics_later(self.client.clone(), self.state.clone(), uri, version);
+        publish_diagnostics_later(
+            self.client.clone(),
+            self.state.clone(),
+            self.analysed.clone(),
+            uri,
+            version,
+        );
     }
 }
 
 /// See [`Backend::schedule_diagnostics`].
-fn publish_diagnostics_later(client: Client, state: Arc<Mutex<State>>, uri: Uri, version: i32) {
+fn publish_diagnostics_later(
+    client: Client,
+    state: Arc<Mutex<State>>,
+    analysed: Arc<tokio::sync::watch::Sender<u64>>,
+    uri: Uri,
+    version: i32,
+) {
     tokio::spawn(async move {
         let delay = {
             let s = match state.lock() {
@@ -362,19 +426,33 @@ fn publish_diagnostics_later(client: Client, state: Arc<Mutex<State>>, uri: Uri,
         if !delay.is_zero() {
             tokio::time::sleep(delay).await;
         }
-        let current = {
-            let s = match state.lock() {
-                Ok(g) => g,
-                Err(p) => p.into_inner(),
+        let mut woken = analysed.subscribe();
+        let current = loop {
+            let current = {
+                let s = match state.lock() {
+                    Ok(g) => g,
+                    Err(p) => p.into_inner(),
+                };
+                match s.docs.get(&uri) {
+                    Some(doc) if doc.latest_version() != version => None, // superseded by a newer edit
+                    Some(doc) if !doc.is_current() => Some(None),         // its analysis is still running
+                    Some(doc) => Some(Some((
+                        doc.snap.clone(),
+                        s.unit,
+                        s.gen_errors.get(&uri).cloned(),
+                        s.baselines.get(&uri).filter(|_| !documents::is_large(doc)).cloned(),
+                    ))),
+                    None => None, // closed
+                }
             };
-            match s.docs.get(&uri) {
-                Some(doc) if doc.version == version => Some((
-                    doc.snap.clone(),
-                    s.unit,
-                    s.gen_errors.get(&uri).cloned(),
-                    s.baselines.get(&uri).filter(|_| !documents::is_large(doc)).cloned(),
-                )),
-                _ => None, // superseded by a newer edit, or closed
+            match current {
+                Some(None) => {
+                    if woken.changed().await.is_err() {
+                        return;
+                    }
+                }
+                Some(found) => break found,
+                None => return,
             }
         };
         let diags = current.and_then(|(snap, unit, gen_error, base)| {
@@ -392,6 +470,39 @@ fn publish_diagnostics_later(client: Client, state: Arc<Mutex<State>>, uri: Uri,
             client.publish_diagnostics(uri, diags, Some(version)).await;
         }
     });
+}
+
+/// See [`Backend::analyse_later`]: runs the document's pending analyses one after the
+/// other on the blocking pool, installs each, wakes the requests waiting for it and asks
+/// the client to refresh inlay hints when a layout changed.
+async fn analyse(client: Client, state: Arc<Mutex<State>>, analysed: Arc<tokio::sync::watch::Sender<u64>>, uri: Uri) {
+    let lock = || match state.lock() {
+        Ok(g) => g,
+        Err(p) => p.into_inner(),
+    };
+    loop {
+        let Some(job) = lock().docs.get_mut(&uri).and_then(Document::start) else {
+            return; // nothing pending, or an analysis of it is running
+        };
+        let Ok(done) = tokio::task::spawn_blocking(move || job.run()).await else {
+            return; // the runtime is shutting down
+        };
+        let (layout_changed, more, refresh) = {
+            let mut s = lock();
+            let refresh = s.inlay_refresh;
+            match s.docs.get_mut(&uri).and_then(|doc| doc.finish(done)) {
+                Some((changed, more)) => (changed, more, refresh),
+                None => return, // closed meanwhile (and maybe opened again: its own task runs)
+            }
+        };
+        analysed.send_modify(|n| *n = n.wrapping_add(1));
+        if layout_changed && refresh {
+            let _ = client.inlay_hint_refresh().await;
+        }
+        if !more {
+            return;
+        }
+    }
 }
 
 fn negotiate(params: &InitializeParams) -> (ColumnUnit, PositionEncodingKind) {
@@ -619,18 +730,15 @@ impl LanguageServer for Backend {
                 let order = s.order_for(&uri);
                 if let Some(doc) = s.docs.get_mut(&uri).filter(|d| d.order != order) {
                     doc.reanalyze(order);
-                    out.push((uri, doc.version));
+                    out.push((uri, doc.latest_version()));
                 }
             }
-            Some((out, s.inlay_refresh))
+            Some(out)
         });
-        if let Some((docs, refresh)) = updated {
-            for (uri, version) in docs {
-                self.schedule_diagnostics(uri, version);
-            }
-            if refresh {
-                self.refresh_hints();
-            }
+        // The analyses refresh the hints when layouts change.
+        for (uri, version) in updated.unwrap_or_default() {
+            self.analyse_later(uri.clone());
+            self.schedule_diagnostics(uri, version);
         }
     }
 
@@ -653,11 +761,12 @@ impl LanguageServer for Backend {
         let opened = self.with_state("didOpen", |s| {
             let order = s.order_for(&uri);
             let doc = Document::open(dialect, version, params.text_document.text, order);
-            let large = documents::is_large(&doc).then(|| doc.source.text.len());
+            let large = (doc.latest_len() > LARGE_DOCUMENT_BYTES).then(|| doc.latest_len());
             s.docs.insert(uri.clone(), doc);
             Some(large)
         });
         if let Some(large) = opened {
+            self.analyse_later(uri.clone());
             self.schedule_diagnostics(uri.clone(), version);
             self.reload_baseline(uri.clone());
             if let Some(bytes) = large {
@@ -673,18 +782,22 @@ impl LanguageServer for Backend {
         let changed = self.with_state("didChange", |s| {
             let unit = s.unit;
             let order = s.order_for(&uri);
-            let refresh = s.inlay_refresh;
             let doc = s.docs.get_mut(&uri)?;
-            let was_large = documents::is_large(doc);
-            let layout_changed = doc.change(version, &params.content_changes, unit, order)?;
-            let grew_large = (!was_large && documents::is_large(doc)).then(|| doc.source.text.len());
-            Some((refresh && layout_changed, grew_large))
-        });
-        if let Some((layout_changed, grew_large)) = changed {
-            self.schedule_diagnostics(uri.clone(), version);
-            if layout_changed {
-                self.refresh_hints();
+            let was_large = doc.latest_len() > LARGE_DOCUMENT_BYTES;
+            if !doc.change(version, &params.content_changes, unit) {
+                return None;
             }
+            if doc.order != order {
+                doc.reanalyze(order);
+            }
+            let grew_large = (!was_large && doc.latest_len() > LARGE_DOCUMENT_BYTES).then(|| doc.latest_len());
+            Some(grew_large)
+        });
+        if let Some(grew_large) = changed {
+            // The analysis runs off the lock and the message loop; it refreshes the
+            // hints when the layout changed.
+            self.analyse_later(uri.clone());
+            self.schedule_diagnostics(uri.clone(), version);
             if let Some(bytes) = grew_large {
                 self.warn_large(&uri, bytes).await;
             }
@@ -710,7 +823,7 @@ impl LanguageServer for Backend {
 
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
         let p = params.text_document_position_params;
-        let Some((snap, base, unit)) = self.snapshot_with_baseline(&p.text_document.uri) else {
+        let Some((snap, base, unit)) = self.snapshot_with_baseline(&p.text_document.uri).await else {
             return Ok(None);
         };
         let (markup, numbers) = self
@@ -725,24 +838,26 @@ impl LanguageServer for Backend {
 
     async fn inlay_hint(&self, params: InlayHintParams) -> Result<Option<Vec<InlayHint>>> {
         if self.with_state("inlayHint", |s| s.client.inlay_hints) == Some(false)
-            || self.is_large(&params.text_document.uri)
+            || self.is_large(&params.text_document.uri).await
         {
             return Ok(Some(Vec::new()));
         }
-        Ok(self.on_snapshot("inlayHint", &params.text_document.uri, |snap, unit| {
-            Some(handlers::inlay_hints(snap, unit, params.range))
-        }))
+        Ok(self
+            .on_snapshot("inlayHint", &params.text_document.uri, |snap, unit| {
+                Some(handlers::inlay_hints(snap, unit, params.range))
+            })
+            .await)
     }
 
     async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
         let uri = params.text_document.uri;
-        if self.is_large(&uri) {
+        if self.is_large(&uri).await {
             return Ok(Some(Vec::new()));
         }
         let generatable = self
             .with_state("codeLens", |s| Some(s.can_generate(&uri)))
             .unwrap_or(false);
-        let Some((snap, base, unit)) = self.snapshot_with_baseline(&uri) else {
+        let Some((snap, base, unit)) = self.snapshot_with_baseline(&uri).await else {
             return Ok(None);
         };
         Ok(caught("codeLens", || {
@@ -752,37 +867,41 @@ impl LanguageServer for Backend {
 
     async fn goto_definition(&self, params: GotoDefinitionParams) -> Result<Option<GotoDefinitionResponse>> {
         let p = params.text_document_position_params;
-        Ok(self.on_snapshot("definition", &p.text_document.uri, |snap, unit| {
-            handlers::definition(snap, unit, &p)
-        }))
+        Ok(self
+            .on_snapshot("definition", &p.text_document.uri, |snap, unit| {
+                handlers::definition(snap, unit, &p)
+            })
+            .await)
     }
 
     async fn references(&self, params: ReferenceParams) -> Result<Option<Vec<Location>>> {
         let uri = params.text_document_position.text_document.uri.clone();
-        Ok(self.on_snapshot("references", &uri, |snap, unit| {
-            handlers::references(snap, unit, &params)
-        }))
+        Ok(self
+            .on_snapshot("references", &uri, |snap, unit| {
+                handlers::references(snap, unit, &params)
+            })
+            .await)
     }
 
     async fn document_symbol(&self, params: DocumentSymbolParams) -> Result<Option<DocumentSymbolResponse>> {
-        Ok(
-            self.on_snapshot("documentSymbol", &params.text_document.uri, |snap, unit| {
+        Ok(self
+            .on_snapshot("documentSymbol", &params.text_document.uri, |snap, unit| {
                 Some(handlers::document_symbols(snap, unit))
-            }),
-        )
+            })
+            .await)
     }
 
     async fn folding_range(&self, params: FoldingRangeParams) -> Result<Option<Vec<FoldingRange>>> {
-        Ok(
-            self.on_snapshot("foldingRange", &params.text_document.uri, |snap, unit| {
+        Ok(self
+            .on_snapshot("foldingRange", &params.text_document.uri, |snap, unit| {
                 Some(handlers::folding_ranges(snap, unit))
-            }),
-        )
+            })
+            .await)
     }
 
     async fn formatting(&self, params: DocumentFormattingParams) -> Result<Option<Vec<TextEdit>>> {
         // Formatting a large file takes a while: off the message loop, cancellable.
-        let Some((snap, unit)) = self.snapshot(&params.text_document.uri) else {
+        let Some((snap, unit)) = self.snapshot(&params.text_document.uri).await else {
             return Ok(None);
         };
         Ok(blocking("formatting", move |_| handlers::formatting(&snap, unit)).await)
@@ -825,9 +944,11 @@ impl LanguageServer for Backend {
         let numbers = self
             .with_state("executeCommand", |s| s.client.number_format)
             .unwrap_or_default();
-        Ok(self.on_snapshot("executeCommand", &uri, |snap, _| {
-            handlers::show_layout(snap, name, numbers, svg)
-        }))
+        Ok(self
+            .on_snapshot("executeCommand", &uri, |snap, _| {
+                handlers::show_layout(snap, name, numbers, svg)
+            })
+            .await)
     }
 
     async fn did_change_workspace_folders(&self, params: DidChangeWorkspaceFoldersParams) {
@@ -869,11 +990,12 @@ impl LanguageServer for Backend {
             }
             Some(
                 uris.into_iter()
-                    .filter_map(|u| s.docs.get(&u).map(|d| (u.clone(), d.version)))
+                    .filter_map(|u| s.docs.get(&u).map(|d| (u.clone(), d.latest_version())))
                     .collect::<Vec<_>>(),
             )
         });
         for (uri, version) in updated.unwrap_or_default() {
+            self.analyse_later(uri.clone());
             self.schedule_diagnostics(uri, version);
         }
         self.reload_all_baselines();
@@ -884,22 +1006,27 @@ impl LanguageServer for Backend {
 
     async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
         let p = params.text_document_position;
-        Ok(self.on_snapshot("completion", &p.text_document.uri, |snap, unit| {
-            Some(handlers::completion(snap, unit, &p))
-        }))
+        Ok(self
+            .on_snapshot("completion", &p.text_document.uri, |snap, unit| {
+                Some(handlers::completion(snap, unit, &p))
+            })
+            .await)
     }
 
     async fn prepare_rename(&self, params: TextDocumentPositionParams) -> Result<Option<PrepareRenameResponse>> {
-        Ok(
-            self.on_snapshot("prepareRename", &params.text_document.uri, |snap, unit| {
+        Ok(self
+            .on_snapshot("prepareRename", &params.text_document.uri, |snap, unit| {
                 handlers::prepare_rename(snap, unit, &params)
-            }),
-        )
+            })
+            .await)
     }
 
     async fn rename(&self, params: RenameParams) -> Result<Option<WorkspaceEdit>> {
         let uri = params.text_document_position.text_document.uri.clone();
-        match self.on_snapshot("rename", &uri, |snap, unit| handlers::rename(snap, unit, &params)) {
+        match self
+            .on_snapshot("rename", &uri, |snap, unit| handlers::rename(snap, unit, &params))
+            .await
+        {
             None => Ok(None),
             Some(Ok(edit)) => Ok(Some(edit)),
             Some(Err(why)) => Err(tower_lsp_server::jsonrpc::Error::invalid_params(why)),
@@ -907,15 +1034,15 @@ impl LanguageServer for Backend {
     }
 
     async fn semantic_tokens_full(&self, params: SemanticTokensParams) -> Result<Option<SemanticTokensResult>> {
-        if self.is_large(&params.text_document.uri) {
+        if self.is_large(&params.text_document.uri).await {
             // `null`: the client keeps plain (grammar-based) highlighting.
             return Ok(None);
         }
-        Ok(
-            self.on_snapshot("semanticTokens", &params.text_document.uri, |snap, unit| {
+        Ok(self
+            .on_snapshot("semanticTokens", &params.text_document.uri, |snap, unit| {
                 Some(handlers::semantic_tokens(snap, unit))
-            }),
-        )
+            })
+            .await)
     }
 
     async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
@@ -923,7 +1050,7 @@ impl LanguageServer for Backend {
         let generatable = self
             .with_state("codeAction", |s| Some(s.can_generate(uri)))
             .unwrap_or(false);
-        let Some((snap, base, unit)) = self.snapshot_with_baseline(uri) else {
+        let Some((snap, base, unit)) = self.snapshot_with_baseline(uri).await else {
             return Ok(None);
         };
         Ok(caught("codeAction", || {

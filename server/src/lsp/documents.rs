@@ -12,11 +12,12 @@
 //! checks, layout — walks the whole schema on every keystroke and costs about 0.5 s per
 //! MiB (BENCHMARKS.md, "Big documents"), so beyond the limit it would stall the editor.
 
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 use codegen::layout::Layout;
 use codegen::source::ColumnUnit;
-use codegen::{analyze, analyze_reusing, Analysis, Dialect, OrderChoice, SourceFile};
+use codegen::{analyze_reusing, Analysis, Dialect, OrderChoice, SourceFile};
 use tower_lsp_server::ls_types::TextDocumentContentChangeEvent;
 use tree_sitter::Tree;
 
@@ -43,15 +44,6 @@ fn syntax_only(dialect: Dialect, text: &str, old: Option<&Tree>) -> Analysis {
     analysis
 }
 
-/// Full analysis, or syntax only for a big document.
-fn analyze_sized(dialect: Dialect, text: &str, old: Option<&Tree>, order: OrderChoice) -> Analysis {
-    if text.len() > LARGE_DOCUMENT_BYTES {
-        syntax_only(dialect, text, old)
-    } else {
-        analyze(dialect, text, old, order)
-    }
-}
-
 /// Drops `garbage` on tokio's blocking pool when there is a runtime: freeing the
 /// previous tree of a 5,000-struct file is ~4 M instructions that the edit's
 /// diagnostics need not wait for.
@@ -62,14 +54,57 @@ fn drop_later<T: Send + 'static>(garbage: T) {
     }
 }
 
-#[derive(Clone)]
+/// An open document: the latest analysed snapshot, and the text typed since, which an
+/// analysis on the blocking pool catches up with (see [`Document::start`]).
 pub struct Document {
+    /// The latest analysed snapshot. Requests wait until it is [`Document::is_current`].
     pub snap: Arc<Snapshot>,
     /// The field order the snapshot's analysis was made with.
     pub order: OrderChoice,
+    /// Text (or settings) newer than `snap`, not analysed yet.
+    pending: Option<Pending>,
+    /// An analysis of this document is running (at most one at a time).
+    analysing: bool,
+    /// Counts every change of text or settings; `snap_rev` is the count `snap` reflects.
+    rev: u64,
+    snap_rev: u64,
+    /// Tells this document from one opened again under the same URI after a close
+    /// (an analysis of the closed one may still be running).
+    id: u64,
 }
 
-/// `doc.source`, `doc.analysis`, `doc.version` read the current snapshot.
+/// The newest text of a document whose analysis has not caught up: its tree is the
+/// snapshot's tree with every edit since applied, so the next parse is incremental.
+struct Pending {
+    version: i32,
+    source: SourceFile,
+    tree: Option<Tree>,
+    order: OrderChoice,
+    /// Settings changed: analyse afresh, reusing nothing.
+    afresh: bool,
+}
+
+/// One analysis to run off the store's lock: the text of revision `rev`.
+pub struct Job {
+    dialect: Dialect,
+    version: i32,
+    source: SourceFile,
+    tree: Option<Tree>,
+    order: OrderChoice,
+    previous: Option<Arc<Snapshot>>,
+    rev: u64,
+    id: u64,
+}
+
+/// A finished [`Job`], to be installed with [`Document::finish`].
+pub struct Analysed {
+    snap: Arc<Snapshot>,
+    order: OrderChoice,
+    rev: u64,
+    id: u64,
+}
+
+/// `doc.source`, `doc.analysis`, `doc.version` read the latest analysed snapshot.
 impl std::ops::Deref for Document {
     type Target = Snapshot;
     fn deref(&self) -> &Snapshot {
@@ -78,45 +113,119 @@ impl std::ops::Deref for Document {
 }
 
 impl Document {
+    /// A document whose text is yet to be analysed ([`Document::start`]): opening a big
+    /// file costs the store's lock no analysis.
     pub fn open(dialect: Dialect, version: i32, text: String, order: OrderChoice) -> Document {
-        let analysis = analyze_sized(dialect, &text, None, order);
+        static OPENED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let placeholder = Snapshot::new(
+            dialect,
+            version,
+            SourceFile::new("", ""),
+            Analysis::placeholder(dialect),
+        );
         Document {
-            snap: Arc::new(Snapshot::new(dialect, version, SourceFile::new("", text), analysis)),
+            snap: Arc::new(placeholder),
             order,
+            pending: Some(Pending {
+                version,
+                source: SourceFile::new("", text),
+                tree: None,
+                order,
+                afresh: true,
+            }),
+            analysing: false,
+            rev: 1,
+            snap_rev: 0,
+            id: OPENED.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         }
     }
 
-    /// Applies the changes of `version` and reanalyses incrementally (tree-sitter reparses
-    /// only what changed; layouts of untouched types are reused). Returns `None` if the
-    /// change was stale, else whether the layout changed (inlay hints need a refresh).
-    pub fn change(
-        &mut self,
-        version: i32,
-        changes: &[TextDocumentContentChangeEvent],
-        unit: ColumnUnit,
-        order: OrderChoice,
-    ) -> Option<bool> {
-        if version <= self.snap.version {
-            return None; // stale or duplicate
+    /// Whether the snapshot reflects the latest text and settings.
+    pub fn is_current(&self) -> bool {
+        self.snap_rev == self.rev
+    }
+
+    /// The version of the newest text (analysed or not).
+    pub fn latest_version(&self) -> i32 {
+        self.pending.as_ref().map_or(self.snap.version, |p| p.version)
+    }
+
+    /// The newest text (analysed or not).
+    pub fn latest_text(&self) -> &str {
+        self.pending.as_ref().map_or(&self.snap.source.text, |p| &p.source.text)
+    }
+
+    /// The newest text's length in bytes (analysed or not).
+    pub fn latest_len(&self) -> usize {
+        self.latest_text().len()
+    }
+
+    /// The newest text, starting from the snapshot's when nothing is pending.
+    fn pending_mut(&mut self) -> &mut Pending {
+        let snap = &self.snap;
+        let order = self.order;
+        self.pending.get_or_insert_with(|| Pending {
+            version: snap.version,
+            source: SourceFile::new("", snap.source.text.clone()),
+            tree: snap.analysis.tree.clone(),
+            order,
+            afresh: false,
+        })
+    }
+
+    /// Applies the changes of `version` to the newest text (cheap: the text and the
+    /// tree's byte ranges; the analysis runs later, off the lock). `false` if the change
+    /// was stale or a duplicate.
+    pub fn change(&mut self, version: i32, changes: &[TextDocumentContentChangeEvent], unit: ColumnUnit) -> bool {
+        if version <= self.latest_version() {
+            return false;
         }
-        let dialect = self.snap.dialect;
-        let placeholder = Arc::new(Snapshot::new(
-            dialect,
-            self.snap.version,
-            SourceFile::new("", ""),
-            Analysis::placeholder(dialect),
-        ));
-        // The store normally holds the only reference; if a request (or a baseline load)
-        // still reads the old snapshot, copy its text and analysis (milliseconds; the
-        // analysis still reuses everything the edit left alone).
-        let (mut source, mut previous) = match Arc::try_unwrap(std::mem::replace(&mut self.snap, placeholder)) {
-            Ok(s) => (s.source, s.analysis),
-            Err(shared) => (SourceFile::new("", shared.source.text.clone()), shared.analysis.clone()),
-        };
-        let mut tree = previous.tree.take();
+        let pending = self.pending_mut();
         for change in changes {
-            let range = change.range.map(|r| convert::range_from_lsp(&source, r, unit));
-            codegen::syntax::apply_edit(&mut source, range, &change.text, tree.as_mut());
+            let range = change.range.map(|r| convert::range_from_lsp(&pending.source, r, unit));
+            codegen::syntax::apply_edit(&mut pending.source, range, &change.text, pending.tree.as_mut());
+        }
+        pending.version = version;
+        self.rev += 1;
+        true
+    }
+
+    /// Asks for the text to be analysed again with `order` (settings changed).
+    pub fn reanalyze(&mut self, order: OrderChoice) {
+        let pending = self.pending_mut();
+        pending.order = order;
+        pending.afresh = true;
+        pending.tree = None;
+        self.rev += 1;
+    }
+
+    /// The analysis to run next, unless one is running (it is followed by another when
+    /// it ends, so edits meanwhile coalesce into one analysis) or nothing is pending.
+    pub fn start(&mut self) -> Option<Job> {
+        if self.analysing {
+            return None;
+        }
+        let pending = self.pending.as_ref()?;
+        self.analysing = true;
+        Some(Job {
+            dialect: self.snap.dialect,
+            version: pending.version,
+            source: SourceFile::new("", pending.source.text.clone()),
+            tree: pending.tree.clone(),
+            order: pending.order,
+            previous: (!pending.afresh).then(|| self.snap.clone()),
+            rev: self.rev,
+            id: self.id,
+        })
+    }
+
+    /// Installs a finished analysis (always newer than the snapshot: one runs at a
+    /// time). Returns whether the layout changed (inlay hints need a refresh) and
+    /// whether newer text is still waiting for an analysis; `None` if `done` belongs to
+    /// a document closed since (this one was opened again under its URI).
+    pub fn finish(&mut self, done: Analysed) -> Option<(bool, bool)> {
+        if done.id != self.id {
+            return None;
         }
         let shape = |l: &Layout| -> Vec<(bool, bool)> {
             l.types
@@ -124,33 +233,63 @@ impl Document {
                 .map(|t| (t.is_some(), t.as_ref().is_some_and(|t| t.root)))
                 .collect()
         };
-        let old_fingerprints = previous.layout.fingerprints.clone();
-        let old_shape = shape(&previous.layout);
-        let analysis = if source.text.len() > LARGE_DOCUMENT_BYTES {
-            syntax_only(dialect, &source.text, tree.as_ref())
-        } else {
+        let old = &self.snap.analysis.layout;
+        let new = &done.snap.analysis.layout;
+        let changed = old.fingerprints != new.fingerprints || shape(old) != shape(new);
+        self.analysing = false;
+        drop_later(std::mem::replace(&mut self.snap, done.snap));
+        self.order = done.order;
+        self.snap_rev = done.rev;
+        if done.rev == self.rev {
+            self.pending = None;
+        }
+        Some((changed, self.pending.is_some()))
+    }
+}
+
+impl Job {
+    /// Analyses the job's text: incrementally (tree-sitter reparses only what changed;
+    /// declarations and layouts the edits left alone are reused) unless settings
+    /// changed. A panic inside becomes an empty analysis of the same text, so waiting
+    /// requests still get an answer.
+    pub fn run(self) -> Analysed {
+        let Job {
+            dialect,
+            version,
+            source,
+            tree,
+            order,
+            previous,
+            rev,
+            id,
+        } = self;
+        let text = &source.text;
+        let analysis = catch_unwind(AssertUnwindSafe(|| {
+            if text.len() > LARGE_DOCUMENT_BYTES {
+                return syntax_only(dialect, text, tree.as_ref());
+            }
+            // Usually a request still holds the previous snapshot only briefly; if it
+            // does, copy its analysis (milliseconds; everything the edit left alone is
+            // still reused).
+            let previous = previous.map(|p| match Arc::try_unwrap(p) {
+                Ok(s) => s.analysis,
+                Err(shared) => shared.analysis.clone(),
+            });
             // Also right after a big document shrank: `previous` (syntax only) then
             // carries nothing to reuse, and everything is analysed afresh.
-            analyze_reusing(dialect, &source.text, tree.as_ref(), order, Some(previous))
-        };
-        let changed = old_fingerprints != analysis.layout.fingerprints || old_shape != shape(&analysis.layout);
-        self.snap = Arc::new(Snapshot::new(dialect, version, source, analysis));
-        self.order = order;
+            analyze_reusing(dialect, text, tree.as_ref(), order, previous)
+        }))
+        .unwrap_or_else(|_| {
+            eprintln!("wirelens lsp: internal error while analysing a document; the server continues");
+            Analysis::placeholder(dialect)
+        });
         drop_later(tree);
-        Some(changed)
-    }
-
-    /// Re-runs the analysis (settings changed).
-    pub fn reanalyze(&mut self, order: OrderChoice) {
-        let s = &self.snap;
-        let analysis = analyze_sized(s.dialect, &s.source.text, None, order);
-        self.order = order;
-        self.snap = Arc::new(Snapshot::new(
-            s.dialect,
-            s.version,
-            SourceFile::new("", s.source.text.clone()),
-            analysis,
-        ));
+        Analysed {
+            snap: Arc::new(Snapshot::new(dialect, version, source, analysis)),
+            order,
+            rev,
+            id,
+        }
     }
 }
 
@@ -159,35 +298,92 @@ mod tests {
     use super::*;
     use tower_lsp_server::ls_types::{Position, Range};
 
+    /// Runs the pending analyses of `doc` as the server's background task does.
+    fn settle(doc: &mut Document) -> bool {
+        let mut layout_changed = false;
+        while let Some(job) = doc.start() {
+            let (changed, more) = doc.finish(job.run()).expect("the same document");
+            layout_changed |= changed;
+            if !more {
+                break;
+            }
+        }
+        assert!(doc.is_current());
+        layout_changed
+    }
+
+    fn edit(line: u32, character: u32, text: &str) -> TextDocumentContentChangeEvent {
+        TextDocumentContentChangeEvent {
+            range: Some(Range::new(
+                Position::new(line, character),
+                Position::new(line, character),
+            )),
+            range_length: None,
+            text: text.into(),
+        }
+    }
+
     /// An edit while someone else still reads the snapshot (a request in flight, a
     /// baseline load) starts from a copy of the analysis: the result is the same as
     /// without the reader, and as analysing the edited text from scratch.
     #[test]
     fn an_edit_while_the_snapshot_is_shared_gives_the_same_analysis() {
         let text = "struct A {\n    x: u32,\n}\n\nstruct B {\n    a: A,\n    s: str,\n}\n";
-        let edit = TextDocumentContentChangeEvent {
-            range: Some(Range::new(Position::new(1, 11), Position::new(1, 11))),
-            range_length: None,
-            text: ",\n    y: u64,\n    z: Missing".into(),
-        };
+        let change = edit(1, 11, ",\n    y: u64,\n    z: Missing");
         let order = OrderChoice::default();
         let mut alone = Document::open(Dialect::Sdp, 1, text.into(), order);
         let mut shared = Document::open(Dialect::Sdp, 1, text.into(), order);
+        settle(&mut alone);
+        settle(&mut shared);
         let reader = shared.snap.clone();
         for doc in [&mut alone, &mut shared] {
-            assert_eq!(
-                doc.change(2, std::slice::from_ref(&edit), ColumnUnit::Utf16, order),
-                Some(true)
-            );
+            assert!(doc.change(2, std::slice::from_ref(&change), ColumnUnit::Utf16));
+            assert!(!doc.is_current(), "the edit waits for its analysis");
+            assert!(settle(doc), "the layout changed");
         }
         assert_eq!(reader.version, 1, "the reader keeps its snapshot");
-        let fresh = analyze(Dialect::Sdp, &alone.source.text, None, order);
+        let fresh = codegen::analyze(Dialect::Sdp, &alone.source.text, None, order);
         assert_eq!(shared.source.text, alone.source.text);
         for doc in [&alone, &shared] {
+            assert_eq!(doc.version, 2);
             assert_eq!(doc.analysis.schema, fresh.schema);
             assert_eq!(doc.analysis.layout, fresh.layout);
             assert_eq!(doc.analysis.diagnostics, fresh.diagnostics);
         }
         assert!(fresh.diagnostics.iter().any(|d| d.message.contains("Missing")));
+    }
+
+    /// Edits that arrive while an analysis runs coalesce: the running one is installed
+    /// (requests still wait, it is not current), then one analysis of the newest text
+    /// follows, incremental over the edits of both, and equals a fresh analysis.
+    #[test]
+    fn edits_during_an_analysis_coalesce_into_one_more() {
+        let text = "struct A {\n    x: u32,\n}\n";
+        let order = OrderChoice::default();
+        let mut doc = Document::open(Dialect::Sdp, 1, text.into(), order);
+        settle(&mut doc);
+        assert!(doc.change(2, &[edit(1, 11, "\n    y: u8,")], ColumnUnit::Utf16));
+        let running = doc.start().expect("an analysis starts");
+        assert!(doc.start().is_none(), "one analysis at a time");
+        assert!(doc.change(3, &[edit(2, 10, "\n    z: str")], ColumnUnit::Utf16));
+        assert!(doc.change(4, &[edit(0, 8, "B")], ColumnUnit::Utf16));
+        assert!(
+            !doc.change(4, &[edit(0, 0, "x")], ColumnUnit::Utf16),
+            "a duplicate version is dropped"
+        );
+        let (_, more) = doc.finish(running.run()).expect("the same document");
+        assert!(more, "newer text waits");
+        assert_eq!(doc.version, 2);
+        assert!(!doc.is_current());
+        let next = doc.start().expect("the newest text is analysed next");
+        let (_, more) = doc.finish(next.run()).expect("the same document");
+        assert!(!more);
+        assert!(doc.is_current());
+        assert_eq!(doc.version, 4);
+        assert_eq!(doc.source.text, "struct AB {\n    x: u32,\n    y: u8,\n    z: str\n}\n");
+        let fresh = codegen::analyze(Dialect::Sdp, &doc.source.text, None, order);
+        assert_eq!(doc.analysis.schema, fresh.schema);
+        assert_eq!(doc.analysis.layout, fresh.layout);
+        assert_eq!(doc.analysis.diagnostics, fresh.diagnostics);
     }
 }

@@ -44,7 +44,7 @@ impl State {
         let texts = self
             .docs
             .iter()
-            .filter_map(|(uri, doc)| Some((uri.to_file_path()?.into_owned(), doc.source.text.clone())))
+            .filter_map(|(uri, doc)| Some((uri.to_file_path()?.into_owned(), doc.latest_text().to_owned())))
             .collect();
         (self.project.clone(), Ticket::now(), texts)
     }
@@ -314,7 +314,7 @@ impl Backend {
                 Some(e) => s.gen_errors.insert(uri.clone(), e.clone()),
                 None => s.gen_errors.remove(uri),
             };
-            let version = s.docs.get(uri)?.version;
+            let version = s.docs.get(uri)?.latest_version();
             (before.as_ref() != error).then_some(version)
         });
         if let Some(version) = changed {
