@@ -488,6 +488,38 @@ fn gen_of_a_wide_struct_costs_linear_time() {
     );
 }
 
+/// Issue 37's last family: `gen` of a schema whose identifiers are huge (each name
+/// appears about 40 times per generated file) costs time and memory linear in their
+/// length: 100,000 / 400,000 / 1,600,000 characters.
+#[test]
+fn gen_of_huge_identifiers_costs_linear_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = 100_000;
+    for k in [1, 4, 16] {
+        let x = "x".repeat(k * n);
+        write(dir.path(), &format!("i{k}.sdp"), format!("struct {x} {{ {x}: u32, g: str }}\n").as_bytes());
+    }
+    assert_linear3(
+        "gen --lang c,cpp,rust of identifiers of N characters",
+        |k| {
+            let schema = dir.path().join(format!("i{}.sdp", k / n));
+            let out = dir.path().join(format!("out{}", k / n));
+            measure(
+                &[
+                    "gen",
+                    schema.to_str().unwrap(),
+                    "--lang",
+                    "c,cpp,rust",
+                    "--out",
+                    out.to_str().unwrap(),
+                ],
+                dir.path(),
+            )
+        },
+        n,
+    );
+}
+
 /// `decode --all --annotate` held every record's notes and the whole dump: 250 KB of
 /// zeros (6-byte empty records of a nested ffire root) took 315 MB, 1 MB 1.16 GB. It now
 /// checks first and then prints record by record, like `decode --all`.
