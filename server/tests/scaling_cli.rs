@@ -497,7 +497,11 @@ fn gen_of_huge_identifiers_costs_linear_time() {
     let n = 100_000;
     for k in [1, 4, 16] {
         let x = "x".repeat(k * n);
-        write(dir.path(), &format!("i{k}.sdp"), format!("struct {x} {{ {x}: u32, g: str }}\n").as_bytes());
+        write(
+            dir.path(),
+            &format!("i{k}.sdp"),
+            format!("struct {x} {{ {x}: u32, g: str }}\n").as_bytes(),
+        );
     }
     assert_linear3(
         "gen --lang c,cpp,rust of identifiers of N characters",
