@@ -271,28 +271,25 @@ end)
 
 test('inlay hints and code lens', function()
   local buf = open(work .. '/audiounit.sdp')
-  check('inlay hints are enabled by default', vim.lsp.inlay_hint.is_enabled({ bufnr = buf }))
+  local hints = require('wirelens.hints')
+  check('inlay hints are enabled by default', hints.is_enabled(buf))
+  check('and not through the built-in (whole-buffer) hints', not vim.lsp.inlay_hint.is_enabled({ bufnr = buf }))
   local labels = {}
   wait(function()
-    labels = {}
-    for _, h in ipairs(vim.lsp.inlay_hint.get({ bufnr = buf })) do
-      local label = h.inlay_hint.label
-      if type(label) == 'table' then
-        label = table.concat(vim.tbl_map(function(p)
-          return p.value
-        end, label))
-      end
-      table.insert(labels, label)
-    end
+    labels = vim.tbl_map(function(h)
+      return h.label
+    end, hints.get(buf))
     return vim.tbl_contains(labels, '@0 · 8 B')
   end)
   check('inlay hints contain `@0 · 8 B`', vim.tbl_contains(labels, '@0 · 8 B'), vim.inspect(labels))
-  local hint = vim.lsp.inlay_hint.get({ bufnr = buf })[1]
+  local hint = hints.get(buf)[1]
   local aline = find_line(buf, 'address: u64')
+  check('the first hint is after `address: u64,`', hint and hint.line == aline - 1, vim.inspect(hint))
+  local marks = vim.api.nvim_buf_get_extmarks(buf, hints.namespace, 0, -1, { details = true })
   check(
-    'the first hint is after `address: u64,`',
-    hint and hint.inlay_hint.position.line == aline - 1,
-    hint and vim.inspect(hint.inlay_hint.position)
+    'drawn as inline virtual text',
+    #marks > 0 and marks[1][4].virt_text_pos == 'inline' and marks[1][4].virt_text[1][1]:find('@0 · 8 B', 1, true) ~= nil,
+    vim.inspect(marks[1])
   )
 
   local lenses = {}
@@ -323,8 +320,8 @@ test('inlay hints and code lens', function()
   local flabels = {}
   wait(function()
     flabels = vim.tbl_map(function(h)
-      return h.inlay_hint.label
-    end, vim.lsp.inlay_hint.get({ bufnr = fbuf }))
+      return h.label
+    end, require('wirelens.hints').get(fbuf))
     return #flabels >= 2
   end)
   check(
@@ -332,6 +329,68 @@ test('inlay hints and code lens', function()
     vim.tbl_contains(flabels, '@0 · 8 B · wire #0'),
     vim.inspect(flabels)
   )
+end)
+
+test('inlay hints of a big schema: the lines on screen, fresh after each keystroke', function()
+  local hints = require('wirelens.hints')
+  local parts = {}
+  for i = 1, 3000 do
+    table.insert(parts, ('struct Big%d {\n    a: u64,\n    b: u32,\n}\n'):format(i))
+  end
+  local path = work .. '/big_hints.sdp'
+  write(path, table.concat(parts, '\n'))
+  local buf = open(path)
+  local function lines_with_hints()
+    local rows = {}
+    for _, h in ipairs(hints.get(buf)) do
+      rows[#rows + 1] = h.line
+    end
+    table.sort(rows)
+    return rows
+  end
+  wait(function()
+    return #hints.get(buf) > 0
+  end)
+  local rows = lines_with_hints()
+  local bottom = vim.fn.line('w$') - 1
+  check(
+    'only the visible lines and the margin get hints (not all 6,000)',
+    #rows > 0 and #rows < 200 and rows[#rows] <= bottom + hints.margin,
+    ('%d hints, last on line %s, window ends at %d'):format(#rows, tostring(rows[#rows]), bottom)
+  )
+  vim.cmd('normal! G')
+  vim.cmd('redraw') -- what a UI does after a jump (headless Neovim keeps w0/w$ until a redraw)
+  local last_line = vim.api.nvim_buf_line_count(buf) - 1
+  check(
+    'scrolling to the end brings that end\'s hints',
+    wait(function()
+      local r = lines_with_hints()
+      return #r > 0 and r[#r] >= last_line - 4
+    end),
+    vim.inspect(lines_with_hints())
+  )
+  -- A keystroke near the end: `b: u32` of the last struct becomes `b: u16`; its hint
+  -- follows (the hint of `b` is after `a`'s 8 bytes, and its size shrinks).
+  local row = vim.api.nvim_buf_line_count(buf) - 1 -- 1-based row of `    b: u32,`
+  local line = vim.api.nvim_buf_get_lines(buf, row - 1, row, false)[1]
+  check('the last struct ends with `b: u32,`', line == '    b: u32,', line)
+  vim.api.nvim_buf_set_text(buf, row - 1, 8, row - 1, 10, { '16' })
+  local tick = vim.api.nvim_buf_get_changedtick(buf)
+  local label
+  check(
+    'the edited field\'s hint says 2 B after the edit',
+    wait(function()
+      for _, h in ipairs(hints.get(buf)) do
+        if h.line == row - 1 then
+          label = h.label
+        end
+      end
+      return label == '@8 · 2 B'
+    end),
+    tostring(label)
+  )
+  check('the hints drawn belong to the edited text', vim.api.nvim_buf_get_changedtick(buf) == tick)
+  vim.cmd('bwipeout!')
 end)
 
 test('semantic tokens', function()

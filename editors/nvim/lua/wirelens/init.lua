@@ -155,7 +155,8 @@ local function on_attach(client, bufnr)
   watch_project(client, bufnr)
   local cfg = M.config
   if cfg.inlay_hints and client:supports_method('textDocument/inlayHint') then
-    vim.lsp.inlay_hint.enable(true, { bufnr = bufnr })
+    -- The visible lines only (wirelens.hints); Neovim's own asks for the whole buffer.
+    require('wirelens.hints').enable(bufnr, client.id)
   end
   local group = vim.api.nvim_create_augroup('wirelens.buf.' .. bufnr, { clear = true })
   if cfg.codelens and client:supports_method('textDocument/codeLens') then
@@ -221,6 +222,14 @@ function M.setup(opts)
     init_options = next(cfg.settings) and cfg.settings or nil,
     settings = next(cfg.settings) and cfg.settings or nil,
   }, cfg.lsp)
+  -- The server's "hints changed" reaches wirelens.hints (Neovim's own handler only
+  -- refreshes the built-in hints, which are not used).
+  lsp.handlers = vim.tbl_extend('force', {
+    ['workspace/inlayHint/refresh'] = function(_, _, ctx)
+      require('wirelens.hints').refresh(ctx.client_id)
+      return vim.NIL
+    end,
+  }, lsp.handlers or {})
   lsp.on_attach = function(client, bufnr)
     on_attach(client, bufnr)
     if user_on_attach then
