@@ -419,6 +419,28 @@ fn semantic_tokens_classify_declarations_types_fields_and_comments() {
     assert!(tokens.contains(&(2, 4, 1, "property".into())), "{tokens:?}");
     assert!(tokens.contains(&(2, 9, 1, "struct".into())), "{tokens:?}");
     assert!(tokens.contains(&(4, 14, 2, "type".into())), "{tokens:?}");
+
+    // `semanticTokens/range` (what editors ask for the visible lines): exactly the
+    // full answer's tokens on those lines, and none from the others.
+    assert_eq!(init["capabilities"]["semanticTokensProvider"]["range"], true);
+    let ranged = c.request(
+        "textDocument/semanticTokens/range",
+        json!({"textDocument": {"uri": uri}, "range": {"start": pos(2, 0), "end": pos(3, 1)}}),
+    );
+    let (mut line, mut col) = (0, 0);
+    let mut in_range = Vec::new();
+    for chunk in ranged["data"].as_array().unwrap().chunks(5) {
+        let v: Vec<u64> = chunk.iter().map(|x| x.as_u64().unwrap()).collect();
+        if v[0] > 0 {
+            col = 0;
+        }
+        line += v[0];
+        col += v[1];
+        in_range.push((line, col, v[2], legend[v[3] as usize].as_str().unwrap().to_string()));
+    }
+    let expected: Vec<_> = tokens.iter().filter(|t| (2..=3).contains(&t.0)).cloned().collect();
+    assert!(!expected.is_empty());
+    assert_eq!(in_range, expected);
 }
 
 #[test]

@@ -623,6 +623,13 @@ pub struct Token {
 /// known from the walk (tree-sitter's `parent()` searches from the root, which made a
 /// struct of 8,000 fields quadratic).
 pub fn semantic_tokens(snap: &Snapshot) -> Vec<Token> {
+    semantic_tokens_in(snap, 0..usize::MAX)
+}
+
+/// The tokens of [`semantic_tokens`] that touch the byte range `window` (the lines an
+/// editor shows): subtrees outside it are not walked, so the cost follows the window,
+/// not the file (the top-level declarations before it are only stepped over).
+pub fn semantic_tokens_in(snap: &Snapshot, window: Range<usize>) -> Vec<Token> {
     let Some(tree) = &snap.analysis.tree else {
         return Vec::new();
     };
@@ -640,12 +647,17 @@ pub fn semantic_tokens(snap: &Snapshot) -> Vec<Token> {
     let mut parents: Vec<&str> = Vec::new();
     'walk: loop {
         let node = cursor.node();
-        let leaf = node.child_count() == 0
+        if node.start_byte() > window.end {
+            break; // everything after this node starts later still
+        }
+        let outside = node.end_byte() < window.start;
+        let leaf = outside
+            || node.child_count() == 0
             || matches!(
                 node.kind(),
                 "comment" | "raw_string_literal" | "interpreted_string_literal" | "primitive_type"
             );
-        if leaf {
+        if leaf && !outside {
             let s = text.get(node.byte_range()).unwrap_or("");
             let class = match node.kind() {
                 "comment" => Some((

@@ -643,7 +643,7 @@ impl LanguageServer for Backend {
                             token_modifiers: convert::TOKEN_MODIFIERS.to_vec(),
                         },
                         full: Some(SemanticTokensFullOptions::Bool(true)),
-                        range: None,
+                        range: Some(true),
                         work_done_progress_options: Default::default(),
                     },
                 )),
@@ -1041,6 +1041,20 @@ impl LanguageServer for Backend {
         Ok(self
             .on_snapshot("semanticTokens", &params.text_document.uri, |snap, unit| {
                 Some(handlers::semantic_tokens(snap, unit))
+            })
+            .await)
+    }
+
+    async fn semantic_tokens_range(
+        &self,
+        params: SemanticTokensRangeParams,
+    ) -> Result<Option<SemanticTokensRangeResult>> {
+        if self.is_large(&params.text_document.uri).await {
+            return Ok(None);
+        }
+        Ok(self
+            .on_snapshot("semanticTokens/range", &params.text_document.uri, |snap, unit| {
+                Some(handlers::semantic_tokens_range(snap, unit, params.range))
             })
             .await)
     }

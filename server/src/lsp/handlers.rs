@@ -214,6 +214,15 @@ pub fn rename(snap: &Snapshot, unit: ColumnUnit, p: &RenameParams) -> Option<Res
     }))
 }
 
+/// The tokens of the lines in `range` only (editors ask for the visible lines first).
+pub fn semantic_tokens_range(snap: &Snapshot, unit: ColumnUnit, range: Range) -> SemanticTokensRangeResult {
+    let window = range_from_lsp(&snap.source, range, unit);
+    SemanticTokensRangeResult::Tokens(SemanticTokens {
+        result_id: None,
+        data: convert::semantic_tokens(&snap.source, &ide::semantic_tokens_in(snap, window), unit),
+    })
+}
+
 pub fn semantic_tokens(snap: &Snapshot, unit: ColumnUnit) -> SemanticTokensResult {
     SemanticTokensResult::Tokens(SemanticTokens {
         result_id: None,
