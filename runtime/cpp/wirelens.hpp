@@ -1168,11 +1168,9 @@ public:
         if constexpr (by_move) {
             v_.clear();
             v_.reserve(n);
-        } else if constexpr (!std::is_trivially_copyable_v<E>) {
+        } else if constexpr (detail::is_owned_struct<E>::value && !std::is_trivially_copyable_v<E>) {
             // The elements it has are kept (their strings' and arrays' storage reused);
-            // new ones are default-initialized (see DefaultInit), not value-initialized, in
-            // storage reserved for exactly n (resize(n) of a vector of strings is a call into
-            // an out-of-line _M_default_append).
+            // new ones are default-initialized (see DefaultInit), not value-initialized.
             if (n <= v_.size()) {
                 v_.resize(n);
             } else {
@@ -2153,9 +2151,16 @@ public:
     /// `base` is the offset of `out` in the caller's buffer (for error offsets); a failure
     /// is recorded in `err`.
     Writer(uint8_t* out, size_t base, Error& err) noexcept : start_(out), p_(out), base_(base), err_(&err) {}
+    /// A Writer that records no failure (`err` null): for encoders that measured the value
+    /// first, whose writes cannot fail; they then build no Error (a std::string) per call.
+    Writer(uint8_t* out, size_t base, Error* err) noexcept : start_(out), p_(out), base_(base), err_(err) {}
 
     size_t written() const noexcept { return static_cast<size_t>(p_ - start_); }
-    const Error& error() const noexcept { return *err_; }
+    /// The recorded failure (kind ok when none, or when this Writer records none).
+    const Error& error() const noexcept {
+        static const Error none;
+        return err_ != nullptr ? *err_ : none;
+    }
 
     /// A nested struct, written through a copy of the cursor (so this one's address does
     /// not escape into the call).
@@ -2218,7 +2223,9 @@ private:
     // Static: a member would take the cursor's address, which keeps a local copy out of
     // registers.
     static WIRELENS_COLD bool too_long(Error* err, size_t at, size_t n, size_t max) {
-        *err = Error::make(ErrorKind::too_long, at, n, max);
+        if (err != nullptr) {
+            *err = Error::make(ErrorKind::too_long, at, n, max);
+        }
         return false;
     }
 
@@ -2352,15 +2359,16 @@ Status append_encoding(const T& value, Out& out) {
         out.insert(out.end(), b, b + bulk);
         return Status();
     }
-    Error err;
-    Writer w(p + head, start + head, err);
+    // measure() checked every length, so the writes cannot fail (a failure would be reported
+    // as too_long_error describes it).
+    Writer w(p + head, start + head, nullptr);
     if (!T::write_to(w, value)) {
         if constexpr (vector) {
             out.resize(start);
         } else {
             out.truncate(start);
         }
-        return err;
+        return too_long_error(value, n, start + head);
     }
     return Status();
 }
@@ -2391,10 +2399,9 @@ Result<size_t> encode_into(const T& value, uint8_t* buf, size_t cap) {
     if (cap < n) {
         return Error::make(ErrorKind::buffer_too_small, 0, cap, n);
     }
-    Error err;
-    Writer w(buf, 0, err);
+    Writer w(buf, 0, nullptr);
     if (!T::write_to(w, value)) {
-        return err;
+        return too_long_error(value, n, 0);
     }
     return Result<size_t>(n);
 }
