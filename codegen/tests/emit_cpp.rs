@@ -1821,3 +1821,164 @@ int main(int argc, char** argv) {
     assert!(stdout.contains("decode_from again 0 (equal)"), "{stdout}");
     assert!(stdout.ends_with("(equal)\n") && back < fresh, "{stdout}");
 }
+
+/// A temporary directory holding the C++ generated from the golden schemas `files` (SDP or
+/// ffire, the ffire ones in declaration order, as the `.decla.bin` cases) and the runtime.
+fn golden_in_temp_dir(files: &[(Dialect, &str)], prefix: &str) -> tempfile::TempDir {
+    let tmp = tempfile::Builder::new().prefix(prefix).tempdir().expect("temp dir");
+    for f in runtime_files() {
+        std::fs::write(tmp.path().join(&f.name), &f.contents).expect("write runtime");
+    }
+    for (dialect, path) in files {
+        let text = std::fs::read_to_string(workspace().join(path)).expect("schema");
+        let order = OrderChoice {
+            order: Some(FieldOrder::Declaration),
+            overrides_directive: true,
+        };
+        let a = analyze(*dialect, &text, None, order);
+        assert!(!a.has_errors(), "{path}: {:?}", a.diagnostics);
+        let file = path.rsplit('/').next().expect("file name");
+        for f in generate(&a.schema, &a.layout, file).expect("generates") {
+            std::fs::write(tmp.path().join(&f.name), &f.contents).expect("write header");
+        }
+    }
+    tmp
+}
+
+/// Issue 32: the owned decoders allocate what upstream's generated C++ allocates and no more:
+/// one block per non-empty vector, reserved for exactly its count, and one per string longer
+/// than the inline buffer, of exactly its length + 1 (a std::string built from its bytes, not
+/// one grown by assign, which took 31 bytes for a 16-byte name). Counted with a replaced
+/// operator new, at -O2 as users build, for the 141-byte record, ffire array_struct (200
+/// 16-byte names) and array_string (500 32-byte strings); each result re-encodes to its
+/// golden bytes.
+#[test]
+fn generated_cpp_owned_decode_allocates_exactly() {
+    assert!(compiler_available("g++"), "`g++` is not installed");
+    let tmp = golden_in_temp_dir(
+        &[
+            (Dialect::Sdp, "tests/vectors/sdp/schemas/arrays.sdp"),
+            (Dialect::Ffi, "tests/vectors/ffi/schemas/array_struct.ffi"),
+            (Dialect::Ffi, "tests/vectors/ffi/schemas/array_string.ffi"),
+        ],
+        "wirelens-emit-cpp-allocs-",
+    );
+    let dir = tmp.path();
+    let driver = r#"
+#include "arrays.hpp"
+#include "array_struct.hpp"
+#include "array_string.hpp"
+#include <cstdio>
+#include <algorithm>
+#include <cstdlib>
+#include <new>
+#include <vector>
+
+static bool g_counting = false;
+static size_t g_news = 0;
+static size_t g_sizes[4096];
+
+// Out of line: inlined, g++ -O2 takes the malloc in one and the free in the other for a
+// mismatched pair (-Wmismatched-new-delete).
+__attribute__((noinline)) void* operator new(std::size_t n) {
+    if (g_counting && g_news < 4096) {
+        g_sizes[g_news] = n;
+    }
+    g_news += g_counting ? 1 : 0;
+    if (void* p = std::malloc(n == 0 ? 1 : n)) {
+        return p;
+    }
+    std::abort();
+}
+__attribute__((noinline)) void operator delete(void* p) noexcept { std::free(p); }
+__attribute__((noinline)) void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
+static std::vector<uint8_t> read_file(const char* path) {
+    std::vector<uint8_t> out;
+    FILE* f = std::fopen(path, "rb");
+    if (f == nullptr) {
+        return out;
+    }
+    int c = 0;
+    while ((c = std::fgetc(f)) != EOF) {
+        out.push_back(static_cast<uint8_t>(c));
+    }
+    std::fclose(f);
+    return out;
+}
+
+// Decodes `bytes` as T counting allocations; prints "NAME: N allocations: SIZExCOUNT ..." and
+// whether the value re-encodes to the same bytes.
+template <class T>
+static void count(const char* name, const std::vector<uint8_t>& bytes) {
+    g_news = 0;
+    g_counting = true;
+    auto r = T::decode(bytes.data(), bytes.size());
+    g_counting = false;
+    const size_t news = g_news;
+    if (!r) {
+        std::printf("%s: decode failed: %s\n", name, r.error().message().c_str());
+        return;
+    }
+    std::vector<size_t> sizes(g_sizes, g_sizes + (news < 4096 ? news : 4096));
+    std::sort(sizes.begin(), sizes.end());
+    auto again = r->to_bytes();
+    std::printf("%s: %zu allocations:", name, news);
+    for (size_t i = 0; i < sizes.size();) {
+        size_t j = i;
+        while (j < sizes.size() && sizes[j] == sizes[i]) {
+            ++j;
+        }
+        std::printf(" %zux%zu", sizes[i], j - i);
+        i = j;
+    }
+    std::printf(" (%s)\n", again && *again == bytes ? "same bytes" : "DIFFERENT BYTES");
+}
+
+int main(int argc, char** argv) {
+    if (argc != 4) {
+        return 2;
+    }
+    count<arrays::ArraysOfPrimitives>("arrays_primitives_first", read_file(argv[1]));
+    count<array_struct::DeviceListMessage>("array_struct", read_file(argv[2]));
+    count<array_string::StringListMessage>("array_string", read_file(argv[3]));
+    return 0;
+}
+"#;
+    std::fs::write(dir.join("allocs_driver.cpp"), driver).expect("write driver");
+    let exe = dir.join("allocs");
+    succeeded(
+        Command::new("g++")
+            .args(["-std=c++17", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2"])
+            .current_dir(dir)
+            .arg("allocs_driver.cpp")
+            .arg("-o")
+            .arg(&exe)
+            .output(),
+        "g++ (allocation driver)",
+    );
+    let v = workspace().join("tests/vectors");
+    let stdout = succeeded(
+        Command::new(&exe)
+            .arg(v.join("sdp/cases/arrays_primitives_first.bin"))
+            .arg(v.join("ffi/cases/array_struct.decla.bin"))
+            .arg(v.join("ffi/cases/array_string.decla.bin"))
+            .output(),
+        "the allocation driver",
+    );
+    // 5 u8, 5 u32, 5 f64, 5 strings (all short: inline), 5 bools (one 8-byte word).
+    assert!(
+        stdout.contains("arrays_primitives_first: 5 allocations: 5x1 8x1 20x1 40x1 160x1 (same bytes)"),
+        "{stdout}"
+    );
+    // 200 Devices of 40 bytes, 200 names of 16 bytes + NUL.
+    assert!(
+        stdout.contains("array_struct: 201 allocations: 17x200 8000x1 (same bytes)"),
+        "{stdout}"
+    );
+    // 500 strings of 32 bytes + NUL.
+    assert!(
+        stdout.contains("array_string: 501 allocations: 33x500 16000x1 (same bytes)"),
+        "{stdout}"
+    );
+}

@@ -103,6 +103,9 @@ inline const char* as_chars(const uint8_t* p) noexcept {
 inline const uint8_t* as_bytes(const char* p) noexcept {
     return static_cast<const uint8_t*>(static_cast<const void*>(p));
 }
+inline uint8_t* as_writable_bytes(char* p) noexcept {
+    return static_cast<uint8_t*>(static_cast<void*>(p));
+}
 }  // namespace detail
 
 /// Encoded size of a primitive (`bool` is one byte on the wire, whatever sizeof says).
@@ -271,13 +274,29 @@ inline void copy_long(void* d, const void* s, size_t n) noexcept {
     }
 }
 
+/// `n`, with what the compiler knows of its range forgotten: a copy of a length it has
+/// bounded (by the tests on the path to it) may be inlined as `rep movsb` / `rep movsq`,
+/// whose start-up costs more than a short copy by a call to memcpy.
+WIRELENS_HOT size_t opaque(size_t n) noexcept {
+#if defined(__GNUC__)
+    __asm__("" : "+r"(n));
+#endif
+    return n;
+}
+
+/// memcpy, out of line: inlined into a large decoder, g++ -O2 may expand a memcpy of
+/// unknown length as `rep movsb`, slow to start on short runs (20 ns measured).
+WIRELENS_NOINLINE inline void copy_call(void* d, const void* s, size_t n) noexcept {
+    std::memcpy(d, s, n);
+}
+
 /// Copies n bytes: up to 32 (most strings and small arrays) with copy_short, longer ones
 /// with memcpy (which g++ -O2 may inline as `rep movsb`, slow to start on short runs).
 WIRELENS_HOT void copy_bytes(void* d, const void* s, size_t n) noexcept {
     if (n <= 32) {
         copy_short(static_cast<uint8_t*>(d), static_cast<const uint8_t*>(s), n);
     } else {
-        std::memcpy(d, s, n);
+        copy_call(d, s, n);
     }
 }
 
@@ -406,7 +425,20 @@ inline void assign_le(std::vector<T, A>& out, const uint8_t* p, size_t n) {
             return;
         }
     }
-    out.assign(LeIter<T>(p), LeIter<T>(p + n * wire_size<T>));
+    if constexpr (std::is_same_v<T, bool>) {
+        // The bytes are checked (00/01): appended one by one into storage reserved for n,
+        // where assign from an iterator range inserts bit by bit through out-of-line code.
+        out.clear();
+        out.reserve(n);
+        for (size_t i = 0; i < n; ++i) {
+            out.push_back(p[i] != 0);
+        }
+        return;
+    }
+    // The count laundered: g++ knows from the tests above that the copy is at most 2 KiB
+    // and a multiple of the element size, and would inline it as `rep movsq`, whose start-up
+    // took longer than the rest of decoding a 5-element array; unbounded, it calls memcpy.
+    out.assign(LeIter<T>(p), LeIter<T>(p + opaque(n) * wire_size<T>));
 }
 }  // namespace detail
 
@@ -997,21 +1029,45 @@ struct DefaultInit {
 ///
 /// Reading the value of a failed Result (`value()`, `*`, `->`) is a programming error with
 /// defined behaviour: it calls `std::abort()` (this runtime never uses exceptions).
+///
+/// The value and the Error share storage (a union and a flag, not a std::optional beside an
+/// Error): a successful decode neither builds nor destroys an Error (its std::string), which
+/// was a measurable part of decoding a 141-byte record.
 template <class T>
 class [[nodiscard]] Result {
 public:
-    Result(T value) : value_(std::move(value)) {}
-    Result(Error error) : error_(std::move(error)) {}
+    Result(T value) : ok_(true) { ::new (static_cast<void*>(&value_)) T(std::move(value)); }
+    Result(Error error) : ok_(false) { ::new (static_cast<void*>(&error_)) Error(std::move(error)); }
     /// A default-initialized value (see detail::DefaultInit), for the decoders to fill in
     /// place and return without a move (a move of a struct of vectors, and the moved-from
     /// one's destructor, were 8 % of decoding a 141-byte record).
-    explicit Result(std::in_place_t) : value_(std::in_place, detail::DefaultInit{}) {}
+    explicit Result(std::in_place_t) : ok_(true) { ::new (static_cast<void*>(&value_)) T; }
+    Result(const Result& o) : ok_(o.ok_) { copy_from(o); }
+    Result(Result&& o) noexcept(std::is_nothrow_move_constructible_v<T>) : ok_(o.ok_) { move_from(o); }
+    Result& operator=(const Result& o) {
+        if (this != &o) {
+            destroy();
+            ok_ = o.ok_;
+            copy_from(o);
+        }
+        return *this;
+    }
+    Result& operator=(Result&& o) noexcept(std::is_nothrow_move_constructible_v<T>) {
+        if (this != &o) {
+            destroy();
+            ok_ = o.ok_;
+            move_from(o);
+        }
+        return *this;
+    }
+    ~Result() { destroy(); }
     /// Makes this a failure (the value, if any, is destroyed).
     void fail(Error error) noexcept {
-        value_.reset();
-        error_ = std::move(error);
+        destroy();
+        ::new (static_cast<void*>(&error_)) Error(std::move(error));
+        ok_ = false;
     }
-    bool ok() const noexcept { return value_.has_value(); }
+    bool ok() const noexcept { return ok_; }
     explicit operator bool() const noexcept { return ok(); }
     /// The value; aborts when !ok().
     T& value() & noexcept { return *checked(); }
@@ -1022,25 +1078,53 @@ public:
     T& operator*() & noexcept { return *checked(); }
     const T& operator*() const& noexcept { return *checked(); }
     T&& operator*() && noexcept { return std::move(*checked()); }
-    /// The failure; only meaningful when !ok().
-    const Error& error() const noexcept { return error_; }
+    /// The failure; only meaningful when !ok() (a successful Result returns an Error of kind ok).
+    const Error& error() const noexcept { return ok_ ? no_error() : error_; }
 
 private:
+    static const Error& no_error() noexcept {
+        static const Error e;
+        return e;
+    }
+    void copy_from(const Result& o) {
+        if (ok_) {
+            ::new (static_cast<void*>(&value_)) T(o.value_);
+        } else {
+            ::new (static_cast<void*>(&error_)) Error(o.error_);
+        }
+    }
+    void move_from(Result& o) noexcept(std::is_nothrow_move_constructible_v<T>) {
+        if (ok_) {
+            ::new (static_cast<void*>(&value_)) T(std::move(o.value_));
+        } else {
+            ::new (static_cast<void*>(&error_)) Error(std::move(o.error_));
+        }
+    }
+    void destroy() noexcept {
+        if (ok_) {
+            value_.~T();
+        } else {
+            error_.~Error();
+        }
+    }
     T* checked() noexcept {
-        if (!value_.has_value()) {
+        if (!ok_) {
             std::abort();
         }
-        return &*value_;
+        return &value_;
     }
     const T* checked() const noexcept {
-        if (!value_.has_value()) {
+        if (!ok_) {
             std::abort();
         }
-        return &*value_;
+        return &value_;
     }
 
-    std::optional<T> value_;
-    Error error_;
+    union {
+        T value_;
+        Error error_;
+    };
+    bool ok_;
 };
 
 /// The element type of an array member (`decltype(v.items)` in generated readers).
@@ -1300,6 +1384,36 @@ WIRELENS_HOT bool short_ascii_after_prefix(const uint8_t* s, size_t n) noexcept 
 }
 }  // namespace detail
 
+namespace detail {
+/// Whether a std::string keeps its characters in its own bytes (the short-string buffer),
+/// so that it owns no memory.
+inline bool is_inline(const std::string& s) noexcept {
+    return address_of(s.data()) - address_of(&s) < sizeof(std::string);
+}
+}  // namespace detail
+
+namespace detail {
+/// new_string for strings longer than the inline buffer: out of line, where the copy is a
+/// call to memcpy (inlined into the decoders, g++ -O2 expands it as `rep movsb`, which took
+/// 20 ns per string to start on the machines measured).
+WIRELENS_NOINLINE inline void new_long_string(std::string& out, const char* p, size_t n) {
+    ::new (static_cast<void*>(&out)) std::string(p, n);
+}
+
+/// Builds `out` (a new string: empty and inline, so its destructor would do nothing) again
+/// in place from p[0..n), as `std::string(p, n)`: it allocates exactly n + 1 bytes for a
+/// long one, where assign() calls libstdc++'s out-of-line _M_replace and grows geometrically
+/// (a 16-byte name took 31 bytes). A string that fits the inline buffer (up to 15 bytes in
+/// libstdc++) is built inline, its copy a call to memcpy.
+WIRELENS_HOT void new_string(std::string& out, const char* p, size_t n) {
+    if (n <= 15) {
+        ::new (static_cast<void*>(&out)) std::string(p, n);
+    } else {
+        new_long_string(out, p, n);
+    }
+}
+}  // namespace detail
+
 // ---------------------------------------------------------------- CompactString
 
 /// The owned string type of code generated with `[generate.cpp] strings = "compact"`: the
@@ -1504,7 +1618,8 @@ public:
     /// Charges `count` elements of `each` bytes against the budget.
     WIRELENS_HOT bool charge(size_t count, size_t each) {
         if (each != 0 && count > budget_ / each) {
-            return over_budget(count, each);
+            over_budget(count, each);
+            return false;
         }
         budget_ -= count * each;
         return true;
@@ -1527,7 +1642,8 @@ public:
             if (n != 0) {
                 p = arena_ == nullptr ? nullptr : arena_->allocate<E>(n);
                 if (p == nullptr) {
-                    return no_memory(n, sizeof(E));
+                    no_memory(n, sizeof(E));
+                    return false;
                 }
             }
             f.start(p, n);
@@ -1544,7 +1660,8 @@ public:
     /// Fails with trailing_bytes unless the whole input was used.
     bool finish() {
         if (at_ != len_) {
-            return fail_at(ErrorKind::trailing_bytes, at_, len_ - at_);
+            fail_at(ErrorKind::trailing_bytes, at_, len_ - at_);
+            return false;
         }
         return true;
     }
@@ -1595,7 +1712,8 @@ public:
         }
         if constexpr (std::is_same_v<T, bool>) {
             if (*p > 1) {
-                return fail_at(ErrorKind::invalid_bool, at, *p);
+                fail_at(ErrorKind::invalid_bool, at, *p);
+                return false;
             }
         }
         out = load_le<T>(p);
@@ -1606,7 +1724,8 @@ public:
     /// members then copied as a whole, see `run_start`).
     WIRELENS_HOT bool block_bool_ok(const uint8_t* p) {
         if (*p > 1) {
-            return fail_at(ErrorKind::invalid_bool, static_cast<size_t>(p - data_), *p);
+            fail_at(ErrorKind::invalid_bool, static_cast<size_t>(p - data_), *p);
+            return false;
         }
         return true;
     }
@@ -1614,7 +1733,8 @@ public:
     /// A bool byte at `p` inside a block already returned by fixed().
     WIRELENS_HOT bool block_bool(const uint8_t* p, bool& out) {
         if (*p > 1) {
-            return fail_at(ErrorKind::invalid_bool, static_cast<size_t>(p - data_), *p);
+            fail_at(ErrorKind::invalid_bool, static_cast<size_t>(p - data_), *p);
+            return false;
         }
         out = *p == 1;
         return true;
@@ -1628,7 +1748,8 @@ public:
             return false;
         }
         if (*p > 1) {
-            return fail_at(ErrorKind::invalid_presence, at, *p);
+            fail_at(ErrorKind::invalid_presence, at, *p);
+            return false;
         }
         present = *p == 1;
         return true;
@@ -1693,7 +1814,8 @@ public:
             return false;
         }
         if (magic[0] != 'S' || magic[1] != 'D' || magic[2] != 'P') {
-            return fail_at(ErrorKind::bad_magic, 0);
+            fail_at(ErrorKind::bad_magic, 0);
+            return false;
         }
         uint8_t version = 0;
         uint16_t type_id = 0;
@@ -1702,16 +1824,19 @@ public:
             return false;
         }
         if (version != '2') {
-            return fail_at(ErrorKind::bad_version, 3, version);
+            fail_at(ErrorKind::bad_version, 3, version);
+            return false;
         }
         if (!prim(type_id) || !prim(len)) {
             return false;
         }
         if (len > remaining()) {
-            return fail_at(ErrorKind::length_mismatch, 6, remaining(), len);
+            fail_at(ErrorKind::length_mismatch, 6, remaining(), len);
+            return false;
         }
         if (expected != 0 && type_id != expected) {
-            return fail_at(ErrorKind::wrong_type_id, 4, type_id, expected);
+            fail_at(ErrorKind::wrong_type_id, 4, type_id, expected);
+            return false;
         }
         h.type_id = type_id;
         h.end = at_ + len;
@@ -1722,7 +1847,8 @@ public:
     /// After the payload: it must have used exactly the announced bytes. Lifts the limit.
     bool close_message(const sdp::Header& h) {
         if (at_ != h.end) {
-            return fail_at(ErrorKind::length_mismatch, at_, at_ - sdp::header_len, h.end - sdp::header_len);
+            fail_at(ErrorKind::length_mismatch, at_, at_ - sdp::header_len, h.end - sdp::header_len);
+            return false;
         }
         end_ = len_;
         return true;
@@ -1733,7 +1859,11 @@ public:
 
 private:
     /// Records an error; returns false. Cold and out of line: building an Error (it holds a
-    /// std::string) stays off the hot paths that call it.
+    /// std::string) stays off the hot paths that call it. Callers write `fail_at(…); return
+    /// false;`, not `return fail_at(…);`: g++ 12 took a cold call's result flowing into the
+    /// caller's return value as a sign that the whole function (count32 and every decoder
+    /// that inlines it) is never executed, and compiled them for size in .text.unlikely
+    /// (`rep movsb` copies, less inlining).
     WIRELENS_COLD bool fail_at(ErrorKind kind, size_t offset, uint64_t found = 0, uint64_t expected = 0,
                                uint64_t left = 0) {
         err_ = Error::make(kind, offset, found, expected, left);
@@ -1744,11 +1874,13 @@ private:
     /// refused the memory): over_budget with nothing left.
     WIRELENS_COLD bool no_memory(size_t count, size_t each) {
         const size_t need = count > SIZE_MAX / each ? SIZE_MAX : count * each;
-        return fail_at(ErrorKind::over_budget, at_, need, 0);
+        fail_at(ErrorKind::over_budget, at_, need, 0);
+        return false;
     }
     WIRELENS_COLD bool over_budget(size_t count, size_t each) {
         const uint64_t need = static_cast<uint64_t>(count) * each;
-        return fail_at(ErrorKind::over_budget, at_, count > SIZE_MAX / each ? UINT64_MAX : need, budget_);
+        fail_at(ErrorKind::over_budget, at_, count > SIZE_MAX / each ? UINT64_MAX : need, budget_);
+        return false;
     }
 
     WIRELENS_COLD void end(size_t needed) { fail_at(ErrorKind::unexpected_end, at_, 0, needed, end_ - at_); }
@@ -1768,7 +1900,8 @@ private:
         const size_t n = load_le<P>(q);
         const size_t left = rem - sizeof(P);
         if (n > left) {
-            return fail_at(ErrorKind::implausible_count, start, n, 1, left);
+            fail_at(ErrorKind::implausible_count, start, n, 1, left);
+            return false;
         }
         const uint8_t* p = q + sizeof(P);
         const size_t good = detail::short_ascii_fits<sizeof(P)>(n) && detail::short_ascii_after_prefix<sizeof(P)>(p, n)
@@ -1776,7 +1909,8 @@ private:
                                 : utf8_valid_up_to(p, n);
         if (good != n) {
             at_ = start + sizeof(P) + n;
-            return fail_at(ErrorKind::invalid_utf8, start + sizeof(P) + good);
+            fail_at(ErrorKind::invalid_utf8, start + sizeof(P) + good);
+            return false;
         }
         // `out` before the cursor: g++ takes a store to a string_view as one that may change
         // at_, and would load at_ back from memory for the next read (a store-to-load
@@ -1812,6 +1946,16 @@ private:
                 return true;
             }
         }
+        if constexpr (std::is_same_v<S, std::string>) {
+            // A new string (empty, in its inline buffer: its destructor would free nothing):
+            // constructed again in place from the bytes, as `std::string(p, n)` builds one,
+            // which allocates exactly n + 1 bytes for a long one. assign() into it is a call
+            // into libstdc++'s _M_replace, which grows geometrically (a 16-byte name took 31).
+            if (out.empty() && detail::is_inline(out)) {
+                detail::new_string(out, s.data(), s.size());
+                return true;
+            }
+        }
         out.assign(s.data(), s.size());
         return true;
     }
@@ -1821,7 +1965,8 @@ private:
         const uint64_t left = remaining();
         if (count > left / each) {
             at_ = start;
-            return fail_at(ErrorKind::implausible_count, start, count, min_each, left);
+            fail_at(ErrorKind::implausible_count, start, count, min_each, left);
+            return false;
         }
         n = static_cast<size_t>(count);
         return true;
@@ -2006,9 +2151,16 @@ public:
     /// `base` is the offset of `out` in the caller's buffer (for error offsets); a failure
     /// is recorded in `err`.
     Writer(uint8_t* out, size_t base, Error& err) noexcept : start_(out), p_(out), base_(base), err_(&err) {}
+    /// A Writer that records no failure (`err` null): for encoders that measured the value
+    /// first, whose writes cannot fail; they then build no Error (a std::string) per call.
+    Writer(uint8_t* out, size_t base, Error* err) noexcept : start_(out), p_(out), base_(base), err_(err) {}
 
     size_t written() const noexcept { return static_cast<size_t>(p_ - start_); }
-    const Error& error() const noexcept { return *err_; }
+    /// The recorded failure (kind ok when none, or when this Writer records none).
+    const Error& error() const noexcept {
+        static const Error none;
+        return err_ != nullptr ? *err_ : none;
+    }
 
     /// A nested struct, written through a copy of the cursor (so this one's address does
     /// not escape into the call).
@@ -2040,14 +2192,16 @@ public:
     /// Length/count prefixes: u32 (SDP) or u16 (ffire, refuses more than 65,535).
     WIRELENS_HOT bool len32(size_t n) {
         if (n > std::numeric_limits<uint32_t>::max()) {
-            return too_long(err_, base_ + written(), n, std::numeric_limits<uint32_t>::max());
+            too_long(err_, base_ + written(), n, std::numeric_limits<uint32_t>::max());
+            return false;
         }
         prim<uint32_t>(static_cast<uint32_t>(n));
         return true;
     }
     WIRELENS_HOT bool len16(size_t n) {
         if (n > ffi_max_len) {
-            return too_long(err_, base_ + written(), n, ffi_max_len);
+            too_long(err_, base_ + written(), n, ffi_max_len);
+            return false;
         }
         prim<uint16_t>(static_cast<uint16_t>(n));
         return true;
@@ -2069,7 +2223,9 @@ private:
     // Static: a member would take the cursor's address, which keeps a local copy out of
     // registers.
     static WIRELENS_COLD bool too_long(Error* err, size_t at, size_t n, size_t max) {
-        *err = Error::make(ErrorKind::too_long, at, n, max);
+        if (err != nullptr) {
+            *err = Error::make(ErrorKind::too_long, at, n, max);
+        }
         return false;
     }
 
@@ -2203,15 +2359,16 @@ Status append_encoding(const T& value, Out& out) {
         out.insert(out.end(), b, b + bulk);
         return Status();
     }
-    Error err;
-    Writer w(p + head, start + head, err);
+    // measure() checked every length, so the writes cannot fail (a failure would be reported
+    // as too_long_error describes it).
+    Writer w(p + head, start + head, nullptr);
     if (!T::write_to(w, value)) {
         if constexpr (vector) {
             out.resize(start);
         } else {
             out.truncate(start);
         }
-        return err;
+        return too_long_error(value, n, start + head);
     }
     return Status();
 }
@@ -2242,10 +2399,9 @@ Result<size_t> encode_into(const T& value, uint8_t* buf, size_t cap) {
     if (cap < n) {
         return Error::make(ErrorKind::buffer_too_small, 0, cap, n);
     }
-    Error err;
-    Writer w(buf, 0, err);
+    Writer w(buf, 0, nullptr);
     if (!T::write_to(w, value)) {
-        return err;
+        return too_long_error(value, n, 0);
     }
     return Result<size_t>(n);
 }
