@@ -599,7 +599,6 @@ impl FolderLock {
     /// still succeeds there, as before; one with something to write fails as before).
     fn acquire(out_dir: &Path) -> Result<Option<FolderLock>, FileError> {
         use std::io::Read as _;
-        use std::os::unix::fs::OpenOptionsExt as _;
         let path = out_dir.join(LOCK_FILE);
         let fail = |what: &str, e: &dyn std::fmt::Display| {
             FileError::new(
@@ -609,9 +608,24 @@ impl FolderLock {
             )
         };
         let mut options = std::fs::OpenOptions::new();
-        options.read(true).write(true).create(true).truncate(false).mode(0o644);
+        options.read(true).write(true).create(true).truncate(false);
         // Never through a link, never waiting on a FIFO.
-        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt as _;
+            options.mode(0o644);
+            options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+        }
+        // Windows: open a symbolic link or junction itself, not its target
+        // (FILE_FLAG_OPEN_REPARSE_POINT); it is then refused below as not a regular file.
+        // Windows has no FIFOs in the file system. The lock is LockFileEx (std's
+        // `File::lock`), exclusive across processes as flock is.
+        #[cfg(windows)]
+        {
+            use std::os::windows::fs::OpenOptionsExt as _;
+            const FILE_FLAG_OPEN_REPARSE_POINT: u32 = 0x0020_0000;
+            options.custom_flags(FILE_FLAG_OPEN_REPARSE_POINT);
+        }
         let mut file = match options.open(&path) {
             Ok(f) => f,
             Err(e)

@@ -71,6 +71,13 @@ function setStatus(state: ServerState, detail?: string): void {
   status.show();
 }
 
+/** A server that is missing or cannot run here: one toast with a button opening `wirelens.server.path`. */
+function showServerError(message: string): void {
+  void vscode.window.showErrorMessage(message, 'Open Settings').then((choice) => {
+    if (choice) void vscode.commands.executeCommand('workbench.action.openSettings', 'wirelens.server.path');
+  });
+}
+
 async function startClient(): Promise<void> {
   setStatus('starting');
   const configured = vscode.workspace.getConfiguration('wirelens').get<string>('server.path') ?? '';
@@ -82,9 +89,7 @@ async function startClient(): Promise<void> {
     const message = e instanceof ServerNotFoundError ? e.message : String(e);
     setStatus('error', message);
     output.appendLine(message);
-    void vscode.window.showErrorMessage(message, 'Open Settings').then((choice) => {
-      if (choice) void vscode.commands.executeCommand('workbench.action.openSettings', 'wirelens.server.path');
-    });
+    showServerError(message);
     return;
   }
   output.appendLine(`wirelens: starting ${server.command} lsp (${server.source})`);
@@ -133,7 +138,8 @@ async function startClient(): Promise<void> {
     const message = `wirelens: the language server failed to start: ${e instanceof Error ? e.message : String(e)}`;
     setStatus('error', message);
     output.appendLine(message);
-    void vscode.window.showErrorMessage(message);
+    // A binary that cannot run here (spawn ENOEXEC/EACCES, a crash at start): the setting is the fix.
+    showServerError(message);
   }
 }
 
@@ -406,7 +412,7 @@ async function decode(): Promise<void> {
   try {
     bin = server ?? resolveServer({ configuredPath: vscode.workspace.getConfiguration('wirelens').get('server.path'), extensionPath });
   } catch (e) {
-    void vscode.window.showErrorMessage(e instanceof Error ? e.message : String(e));
+    showServerError(e instanceof Error ? e.message : String(e));
     return;
   }
   const dialect = dialectOf(doc.uri.fsPath) ?? (doc.languageId === 'sdp' ? 'sdp' : 'ffi');
