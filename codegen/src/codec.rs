@@ -57,7 +57,8 @@ impl std::error::Error for CodecError {}
 
 #[derive(Clone)]
 enum Seg<'a> {
-    Field(&'a str),
+    /// The field's JSON name, and its declaration when known (for schema links).
+    Field(&'a str, Option<&'a crate::model::Field>),
     Index(usize),
 }
 
@@ -69,8 +70,8 @@ impl std::fmt::Display for Path<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         for (i, seg) in self.0.iter().enumerate() {
             match seg {
-                Seg::Field(name) if i == 0 => write!(f, "{name}")?,
-                Seg::Field(name) => write!(f, ".{name}")?,
+                Seg::Field(name, _) if i == 0 => write!(f, "{name}")?,
+                Seg::Field(name, _) => write!(f, ".{name}")?,
                 Seg::Index(n) => write!(f, "[{n}]")?,
             }
         }
@@ -148,11 +149,9 @@ impl<'s> Codec<'s> {
     /// Error-path segments for `path` inside struct `owner`.
     fn segments(&self, owner: TypeId, path: &[usize]) -> Vec<Seg<'s>> {
         (1..=path.len())
-            .map(|k| {
-                Seg::Field(
-                    self.field_at(owner, &path[..k])
-                        .map_or("?", |(_, f)| f.json_name.as_str()),
-                )
+            .map(|k| match self.field_at(owner, &path[..k]) {
+                Some((_, f)) => Seg::Field(f.json_name.as_str(), Some(f)),
+                None => Seg::Field("?", None),
             })
             .collect()
     }
@@ -266,7 +265,7 @@ impl<'s> Codec<'s> {
                 }
                 for f in &t.fields {
                     let name = fields[f.decl_index].json_name.as_str();
-                    path.0.push(Seg::Field(name));
+                    path.0.push(Seg::Field(name, fields.get(f.decl_index)));
                     let null = Value::Null;
                     self.same(
                         &f.wire,
@@ -457,25 +456,30 @@ impl<'s> Codec<'s> {
         if let Some(out) = out.as_mut() {
             out(&render_heading())?;
         }
-        let mut notes = Vec::new();
+        let mut notes = Notes::plain();
         let mut at = 0;
         let mut error = None;
         let mut record = 0;
         loop {
-            notes.clear();
+            notes.list.clear();
             if all {
-                notes.push(Note {
+                notes.list.push(Note {
                     offset: at,
                     len: 0,
                     depth: 0,
                     label: format!("record {record}"),
                     value: String::new(),
+                    kind: NoteKind::Record,
+                    path: Vec::new(),
+                    ty: String::new(),
+                    json: None,
+                    end: None,
                 });
             }
             let result = match out.as_mut() {
                 Some(out) => {
                     let result = self.decode_at(root, bytes, at, mode, Some(&mut notes));
-                    out(&render_notes(bytes, &notes))?;
+                    out(&render_notes(bytes, &notes.list))?;
                     result
                 }
                 None => self.decode_at(root, bytes, at, mode, None),
@@ -514,13 +518,53 @@ impl<'s> Codec<'s> {
         Ok(error)
     }
 
+    /// The annotated decode as a tree of values with their byte ranges (the inspector's
+    /// view; `decode --annotate` prints the same walk as text). Only values overlapping
+    /// `window` are kept (with their ancestors), at most `max_nodes` notes; `truncated`
+    /// says when the cap cut the tree. Malformed input gives the tree decoded up to the
+    /// problem and the error; trailing bytes after the value are an error too.
+    pub fn decode_tree(
+        &self,
+        root: TypeId,
+        bytes: &[u8],
+        mode: Mode,
+        window: std::ops::Range<usize>,
+        max_nodes: usize,
+    ) -> DecodedTree {
+        let mut notes = Notes {
+            list: Vec::new(),
+            rich: true,
+            window,
+            max: max_nodes,
+            truncated: false,
+        };
+        let (used, error) = match self.decode_at(root, bytes, 0, mode, Some(&mut notes)) {
+            Ok((_, used)) if used != bytes.len() => (
+                used,
+                Some(CodecError {
+                    path: String::new(),
+                    offset: used,
+                    message: format!("{} trailing byte(s) after the value", bytes.len() - used),
+                }),
+            ),
+            Ok((_, used)) => (used, None),
+            Err(e) => (e.offset, Some(e)),
+        };
+        let name = self.schema.types.get(root).map_or("?", |t| t.name.as_str());
+        DecodedTree {
+            root: build_tree(name, &notes.list, used),
+            error,
+            truncated: notes.truncated,
+        }
+    }
+
     fn decode_at(
         &self,
         root: TypeId,
         bytes: &[u8],
         start: usize,
         mode: Mode,
-        notes: Option<&mut Vec<Note>>,
+        notes: Option<&mut Notes<'s>>,
     ) -> Result<(Value, usize), CodecError> {
         self.check_mode(mode)?;
         let plan = self.root_value(root, start)?;
@@ -537,8 +581,9 @@ impl<'s> Codec<'s> {
         }
         let payload_start = dec.at;
         let root_name = self.schema.types[root].name.clone();
-        dec.note_open(0, &root_name, &plan);
+        let open = dec.note_open(0, &root_name, &plan);
         let value = dec.value(&plan, 0)?;
+        dec.note_close(open);
         if mode == Mode::Message && dec.at != dec.end {
             return Err(dec.err(format!(
                 "the message header announces {} payload bytes but the value used {}",
@@ -822,15 +867,239 @@ fn kind(v: &Value) -> &'static str {
     }
 }
 
+// ====================================================================== tree
+
+/// One decoded value of [`Codec::decode_tree`]: its path (as in error messages; a
+/// count, presence byte or message header is a child whose path ends in `#count`,
+/// `#presence`, `#header`), its name (the field's schema name, `[i]`, or the root
+/// type's name), its type as written, its bytes `start..end`, its value (scalars), and
+/// the source range of its field's declaration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TreeNode {
+    pub path: String,
+    pub name: String,
+    pub ty: String,
+    pub start: usize,
+    pub end: usize,
+    pub value: Option<Value>,
+    pub field: Option<std::ops::Range<usize>>,
+    pub children: Vec<TreeNode>,
+}
+
+/// The result of [`Codec::decode_tree`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct DecodedTree {
+    pub root: Option<TreeNode>,
+    pub error: Option<CodecError>,
+    /// The node cap cut the tree short.
+    pub truncated: bool,
+}
+
+impl TreeNode {
+    /// How many nodes this one and its descendants are.
+    pub fn count(&self) -> usize {
+        1 + self.children.iter().map(TreeNode::count).sum::<usize>()
+    }
+}
+
+struct Growing {
+    node: TreeNode,
+    kids: Vec<usize>,
+}
+
+/// Builds the tree from rich notes: each note lands on the node of its path (made with
+/// its ancestors on first sight, children in the order first seen, which is wire
+/// order); a node's bytes span its own notes and its children's.
+fn build_tree(root_name: &str, notes: &[Note<'_>], used: usize) -> Option<TreeNode> {
+    let mut arena = vec![Growing {
+        node: TreeNode {
+            path: String::new(),
+            name: root_name.to_string(),
+            ty: root_name.to_string(),
+            start: usize::MAX,
+            end: 0,
+            value: None,
+            field: None,
+            children: Vec::new(),
+        },
+        kids: Vec::new(),
+    }];
+    let mut index: std::collections::HashMap<String, usize> = Default::default();
+    fn node_for(
+        arena: &mut Vec<Growing>,
+        index: &mut std::collections::HashMap<String, usize>,
+        segs: &[Seg<'_>],
+    ) -> usize {
+        let Some((last, init)) = segs.split_last() else {
+            return 0;
+        };
+        let key = Path(segs.to_vec()).to_string();
+        if let Some(&i) = index.get(&key) {
+            return i;
+        }
+        let parent = node_for(arena, index, init);
+        let (name, field) = match last {
+            Seg::Field(json, f) => (
+                f.map_or_else(|| json.to_string(), |f| f.name.clone()),
+                f.map(|f| f.range.clone()),
+            ),
+            Seg::Index(i) => (format!("[{i}]"), None),
+        };
+        arena.push(Growing {
+            node: TreeNode {
+                path: key.clone(),
+                name,
+                ty: String::new(),
+                start: usize::MAX,
+                end: 0,
+                value: None,
+                field,
+                children: Vec::new(),
+            },
+            kids: Vec::new(),
+        });
+        let i = arena.len() - 1;
+        arena[parent].kids.push(i);
+        index.insert(key, i);
+        i
+    }
+    let touch = |n: &mut TreeNode, start: usize, end: usize| {
+        n.start = n.start.min(start);
+        n.end = n.end.max(end);
+    };
+    for note in notes {
+        match note.kind {
+            NoteKind::Record => {}
+            NoteKind::Open => {
+                let i = node_for(&mut arena, &mut index, &note.path);
+                let n = &mut arena[i].node;
+                if !note.ty.is_empty() {
+                    n.ty = note.ty.clone();
+                }
+                touch(n, note.offset, note.end.unwrap_or(note.offset));
+            }
+            NoteKind::Value => {
+                let i = node_for(&mut arena, &mut index, &note.path);
+                let n = &mut arena[i].node;
+                if n.ty.is_empty() {
+                    n.ty = note.ty.clone();
+                }
+                n.value = note.json.clone();
+                touch(n, note.offset, note.offset + note.len);
+            }
+            NoteKind::Aux(what) => {
+                let parent = node_for(&mut arena, &mut index, &note.path);
+                let path = format!("{}#{what}", arena[parent].node.path);
+                let i = match index.get(&path) {
+                    Some(&i) => i,
+                    None => {
+                        arena.push(Growing {
+                            node: TreeNode {
+                                path: path.clone(),
+                                name: format!("({what})"),
+                                ty: note.ty.clone(),
+                                start: usize::MAX,
+                                end: 0,
+                                value: None,
+                                field: None,
+                                children: Vec::new(),
+                            },
+                            kids: Vec::new(),
+                        });
+                        let i = arena.len() - 1;
+                        arena[parent].kids.push(i);
+                        index.insert(path, i);
+                        i
+                    }
+                };
+                let n = &mut arena[i].node;
+                n.value = note.json.clone();
+                touch(n, note.offset, note.offset + note.len);
+            }
+        }
+    }
+    // Children were made after their parents: one backward pass spans every parent
+    // over its children, then the nodes move into place, last first.
+    for i in (0..arena.len()).rev() {
+        let kids = std::mem::take(&mut arena[i].kids);
+        for &k in &kids {
+            let (s, e) = (arena[k].node.start, arena[k].node.end);
+            touch(&mut arena[i].node, s, e);
+        }
+        arena[i].kids = kids;
+    }
+    if arena[0].node.start == usize::MAX {
+        // Nothing noted (an empty window): the root alone, over the bytes decoded.
+        arena[0].node.start = 0;
+        arena[0].node.end = used;
+    }
+    let mut slots: Vec<Option<TreeNode>> = Vec::with_capacity(arena.len());
+    let mut kids_of: Vec<Vec<usize>> = Vec::with_capacity(arena.len());
+    for g in arena {
+        slots.push(Some(g.node));
+        kids_of.push(g.kids);
+    }
+    for i in (0..slots.len()).rev() {
+        let children: Vec<TreeNode> = kids_of[i].iter().filter_map(|&k| slots[k].take()).collect();
+        if let Some(n) = slots[i].as_mut() {
+            n.children = children;
+        }
+    }
+    slots.first_mut().and_then(Option::take)
+}
+
 // ====================================================================== decoder
 
-/// One line of an annotated dump.
-struct Note {
+/// One line of an annotated dump, and (when [`Notes::rich`]) one event of the tree
+/// [`Codec::decode_tree`] builds: the same walk serves both.
+struct Note<'s> {
     offset: usize,
     len: usize,
     depth: usize,
     label: String,
     value: String,
+    kind: NoteKind,
+    /// Rich notes only: the value path, the type as written, the value as JSON (scalars).
+    path: Vec<Seg<'s>>,
+    ty: String,
+    json: Option<Value>,
+    /// Rich notes only, for `Open`: where the value ended (unset if decoding failed in it).
+    end: Option<usize>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum NoteKind {
+    /// A composite value starts (struct, array, optional field): its bytes follow.
+    Open,
+    /// A scalar and its bytes.
+    Value,
+    /// Bytes that are no value of their own: a count or length prefix, a presence
+    /// byte, the message header.
+    Aux(&'static str),
+    /// `--all`: a record starts.
+    Record,
+}
+
+/// The notes of one record. Rich notes (the inspector's tree) carry paths, types and
+/// JSON values, and only those overlapping `window` are kept, at most `max`.
+struct Notes<'s> {
+    list: Vec<Note<'s>>,
+    rich: bool,
+    window: std::ops::Range<usize>,
+    max: usize,
+    truncated: bool,
+}
+
+impl<'s> Notes<'s> {
+    fn plain() -> Notes<'s> {
+        Notes {
+            list: Vec::new(),
+            rich: false,
+            window: 0..usize::MAX,
+            max: usize::MAX,
+            truncated: false,
+        }
+    }
 }
 
 struct Decoder<'c, 's, 'b, 'n> {
@@ -840,7 +1109,7 @@ struct Decoder<'c, 's, 'b, 'n> {
     /// End of the readable region (the announced payload end in message mode).
     end: usize,
     path: Path<'s>,
-    notes: Option<&'n mut Vec<Note>>,
+    notes: Option<&'n mut Notes<'s>>,
 }
 
 impl<'s> Decoder<'_, 's, '_, '_> {
@@ -879,25 +1148,82 @@ impl<'s> Decoder<'_, 's, '_, '_> {
         }
     }
 
-    fn note(&mut self, offset: usize, depth: usize, label: String, value: String) {
+    /// Notes the bytes from `offset` to here. `rich` gives the type and JSON value for
+    /// the inspector's tree (called only for rich notes). Returns the note's index.
+    fn note(
+        &mut self,
+        offset: usize,
+        depth: usize,
+        label: String,
+        value: String,
+        kind: NoteKind,
+        rich: impl FnOnce(&Self) -> (String, Option<Value>),
+    ) -> Option<usize> {
         let len = self.at - offset;
-        if let Some(notes) = self.notes.as_deref_mut() {
-            notes.push(Note {
-                offset,
-                len,
-                depth,
-                label,
-                value,
-            });
-        }
+        let is_rich = self.notes.as_ref()?.rich;
+        let (path, ty, json) = if is_rich {
+            let notes = self.notes.as_deref_mut()?;
+            let window = &notes.window;
+            let inside = if kind == NoteKind::Open {
+                offset < window.end
+            } else if len == 0 {
+                window.contains(&offset)
+            } else {
+                offset < window.end && offset + len > window.start
+            };
+            if !inside {
+                return None;
+            }
+            if notes.list.len() >= notes.max {
+                notes.truncated = true;
+                return None;
+            }
+            let (ty, json) = rich(self);
+            (self.path.0.clone(), ty, json)
+        } else {
+            (Vec::new(), String::new(), None)
+        };
+        let notes = self.notes.as_deref_mut()?;
+        notes.list.push(Note {
+            offset,
+            len,
+            depth,
+            label,
+            value,
+            kind,
+            path,
+            ty,
+            json,
+            end: None,
+        });
+        Some(notes.list.len() - 1)
     }
 
-    fn note_open(&mut self, depth: usize, label: &str, value: &plan::Value) {
+    fn note_open(&mut self, depth: usize, label: &str, value: &plan::Value) -> Option<usize> {
         if self.notes.is_some() {
             let desc = self.describe(value);
             let desc = if desc == label { String::new() } else { desc };
             let at = self.at;
-            self.note(at, depth, label.to_string(), desc);
+            let ty = desc.clone();
+            return self.note(at, depth, label.to_string(), desc, NoteKind::Open, |_| (ty, None));
+        }
+        None
+    }
+
+    /// The value opened by note `open` ended here. A rich note of a value wholly
+    /// outside the window, with nothing noted inside it, is dropped.
+    fn note_close(&mut self, open: Option<usize>) {
+        let at = self.at;
+        let Some(notes) = self.notes.as_deref_mut().filter(|n| n.rich) else {
+            return;
+        };
+        let Some(i) = open else { return };
+        let outside =
+            |n: &Note| !(n.offset < notes.window.end && (at > notes.window.start || n.offset >= notes.window.start));
+        if i + 1 == notes.list.len() && notes.list.get(i).is_some_and(outside) {
+            notes.list.pop();
+        } else if let Some(n) = notes.list.get_mut(i) {
+            n.end = Some(at);
         }
     }
 
@@ -956,6 +1282,13 @@ impl<'s> Decoder<'_, 's, '_, '_> {
             0,
             "message header".into(),
             format!("SDP2 · type id {id} · payload {len} B"),
+            NoteKind::Aux("header"),
+            |_| {
+                (
+                    "SDP message header".into(),
+                    Some(serde_json::json!({ "typeId": id, "payload": len })),
+                )
+            },
         );
         self.end = self.at + len;
         Ok(())
@@ -1003,11 +1336,27 @@ impl<'s> Decoder<'_, 's, '_, '_> {
                 let flag = self.take(1, "a presence byte")?[0];
                 match flag {
                     0 => {
-                        self.note(start, depth, String::new(), "absent".into());
+                        let presence = |_: &Self| ("presence byte".to_string(), Some(Value::Bool(false)));
+                        self.note(
+                            start,
+                            depth,
+                            String::new(),
+                            "absent".into(),
+                            NoteKind::Aux("presence"),
+                            presence,
+                        );
                         Ok(Value::Null)
                     }
                     1 => {
-                        self.note(start, depth, String::new(), "present".into());
+                        let presence = |_: &Self| ("presence byte".to_string(), Some(Value::Bool(true)));
+                        self.note(
+                            start,
+                            depth,
+                            String::new(),
+                            "present".into(),
+                            NoteKind::Aux("presence"),
+                            presence,
+                        );
                         self.value(inner, depth)
                     }
                     b => {
@@ -1019,7 +1368,7 @@ impl<'s> Decoder<'_, 's, '_, '_> {
             plan::Value::BulkPrims(prefix, p) => {
                 let start = self.at;
                 let n = self.length(*prefix, "array count", p.fixed_size().unwrap_or(1))?;
-                self.note(start, depth, String::new(), format!("count {n}"));
+                self.note_count(start, depth, *prefix, n);
                 let mut items = Vec::with_capacity(n);
                 for i in 0..n {
                     self.path.0.push(Seg::Index(i));
@@ -1031,10 +1380,11 @@ impl<'s> Decoder<'_, 's, '_, '_> {
             plan::Value::Array { prefix, elem, elem_min } => {
                 let start = self.at;
                 let n = self.length(*prefix, "array count", *elem_min)?;
-                self.note(start, depth, String::new(), format!("count {n}"));
+                self.note_count(start, depth, *prefix, n);
                 let mut items = Vec::with_capacity(n);
                 for i in 0..n {
                     self.path.0.push(Seg::Index(i));
+                    let mut open = None;
                     if self.notes.is_some()
                         && matches!(
                             **elem,
@@ -1042,9 +1392,10 @@ impl<'s> Decoder<'_, 's, '_, '_> {
                         )
                     {
                         let label = format!("[{i}]");
-                        self.note_open(depth + 1, &label, elem);
+                        open = self.note_open(depth + 1, &label, elem);
                     }
                     items.push(self.value(elem, depth + 1)?);
+                    self.note_close(open);
                     self.path.0.pop();
                 }
                 Ok(Value::Array(items))
@@ -1080,8 +1431,10 @@ impl<'s> Decoder<'_, 's, '_, '_> {
                                     .layout
                                     .get(s)
                                     .map_or(crate::layout::SizeInfo::fixed(0), |t| t.size);
-                                self.note_open(d, &label, &plan::Value::Struct { id: s, size });
-                                self.strukt(s, d)?
+                                let open = self.note_open(d, &label, &plan::Value::Struct { id: s, size });
+                                let v = self.strukt(s, d)?;
+                                self.note_close(open);
+                                v
                             }
                         };
                         entries.push((&leaf.path, v));
@@ -1095,8 +1448,10 @@ impl<'s> Decoder<'_, 's, '_, '_> {
                             self.scalar(&label, d, |dec| dec.value(value, d))?
                         }
                         _ => {
-                            self.note_open(d, &label, value);
-                            self.value(value, d)?
+                            let open = self.note_open(d, &label, value);
+                            let v = self.value(value, d)?;
+                            self.note_close(open);
+                            v
                         }
                     };
                     entries.push((path, v));
@@ -1125,11 +1480,11 @@ impl<'s> Decoder<'_, 's, '_, '_> {
         read: impl FnOnce(&mut Self) -> Result<Value, CodecError>,
     ) -> Result<Value, CodecError> {
         let start = self.at;
-        let before = self.notes.as_ref().map_or(0, |n| n.len());
+        let before = self.notes.as_ref().map_or(0, |n| n.list.len());
         let v = read(self)?;
         if let Some(notes) = self.notes.as_deref_mut() {
-            if notes.len() == before + 1 {
-                if let Some(n) = notes.last_mut() {
+            if notes.list.len() == before + 1 {
+                if let Some(n) = notes.list.last_mut() {
                     n.label = label.to_string();
                     n.offset = start;
                 }
@@ -1157,7 +1512,9 @@ impl<'s> Decoder<'_, 's, '_, '_> {
                 Value::String(s) => preview(s),
                 other => other.to_string(),
             };
-            self.note(start, depth, String::new(), shown);
+            self.note(start, depth, String::new(), shown, NoteKind::Value, |dec| {
+                (dec.spell(Primitive::Str), Some(clip(&v)))
+            });
         }
         Ok(v)
     }
@@ -1191,9 +1548,47 @@ impl<'s> Decoder<'_, 's, '_, '_> {
                 Value::String(s) => preview(s),
                 other => other.to_string(),
             };
-            self.note(start, depth, String::new(), shown);
+            self.note(start, depth, String::new(), shown, NoteKind::Value, |dec| {
+                (dec.spell(p), Some(v.clone()))
+            });
         }
         Ok(v)
+    }
+
+    fn spell(&self, p: Primitive) -> String {
+        p.spelling(self.codec.schema.dialect).unwrap_or("?").to_string()
+    }
+
+    fn note_count(&mut self, start: usize, depth: usize, prefix: Prefix, n: usize) {
+        let ty = match prefix {
+            Prefix::U32 => "u32 count",
+            Prefix::U16 => "u16 count",
+        };
+        self.note(
+            start,
+            depth,
+            String::new(),
+            format!("count {n}"),
+            NoteKind::Aux("count"),
+            |_| (ty.to_string(), Some(Value::from(n))),
+        );
+    }
+}
+
+/// Longest string value a rich note carries, in characters (the rest is cut, `…` added).
+const MAX_STRING_VALUE: usize = 1024;
+
+/// `v`, with a long string cut to [`MAX_STRING_VALUE`] characters.
+fn clip(v: &Value) -> Value {
+    match v {
+        Value::String(s) if s.len() > MAX_STRING_VALUE => {
+            let mut cut: String = s.chars().take(MAX_STRING_VALUE).collect();
+            if cut.len() < s.len() {
+                cut.push('…');
+            }
+            Value::String(cut)
+        }
+        other => other.clone(),
     }
 }
 
@@ -1232,7 +1627,7 @@ fn render_heading() -> String {
 }
 
 /// The lines of an annotated dump for `notes`.
-fn render_notes(bytes: &[u8], notes: &[Note]) -> String {
+fn render_notes(bytes: &[u8], notes: &[Note<'_>]) -> String {
     const PER_LINE: usize = 12;
     let mut out = String::new();
     for n in notes {

@@ -749,6 +749,83 @@ test(':WirelensDecode', function()
   vim.ui.select = orig_select
 end)
 
+test(':WirelensInspect', function()
+  local inspect = require('wirelens.inspect')
+  local buf = open(work .. '/audiounit.sdp')
+  local vec = root .. '/tests/vectors/sdp/cases/audiounit_full.bin'
+  local result
+  local s = inspect.open(vec, 'PluginRegistry', {
+    on_result = function(_, r)
+      result = r
+    end,
+  })
+  wait(function()
+    return result ~= nil
+  end)
+  check('inspect answers a tree', result and result.tree and result.tree ~= vim.NIL, vim.inspect(result and result.error))
+  local tree_lines = lines(s.tree)
+  check('the first line names root, mode and size', tree_lines[1] and tree_lines[1]:find('PluginRegistry · byte · 112490 B', 1, true), tree_lines[1])
+  local name_line = find_row(tree_lines, '^      name = "Apple: AUNotQuiteSoSimpleTime"')
+  check('the tree shows plugins[0].name with its bytes', name_line and tree_lines[name_line]:find('@4..37', 1, true), vim.inspect({ unpack(tree_lines, 1, 8) }))
+  local hex = lines(s.hex)
+  check('the hex dump', hex[1] == '00000000  3e 00 00 00 1d 00 00 00  41 70 70 6c 65 3a 20 41  >.......Apple: A', hex[1])
+  local marks = vim.api.nvim_buf_get_extmarks(s.hex, vim.api.nvim_create_namespace('wirelens-inspect'), 0, -1, { details = true })
+  check('fields are highlighted in the hex dump', #marks >= 3, #marks)
+  -- Cursor in the tree on plugins[0].name: its bytes are selected.
+  if name_line then
+    vim.api.nvim_set_current_win(s.tree_win)
+    vim.api.nvim_win_set_cursor(s.tree_win, { name_line, 0 })
+    vim.api.nvim_exec_autocmds('CursorMoved', { buffer = s.tree })
+    check('tree cursor selects the bytes', s.selected and s.selected.start == 4 and s.selected['end'] == 37, vim.inspect(s.selected))
+    check('and moves the hex cursor to them', vim.api.nvim_win_get_cursor(s.hex_win)[1] == 1)
+  end
+  -- Cursor on hex byte 0x41 (parameters[0].address): the tree and the schema follow.
+  vim.api.nvim_set_current_win(s.hex_win)
+  vim.api.nvim_win_set_cursor(s.hex_win, { 5, 10 + 3 })
+  vim.api.nvim_exec_autocmds('CursorMoved', { buffer = s.hex })
+  local tl = vim.api.nvim_win_get_cursor(s.tree_win)[1]
+  check('hex cursor moves the tree cursor to the value', lines(s.tree)[tl]:find('address = 0', 1, true), lines(s.tree)[tl])
+  check('and reveals the field in the schema', s.revealed == 5, s.revealed)
+  check('offset_at maps columns to bytes', inspect.offset_at(0, 10, 100) == 0 and inspect.offset_at(0, 36, 100) == 8 and inspect.offset_at(0, 5, 100) == nil)
+  -- An unsaved edit of the schema re-decodes (TextChanged, debounced).
+  result = nil
+  vim.api.nvim_buf_set_lines(buf, 5, 6, false, { '    address: u32,' })
+  vim.api.nvim_exec_autocmds('TextChanged', { buffer = buf })
+  local redone = wait(function()
+    local t = lines(s.tree)
+    return find_row(t, '^%s+address = 0  u32  @65%.%.69') ~= nil
+  end, 5000)
+  check('a schema edit re-decodes', redone, vim.inspect({ unpack(lines(s.tree), 1, 12) }))
+  vim.cmd('silent! undo')
+  -- Malformed bytes: the error on the first line, the partial tree.
+  local bad = work .. '/bad.bin'
+  local f = assert(io.open(vec, 'rb'))
+  local data = f:read('*a')
+  f:close()
+  local g = assert(io.open(bad, 'wb'))
+  g:write(data:sub(1, 0x72) .. '\5' .. data:sub(0x74))
+  g:close()
+  vim.api.nvim_set_current_buf(buf)
+  vim.cmd('silent edit!')
+  result = nil
+  local s2 = inspect.open(bad, 'PluginRegistry', {
+    on_result = function(_, r)
+      result = r
+    end,
+  })
+  wait(function()
+    return result ~= nil
+  end)
+  local first = lines(s2.tree)[1] or ''
+  check(
+    'an error shows offset, path and reason',
+    first:find('ERROR at offset 114 (plugins[0].parameters[0].is_writable): bool byte 0x05', 1, true),
+    first
+  )
+  check('with the tree up to it', find_row(lines(s2.tree), 'raw_flags = 3233808384') ~= nil)
+  vim.cmd('only')
+end)
+
 test('tree-sitter parsers and queries', function()
   local parsers = require('wirelens.parsers')
   local result

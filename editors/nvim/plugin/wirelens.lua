@@ -44,3 +44,11 @@ end, {
   complete = 'file',
   desc = 'wirelens: decode a binary file, or the hex selected or typed, with this schema',
 })
+
+vim.api.nvim_create_user_command('WirelensInspect', function(args)
+  require('wirelens.inspect').open(args.fargs[1], args.fargs[2])
+end, {
+  nargs = '+',
+  complete = 'file',
+  desc = 'wirelens: inspect a binary file with this schema (hex dump and decoded tree, linked)',
+})

@@ -1,5 +1,5 @@
 // The wirelens VS Code extension: starts `wirelens lsp`, adds the layout, decode,
-// generate and restart commands and a status-bar item.
+// inspect, generate and restart commands and a status-bar item.
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
@@ -26,6 +26,7 @@ import {
   shortError,
 } from './decode';
 import { enclosingType, escapeHtml, layoutAnswer, layoutPage } from './layout';
+import { inspectCommand, type InspectorDeps } from './inspector';
 import { ensureBundledExecutable, resolveServer, type ResolvedServer, ServerNotFoundError } from './server';
 import { describeGeneration, progressOutcome, shortRequestError } from './generation';
 import {
@@ -550,8 +551,24 @@ async function generate(): Promise<void> {
   await runGenerate(generateArguments(editor.document.uri.toString(), userSettings()));
 }
 
+/** The schema's types for the inspector's root pick, the one under the cursor first. */
+async function typeNames(doc: vscode.TextDocument): Promise<string[]> {
+  const symbols = await topLevelSymbols(doc.uri).catch(() => []);
+  const editor = vscode.window.visibleTextEditors.find((e) => e.document === doc);
+  const current = editor ? enclosingType(symbols, editor.selection.active)?.name : undefined;
+  const names = symbols.map((s) => s.name);
+  return current ? [current, ...names.filter((n) => n !== current)] : names;
+}
+
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   extensionPath = context.extensionPath;
+  const inspector: InspectorDeps = {
+    extensionUri: context.extensionUri,
+    client: () => client,
+    pickSchema: decodeSchema,
+    structs: typeNames,
+    log: (line) => output.appendLine(line),
+  };
   output = vscode.window.createOutputChannel('wirelens', { log: true });
   status = vscode.window.createStatusBarItem('wirelens.status', vscode.StatusBarAlignment.Left, 0);
   status.name = 'wirelens';
@@ -561,6 +578,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     status,
     vscode.commands.registerCommand('wirelens.restart', restart),
     vscode.commands.registerCommand('wirelens.decode', decode),
+    vscode.commands.registerCommand('wirelens.inspect', (file?: vscode.Uri, root?: string) =>
+      inspectCommand(inspector, file instanceof vscode.Uri ? file : undefined, typeof root === 'string' ? root : undefined),
+    ),
     vscode.commands.registerCommand('wirelens.generateFile', generate),
     decodedChanged,
     vscode.workspace.registerTextDocumentContentProvider(DECODE_SCHEME, {

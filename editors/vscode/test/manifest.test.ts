@@ -69,7 +69,7 @@ test('settings: exactly the documented ones, with defaults', () => {
 
 test('commands: every contributed command is registered, and the other way round', () => {
   const contributed = c.commands.map((x: { command: string }) => x.command).sort();
-  assert.deepEqual(contributed, ['wirelens.decode', 'wirelens.generateFile', 'wirelens.restart', 'wirelens.showLayout']);
+  assert.deepEqual(contributed, ['wirelens.decode', 'wirelens.generateFile', 'wirelens.inspect', 'wirelens.restart', 'wirelens.showLayout']);
   const src = read('src/extension.ts');
   const registered = [...src.matchAll(/registerCommand\('([^']+)'/g)].map((m) => m[1]);
   // wirelens.showLayout is the server's command (vscode-languageclient registers it; a second

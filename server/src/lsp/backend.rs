@@ -1106,6 +1106,36 @@ impl LanguageServer for Backend {
     }
 }
 
+impl Backend {
+    /// `wirelens/inspect` (see [`super::inspect`]): decodes the given bytes against the
+    /// open document's current text, on the blocking pool.
+    pub async fn inspect(&self, params: serde_json::Value) -> Result<serde_json::Value> {
+        let p: super::inspect::InspectParams = serde_json::from_value(params)
+            .map_err(|e| tower_lsp_server::jsonrpc::Error::invalid_params(format!("wirelens/inspect: {e}")))?;
+        let uri = p
+            .uri
+            .parse::<Uri>()
+            .map_err(|_| tower_lsp_server::jsonrpc::Error::invalid_params("wirelens/inspect: bad uri"))?;
+        let Some((snap, unit)) = self.snapshot(&uri) else {
+            return Err(tower_lsp_server::jsonrpc::Error::invalid_params(format!(
+                "wirelens/inspect: {} is not an open schema document",
+                uri.as_str()
+            )));
+        };
+        let answer = blocking("wirelens/inspect", move |_| {
+            Some(super::inspect::read_input(&p).and_then(|bytes| super::inspect::inspect(&snap, unit, &p, &bytes)))
+        })
+        .await;
+        match answer {
+            Some(Ok(v)) => Ok(v),
+            Some(Err(message)) => Err(tower_lsp_server::jsonrpc::Error::invalid_params(format!(
+                "wirelens/inspect: {message}"
+            ))),
+            None => Err(internal_error("wirelens/inspect: internal error".into())),
+        }
+    }
+}
+
 /// `HEAD`, or a `file:` baseline relative to its workspace folder (lens titles stay short).
 fn baseline_label(project: &codegen::project::Project, against: &codegen::baseline::Against) -> String {
     if let codegen::baseline::Against::File(path) = against {

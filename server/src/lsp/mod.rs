@@ -5,6 +5,7 @@ mod convert;
 mod documents;
 mod generation;
 mod handlers;
+mod inspect;
 mod settings;
 mod transport;
 mod workspace_index;
@@ -109,7 +110,9 @@ pub fn run() -> Result<(), String> {
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
     runtime.block_on(async {
-        let (service, socket) = LspService::new(backend::Backend::new);
+        let (service, socket) = LspService::build(backend::Backend::new)
+            .custom_method(inspect::INSPECT, backend::Backend::inspect)
+            .finish();
         // The client's bytes reach the server only through the sanitizing transport.
         transport::serve(tokio::io::stdin(), tokio::io::stdout(), |input, output| {
             Server::new(input, output, socket).serve(service)
