@@ -1116,7 +1116,7 @@ impl Backend {
             .uri
             .parse::<Uri>()
             .map_err(|_| tower_lsp_server::jsonrpc::Error::invalid_params("wirelens/inspect: bad uri"))?;
-        let Some((snap, unit)) = self.snapshot(&uri) else {
+        let Some((snap, unit)) = self.snapshot(&uri).await else {
             return Err(tower_lsp_server::jsonrpc::Error::invalid_params(format!(
                 "wirelens/inspect: {} is not an open schema document",
                 uri.as_str()
