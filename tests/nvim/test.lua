@@ -359,7 +359,10 @@ test('inlay hints of a big schema: the lines on screen, fresh after each keystro
     ('%d hints, last on line %s, window ends at %d'):format(#rows, tostring(rows[#rows]), bottom)
   )
   vim.cmd('normal! G')
-  vim.cmd('redraw') -- what a UI does after a jump (headless Neovim keeps w0/w$ until a redraw)
+  -- What a UI does after a jump: redraw (headless Neovim keeps w0/w$ until then) and fire
+  -- WinScrolled (headless Neovim does not reliably fire it for a script's jump).
+  vim.cmd('redraw')
+  vim.api.nvim_exec_autocmds('WinScrolled', { buffer = buf, modeline = false })
   local last_line = vim.api.nvim_buf_line_count(buf) - 1
   check(
     'scrolling to the end brings that end\'s hints',
