@@ -907,23 +907,35 @@ struct Growing {
     kids: Vec<usize>,
 }
 
+impl Growing {
+    /// A node with no bytes yet (its notes widen the span) and no children.
+    fn new(path: String, name: String, ty: String, field: Option<std::ops::Range<usize>>) -> Growing {
+        Growing {
+            node: TreeNode {
+                path,
+                name,
+                ty,
+                start: usize::MAX,
+                end: 0,
+                value: None,
+                field,
+                children: Vec::new(),
+            },
+            kids: Vec::new(),
+        }
+    }
+}
+
 /// Builds the tree from rich notes: each note lands on the node of its path (made with
 /// its ancestors on first sight, children in the order first seen, which is wire
 /// order); a node's bytes span its own notes and its children's.
 fn build_tree(root_name: &str, notes: &[Note<'_>], used: usize) -> Option<TreeNode> {
-    let mut arena = vec![Growing {
-        node: TreeNode {
-            path: String::new(),
-            name: root_name.to_string(),
-            ty: root_name.to_string(),
-            start: usize::MAX,
-            end: 0,
-            value: None,
-            field: None,
-            children: Vec::new(),
-        },
-        kids: Vec::new(),
-    }];
+    let mut arena = vec![Growing::new(
+        String::new(),
+        root_name.to_string(),
+        root_name.to_string(),
+        None,
+    )];
     let mut index: std::collections::HashMap<String, usize> = Default::default();
     fn node_for(
         arena: &mut Vec<Growing>,
@@ -945,19 +957,7 @@ fn build_tree(root_name: &str, notes: &[Note<'_>], used: usize) -> Option<TreeNo
             ),
             Seg::Index(i) => (format!("[{i}]"), None),
         };
-        arena.push(Growing {
-            node: TreeNode {
-                path: key.clone(),
-                name,
-                ty: String::new(),
-                start: usize::MAX,
-                end: 0,
-                value: None,
-                field,
-                children: Vec::new(),
-            },
-            kids: Vec::new(),
-        });
+        arena.push(Growing::new(key.clone(), name, String::new(), field));
         let i = arena.len() - 1;
         arena[parent].kids.push(i);
         index.insert(key, i);
@@ -993,19 +993,7 @@ fn build_tree(root_name: &str, notes: &[Note<'_>], used: usize) -> Option<TreeNo
                 let i = match index.get(&path) {
                     Some(&i) => i,
                     None => {
-                        arena.push(Growing {
-                            node: TreeNode {
-                                path: path.clone(),
-                                name: format!("({what})"),
-                                ty: note.ty.clone(),
-                                start: usize::MAX,
-                                end: 0,
-                                value: None,
-                                field: None,
-                                children: Vec::new(),
-                            },
-                            kids: Vec::new(),
-                        });
+                        arena.push(Growing::new(path.clone(), format!("({what})"), note.ty.clone(), None));
                         let i = arena.len() - 1;
                         arena[parent].kids.push(i);
                         index.insert(path, i);

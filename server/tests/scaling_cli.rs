@@ -469,23 +469,23 @@ fn gen_of_a_wide_struct_costs_linear_time() {
     }
     assert_linear3(
         "gen --lang c,cpp,rust of N u8 fields",
-        |k| {
-            let schema = dir.path().join(format!("w{}.sdp", k / n));
-            let out = dir.path().join(format!("out{}", k / n));
-            measure(
-                &[
-                    "gen",
-                    schema.to_str().unwrap(),
-                    "--lang",
-                    "c,cpp,rust",
-                    "--out",
-                    out.to_str().unwrap(),
-                ],
-                dir.path(),
-            )
-        },
+        |k| measure_gen(dir.path(), &format!("w{}.sdp", k / n), &format!("out{}", k / n)),
         n,
     );
+}
+
+/// [`measure`] of `gen SCHEMA --lang c,cpp,rust --out OUT`, both in `dir`.
+fn measure_gen(dir: &Path, schema: &str, out: &str) -> (f64, u64, usize) {
+    let (schema, out) = (dir.join(schema), dir.join(out));
+    let args = [
+        "gen",
+        schema.to_str().unwrap(),
+        "--lang",
+        "c,cpp,rust",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    measure(&args, dir)
 }
 
 /// Issue 37's last family: `gen` of a schema whose identifiers are huge (each name
@@ -505,21 +505,7 @@ fn gen_of_huge_identifiers_costs_linear_time() {
     }
     assert_linear3(
         "gen --lang c,cpp,rust of identifiers of N characters",
-        |k| {
-            let schema = dir.path().join(format!("i{}.sdp", k / n));
-            let out = dir.path().join(format!("out{}", k / n));
-            measure(
-                &[
-                    "gen",
-                    schema.to_str().unwrap(),
-                    "--lang",
-                    "c,cpp,rust",
-                    "--out",
-                    out.to_str().unwrap(),
-                ],
-                dir.path(),
-            )
-        },
+        |k| measure_gen(dir.path(), &format!("i{}.sdp", k / n), &format!("out{}", k / n)),
         n,
     );
 }

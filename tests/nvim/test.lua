@@ -757,14 +757,21 @@ test(':WirelensInspect', function()
   local buf = open(work .. '/audiounit.sdp')
   local vec = root .. '/tests/vectors/sdp/cases/audiounit_full.bin'
   local result
-  local s = inspect.open(vec, 'PluginRegistry', {
-    on_result = function(_, r)
-      result = r
-    end,
-  })
-  wait(function()
-    return result ~= nil
-  end)
+  -- Opens the inspector on `file` and waits for its first answer (`result` follows every
+  -- later answer of that session too).
+  local function inspect_file(file)
+    result = nil
+    local session = inspect.open(file, 'PluginRegistry', {
+      on_result = function(_, r)
+        result = r
+      end,
+    })
+    wait(function()
+      return result ~= nil
+    end)
+    return session
+  end
+  local s = inspect_file(vec)
   check('inspect answers a tree', result and result.tree and result.tree ~= vim.NIL, vim.inspect(result and result.error))
   local tree_lines = lines(s.tree)
   check('the first line names root, mode and size', tree_lines[1] and tree_lines[1]:find('PluginRegistry · byte · 112490 B', 1, true), tree_lines[1])
@@ -810,15 +817,7 @@ test(':WirelensInspect', function()
   g:close()
   vim.api.nvim_set_current_buf(buf)
   vim.cmd('silent edit!')
-  result = nil
-  local s2 = inspect.open(bad, 'PluginRegistry', {
-    on_result = function(_, r)
-      result = r
-    end,
-  })
-  wait(function()
-    return result ~= nil
-  end)
+  local s2 = inspect_file(bad)
   local first = lines(s2.tree)[1] or ''
   check(
     'an error shows offset, path and reason',

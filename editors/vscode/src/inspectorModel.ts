@@ -2,6 +2,8 @@
 // the value inspector and the webview page. Pure functions: no `vscode`, no DOM (the
 // webview script, src/webview/inspector.ts, and the extension both use them).
 
+import { escapeHtml } from './layout';
+
 export interface Pos {
   line: number;
   character: number;
@@ -238,10 +240,6 @@ export function fromBase64(s: string, atobFn: (s: string) => string): Uint8Array
   const out = new Uint8Array(bin.length);
   for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
   return out;
-}
-
-function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
 }
 
 /** The webview page: one script (`scriptUri`, with `nonce`), a strict CSP, theme colours. */
