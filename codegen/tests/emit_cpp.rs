@@ -1705,6 +1705,23 @@ fn cpp_memory_option_is_read_from_wirelens_toml() {
     assert_eq!(e.line_col, Some((2, 10)), "{e}");
 }
 
+/// `read_file(path)` for the C++ test drivers: the whole file as bytes (empty if it
+/// cannot be opened).
+const READ_FILE_CPP: &str = r#"static std::vector<uint8_t> read_file(const char* path) {
+    std::vector<uint8_t> out;
+    FILE* f = std::fopen(path, "rb");
+    if (f == nullptr) {
+        return out;
+    }
+    int c = 0;
+    while ((c = std::fgetc(f)) != EOF) {
+        out.push_back(static_cast<uint8_t>(c));
+    }
+    std::fclose(f);
+    return out;
+}
+"#;
+
 /// `decode_from` reads into an existing value and reuses its storage: decoding the golden
 /// AudioUnit registry again into the value that holds it allocates nothing, while `decode`
 /// allocates for every array and long string (so the counter, a replaced global operator
@@ -1718,7 +1735,8 @@ fn generated_cpp_decode_from_reuses_the_values_storage() {
     let text = std::fs::read_to_string(vectors.join("schemas/audiounit.sdp")).expect("schema");
     let tmp = generated_in_temp_dir(&text, "audiounit.sdp", "wirelens-emit-cpp-reuse-");
     let dir = tmp.path();
-    let driver = r#"
+    let driver = [
+        r#"
 #include "audiounit.hpp"
 #include <cstdio>
 #include <cstdlib>
@@ -1737,20 +1755,9 @@ void* operator new(std::size_t n) {
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
-static std::vector<uint8_t> read_file(const char* path) {
-    std::vector<uint8_t> out;
-    FILE* f = std::fopen(path, "rb");
-    if (f == nullptr) {
-        return out;
-    }
-    int c = 0;
-    while ((c = std::fgetc(f)) != EOF) {
-        out.push_back(static_cast<uint8_t>(c));
-    }
-    std::fclose(f);
-    return out;
-}
-
+"#,
+        READ_FILE_CPP,
+        r#"
 int main(int argc, char** argv) {
     if (argc != 3) {
         return 2;
@@ -1784,7 +1791,9 @@ int main(int argc, char** argv) {
                 fresh_news, again_news, again ? "equal" : "DIFFERENT", back_news, back ? "equal" : "DIFFERENT");
     return 0;
 }
-"#;
+"#,
+    ]
+    .concat();
     std::fs::write(dir.join("reuse_driver.cpp"), driver).expect("write driver");
     let exe = dir.join("reuse");
     succeeded(
@@ -1864,7 +1873,8 @@ fn generated_cpp_owned_decode_allocates_exactly() {
         "wirelens-emit-cpp-allocs-",
     );
     let dir = tmp.path();
-    let driver = r#"
+    let driver = [
+        r#"
 #include "arrays.hpp"
 #include "array_struct.hpp"
 #include "array_string.hpp"
@@ -1893,20 +1903,9 @@ __attribute__((noinline)) void* operator new(std::size_t n) {
 __attribute__((noinline)) void operator delete(void* p) noexcept { std::free(p); }
 __attribute__((noinline)) void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
-static std::vector<uint8_t> read_file(const char* path) {
-    std::vector<uint8_t> out;
-    FILE* f = std::fopen(path, "rb");
-    if (f == nullptr) {
-        return out;
-    }
-    int c = 0;
-    while ((c = std::fgetc(f)) != EOF) {
-        out.push_back(static_cast<uint8_t>(c));
-    }
-    std::fclose(f);
-    return out;
-}
-
+"#,
+        READ_FILE_CPP,
+        r#"
 // Decodes `bytes` as T counting allocations; prints "NAME: N allocations: SIZExCOUNT ..." and
 // whether the value re-encodes to the same bytes.
 template <class T>
@@ -1944,7 +1943,9 @@ int main(int argc, char** argv) {
     count<array_string::StringListMessage>("array_string", read_file(argv[3]));
     return 0;
 }
-"#;
+"#,
+    ]
+    .concat();
     std::fs::write(dir.join("allocs_driver.cpp"), driver).expect("write driver");
     let exe = dir.join("allocs");
     succeeded(
