@@ -1,7 +1,7 @@
 //! Generates, from the golden schemas in `tests/vectors`:
 //! - `schemas.rs`: every schema's text (the `decode`, `analyze` and `incremental` targets);
-//! - one Rust module per schema and field order, by the Rust emitter (`codegen::emit`),
-//!   written with `codegen::generate::write_files` like `wirelens gen` does;
+//! - one Rust module per schema and field order, by the Rust emitter (`wirelens_core::emit`),
+//!   written with `wirelens_project::generate::write_files` like `wirelens gen` does;
 //! - `rust_targets.rs`: `TARGETS`, one entry per decoder of those modules (every struct
 //!   and root type; SDP also each message decoder and the `AnyMessage` dispatcher), and
 //!   `SEEDS`, the golden cases' bytes with the entry that reads them.
@@ -9,17 +9,17 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use codegen::emit::{self, rust::type_name, Lang};
-use codegen::{analyze, Dialect, FieldOrder, OrderChoice};
+use wirelens_generators::{self, rust::type_name, Lang};
+use wirelens_core::{analyze, Dialect, FieldOrder, OrderChoice};
 
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let vectors = root.join("tests/vectors");
     println!("cargo:rerun-if-changed={}", vectors.display());
-    println!("cargo:rerun-if-changed={}", root.join("codegen/src").display());
+    println!("cargo:rerun-if-changed={}", root.join("codegen").display());
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR"));
 
-    let mut schemas = String::from("pub const SCHEMAS: &[(codegen::Dialect, &str, &str)] = &[\n");
+    let mut schemas = String::from("pub const SCHEMAS: &[(wirelens_core::Dialect, &str, &str)] = &[\n");
     let mut modules = String::new();
     let mut targets = String::from("pub static TARGETS: &[Target] = &[\n");
     let mut seeds = String::from("pub static SEEDS: &[(usize, &[u8])] = &[\n");
@@ -39,7 +39,7 @@ fn main() {
             let text = std::fs::read_to_string(&path).expect("schema");
             writeln!(
                 schemas,
-                "    (codegen::Dialect::{dialect:?}, {file:?}, include_str!({:?})),",
+                "    (wirelens_core::Dialect::{dialect:?}, {file:?}, include_str!({:?})),",
                 path.display().to_string()
             )
             .unwrap();
@@ -135,7 +135,7 @@ fn main() {
     schemas.push_str("];\n");
     targets.push_str("];\n");
     seeds.push_str("];\n");
-    codegen::generate::write_files(&out, &files).expect("write the generated modules");
+    wirelens_project::generate::write_files(&out, &files).expect("write the generated modules");
     std::fs::write(out.join("schemas.rs"), schemas).unwrap();
     std::fs::write(out.join("rust_targets.rs"), format!("{modules}\n{targets}\n{seeds}")).unwrap();
 }

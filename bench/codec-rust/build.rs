@@ -1,13 +1,13 @@
 //! Generates every benchmarked schema three times into `$OUT_DIR`: `fast_<name>.rs` with
-//! the emitter's defaults (what `codegen::generate::Builder` writes), `plain_<name>.rs`
+//! the emitter's defaults (what `wirelens_build::Builder` writes), `plain_<name>.rs`
 //! with every optimization off (`RustOptions::PLAIN`), the field-by-field baseline, and
 //! `compact_<name>.rs`: the defaults with `OwnedStrings::Compact`, and `arena_<name>.rs`:
 //! the defaults with `Memory::Arena` (views' arrays in an arena).
 
 use std::path::Path;
 
-use codegen::emit::rust::{generate_with, Memory, OwnedStrings, RustOptions};
-use codegen::{analyze, Dialect, FieldOrder, OrderChoice};
+use wirelens_core::{analyze, Dialect, FieldOrder, OrderChoice};
+use wirelens_generators::rust::{generate_with, Memory, OwnedStrings, RustOptions};
 
 /// (module name, dialect, schema path relative to the workspace root).
 const SCHEMAS: &[(&str, Dialect, &str)] = &[

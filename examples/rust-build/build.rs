@@ -7,7 +7,7 @@ fn main() {
         // The golden vectors' AudioUnit schema, so the tests can check real bytes.
         "../../tests/vectors/sdp/schemas/audiounit.sdp",
     ];
-    if let Err(e) = codegen::generate::Builder::new().compile(&schemas) {
+    if let Err(e) = wirelens_build::Builder::new().compile(&schemas) {
         // One `file:line:col: message` per problem; cargo shows them and stops.
         eprintln!("{e}");
         std::process::exit(1);
@@ -15,9 +15,9 @@ fn main() {
     // The golden AudioUnit schema again with owned strings as `CompactString` (no
     // allocation for strings up to 24 bytes; needs the runtime's `compact-strings`).
     let out = std::path::PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR")).join("compact");
-    let compact = codegen::generate::Builder::new()
+    let compact = wirelens_build::Builder::new()
         .out_dir(out)
-        .rust_strings(codegen::emit::rust::OwnedStrings::Compact)
+        .rust_strings(wirelens_build::OwnedStrings::Compact)
         .compile(&["../../tests/vectors/sdp/schemas/audiounit.sdp"]);
     if let Err(e) = compact {
         eprintln!("{e}");

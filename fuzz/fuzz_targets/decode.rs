@@ -1,4 +1,4 @@
-//! Hostile bytes into the reference decoder (`codegen::codec`, the CLI's `decode`), for
+//! Hostile bytes into the reference decoder (`wirelens_core::codec`, the CLI's `decode`), for
 //! every type of every golden schema, both field orders and both SDP modes: errors are
 //! fine; panics, hangs and over-allocation are not; whatever decodes re-encodes exactly.
 //! Run: `cd fuzz && cargo +nightly fuzz run decode seeds/decode -- -max_total_time=300`

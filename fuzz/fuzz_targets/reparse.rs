@@ -1,5 +1,5 @@
 //! Random edit sequences applied the way the language server applies them
-//! (`codegen::syntax::apply_edit`, `Tree::edit`, incremental reparse, layout reuse): after every edit
+//! (`wirelens_core::syntax::apply_edit`, `Tree::edit`, incremental reparse, layout reuse): after every edit
 //! the diagnostics and the layout must equal those of a fresh parse.
 //! Run: `cd fuzz && cargo +nightly fuzz run reparse -- -max_total_time=300`
 #![no_main]

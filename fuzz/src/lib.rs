@@ -6,17 +6,17 @@
 //! - [`incremental`]: random edit sequences; every incremental reanalysis (the language
 //!   server's `apply_edit` + `Tree::edit` + layout reuse) must analyse exactly like a
 //!   fresh parse of the same text.
-//! - [`decode`]: hostile bytes into the CLI's codec (`codegen::codec`), every golden schema.
+//! - [`decode`]: hostile bytes into the CLI's codec (`wirelens_core::codec`), every golden schema.
 //! - [`rust_decode`]: hostile bytes into the generated Rust decoders of every golden schema.
 
 use std::sync::OnceLock;
 
-use codegen::analysis::analyze_reusing;
-use codegen::codec::{Codec, Mode};
-use codegen::layout::Layout;
-use codegen::model::Schema;
-use codegen::syntax::apply_edit;
-use codegen::{analyze as analyze_text, Analysis, Dialect, FieldOrder, OrderChoice, SourceFile};
+use wirelens_core::analysis::analyze_reusing;
+use wirelens_core::codec::{Codec, Mode};
+use wirelens_core::layout::Layout;
+use wirelens_core::model::Schema;
+use wirelens_core::syntax::apply_edit;
+use wirelens_core::{analyze as analyze_text, Analysis, Dialect, FieldOrder, OrderChoice, SourceFile};
 
 /// Every golden schema: (dialect, file name, text).
 pub mod schemas {
@@ -179,10 +179,10 @@ pub fn analyze(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else { return };
     for dialect in [Dialect::Sdp, Dialect::Ffi] {
         let a = analyze_text(dialect, text, None, OrderChoice::default());
-        let _ = codegen::report::layout_json(&a.schema, &a.layout, None);
-        if let Ok(formatted) = codegen::fmt::format(dialect, text) {
+        let _ = wirelens_core::report::layout_json(&a.schema, &a.layout, None);
+        if let Ok(formatted) = wirelens_core::fmt::format(dialect, text) {
             assert_eq!(
-                codegen::fmt::format(dialect, &formatted).ok().as_deref(),
+                wirelens_core::fmt::format(dialect, &formatted).ok().as_deref(),
                 Some(formatted.as_str()),
                 "formatting is not idempotent"
             );
@@ -293,7 +293,7 @@ pub fn decode_seeds() -> Vec<Vec<u8>> {
         };
         let Some(s) = schemas::SCHEMAS
             .iter()
-            .position(|(d, f, _)| *d == dialect && codegen::emit::module_name(f) == file_stem)
+            .position(|(d, f, _)| *d == dialect && wirelens_generators::module_name(f) == file_stem)
         else {
             continue;
         };
@@ -372,10 +372,10 @@ fn render(bytes: &[u8]) -> String {
 /// What the user sees of an analysis: every diagnostic and the whole layout.
 /// Everything a view can see of an analysis: diagnostics, layout and the whole model
 /// (names, docs, every source range).
-fn observable(a: &Analysis) -> (Vec<codegen::Diagnostic>, String, Schema) {
+fn observable(a: &Analysis) -> (Vec<wirelens_core::Diagnostic>, String, Schema) {
     (
         a.diagnostics.clone(),
-        codegen::report::layout_json(&a.schema, &a.layout, None).to_string(),
+        wirelens_core::report::layout_json(&a.schema, &a.layout, None).to_string(),
         a.schema.clone(),
     )
 }

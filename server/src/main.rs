@@ -2,7 +2,8 @@
 //! over the `codegen` crate: it reads files, calls the core, and prints.
 
 mod cli;
-mod ide;
+// The IDE layer is its own crate (no LSP types); `crate::ide` keeps its paths short.
+use wirelens_ide as ide;
 mod lsp;
 
 // Schema analysis makes many small allocations; mimalloc halves the time glibc's
@@ -38,11 +39,11 @@ pub enum OrderArg {
     Declaration,
 }
 
-impl From<OrderArg> for codegen::FieldOrder {
+impl From<OrderArg> for wirelens_core::FieldOrder {
     fn from(o: OrderArg) -> Self {
         match o {
-            OrderArg::Canonical => codegen::FieldOrder::Canonical,
-            OrderArg::Declaration => codegen::FieldOrder::Declaration,
+            OrderArg::Canonical => wirelens_core::FieldOrder::Canonical,
+            OrderArg::Declaration => wirelens_core::FieldOrder::Declaration,
         }
     }
 }
@@ -167,8 +168,8 @@ impl CodecArgs {
             schema: self.schema,
             root: self.root,
             mode: match self.mode {
-                ModeArg::Byte => codegen::codec::Mode::Byte,
-                ModeArg::Message => codegen::codec::Mode::Message,
+                ModeArg::Byte => wirelens_core::codec::Mode::Byte,
+                ModeArg::Message => wirelens_core::codec::Mode::Message,
             },
             order: self.order.map(Into::into),
             all: self.all,
@@ -204,7 +205,7 @@ fn main() -> ExitCode {
             against,
         } => {
             let cwd = std::path::Path::new(".");
-            let against = against.map(|a| codegen::baseline::Against::parse(&a, cwd));
+            let against = against.map(|a| wirelens_project::baseline::Against::parse(&a, cwd));
             cli::check::run(&paths, format, order.map(Into::into), against.as_ref())
         }
         Command::Diff {

@@ -35,7 +35,7 @@ fn names(dir: &Path) -> Vec<String> {
         .map(|d| {
             d.flatten()
                 .map(|e| e.file_name().to_string_lossy().into_owned())
-                // The output folder's lock file (`codegen::project::LOCK_FILE`).
+                // The output folder's lock file (`wirelens_project::project::LOCK_FILE`).
                 .filter(|n| n != ".wirelens.lock")
                 .collect()
         })

@@ -3,7 +3,7 @@
 //! prepare-rename, code lenses and semantic tokens). The server must answer every request
 //! in time, never exit, keep its memory flat (VmRSS sampled from /proc after a warm-up),
 //! and finally publish, for every document whose final text is free of syntax errors,
-//! exactly the diagnostics of a fresh open of it (and the codes `codegen::analyze` gives
+//! exactly the diagnostics of a fresh open of it (and the codes `wirelens_core::analyze` gives
 //! for that text); for a broken one, a syntax error.
 //!
 //! `./tests/run` runs the bounded version (`soak_bounded`, a few thousand edits). The full
@@ -18,9 +18,9 @@ mod common;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use codegen::{Dialect, OrderChoice};
 use common::Client;
 use serde_json::{json, Value};
+use wirelens_core::{Dialect, OrderChoice};
 
 const SDP_SEEDS: &[&str] = &[
     include_str!("../../tests/vectors/sdp/schemas/audiounit.sdp"),
@@ -329,7 +329,7 @@ fn soak(edits: usize, seed: u64) -> Stats {
 
     // Where the final text has no syntax errors, its diagnostics equal those of a fresh
     // open of it. Where it has some, tree-sitter's error recovery after an incremental
-    // reparse may place them otherwise than a fresh parse (see `codegen::syntax::parse`):
+    // reparse may place them otherwise than a fresh parse (see `wirelens_core::syntax::parse`):
     // the edited document must then still report a syntax error.
     for (i, doc) in docs.iter().enumerate() {
         let edited = diagnostics_for(&mut c, &latest, &doc.uri, doc.version);
@@ -350,7 +350,7 @@ fn soak(edits: usize, seed: u64) -> Stats {
             "doc{i}: diagnostics after {edits} edits differ from a fresh parse of:\n{}",
             doc.text
         );
-        let mut codes: Vec<String> = codegen::analyze(doc.dialect, &doc.text, None, OrderChoice::default())
+        let mut codes: Vec<String> = wirelens_core::analyze(doc.dialect, &doc.text, None, OrderChoice::default())
             .diagnostics
             .iter()
             .map(|d| d.code.to_string())
@@ -363,7 +363,10 @@ fn soak(edits: usize, seed: u64) -> Stats {
             .collect();
         codes.sort();
         seen.sort();
-        assert_eq!(seen, codes, "doc{i}: the server's codes differ from codegen::analyze");
+        assert_eq!(
+            seen, codes,
+            "doc{i}: the server's codes differ from wirelens_core::analyze"
+        );
     }
     assert!(c.child.try_wait().unwrap().is_none(), "the server exited");
     Stats {

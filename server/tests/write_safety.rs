@@ -47,7 +47,7 @@ fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
             if p.is_dir() {
                 stack.push(p);
             } else if e.file_name() != ".wirelens.lock" {
-                // (The output folder's lock file, `codegen::project::LOCK_FILE`, is not
+                // (The output folder's lock file, `wirelens_project::project::LOCK_FILE`, is not
                 // generated code: its contents change with every generation.)
                 out.push((p.clone(), std::fs::read(&p).unwrap()));
             }
@@ -201,7 +201,7 @@ fn schema_file_names_never_leave_the_output_directory() {
         .unwrap()
         .flatten()
         .map(|e| e.file_name().to_string_lossy().into_owned())
-        // The output folder's lock file (`codegen::project::LOCK_FILE`), not generated.
+        // The output folder's lock file (`wirelens_project::project::LOCK_FILE`), not generated.
         .filter(|n| n != ".wirelens.lock")
         .collect();
     produced.sort();

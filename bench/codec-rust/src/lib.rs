@@ -9,7 +9,7 @@
 
 use std::path::PathBuf;
 
-/// The emitter's default output (what `codegen::generate::Builder` writes).
+/// The emitter's default output (what `wirelens_build::Builder` writes).
 pub mod fast {
     #![allow(missing_docs)]
     pub mod audiounit {

@@ -4,15 +4,15 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use codegen::source::ColumnUnit;
-use codegen::{Diagnostic, FieldOrder, Severity, SourceFile};
 use codespan_reporting::term::termcolor;
 use serde_json::json;
+use wirelens_core::source::ColumnUnit;
+use wirelens_core::{Diagnostic, FieldOrder, Severity, SourceFile};
 
 use super::human::Human;
 use super::{diff, find_schemas, load, FileError};
 use crate::Format;
-use codegen::baseline::Against;
+use wirelens_project::baseline::Against;
 
 /// `against`: also report every wire break against that baseline (`check --against`);
 /// without it the output is exactly that of a plain `check`.

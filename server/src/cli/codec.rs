@@ -8,8 +8,8 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use codegen::codec::{Codec, Mode};
-use codegen::FieldOrder;
+use wirelens_core::codec::{Codec, Mode};
+use wirelens_core::FieldOrder;
 
 use super::load_checked;
 
@@ -91,7 +91,7 @@ pub fn decode(args: &Args, annotate: bool) -> Result<ExitCode, String> {
 /// any), a second prints, each holding one record's notes at a time.
 fn decode_annotated(
     codec: &Codec,
-    root: codegen::model::TypeId,
+    root: wirelens_core::model::TypeId,
     bytes: &[u8],
     mode: Mode,
     all: bool,
@@ -124,13 +124,13 @@ fn decode_annotated(
 }
 
 /// `--all`: the same text as pretty-printing the whole array, produced record by record.
-fn decode_all(codec: &Codec, root: codegen::model::TypeId, bytes: &[u8], mode: Mode) -> Result<ExitCode, String> {
+fn decode_all(codec: &Codec, root: wirelens_core::model::TypeId, bytes: &[u8], mode: Mode) -> Result<ExitCode, String> {
     // First pass: any malformed record fails before anything is written.
     let mut records = 0usize;
     codec
         .decode_each(root, bytes, mode, |_| {
             records += 1;
-            Ok::<(), codegen::codec::CodecError>(())
+            Ok::<(), wirelens_core::codec::CodecError>(())
         })
         .map_err(|e| e.to_string())?;
     if records == 0 {

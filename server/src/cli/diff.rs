@@ -1,20 +1,20 @@
 //! Wire-change checks for CI, like `buf breaking`: `wirelens diff OLD NEW` and
 //! `wirelens check --against REF PATH…`. Exit 1 on a break. The comparison itself is
-//! `codegen::compat`; the baseline is read by `codegen::baseline`.
+//! `wirelens_core::compat`; the baseline is read by `wirelens_project::baseline`.
 
 use std::path::Path;
 use std::process::ExitCode;
 
-use codegen::baseline::{self, Against, Baseline};
-use codegen::compat::{compare, Break, FieldPlace, Report};
-use codegen::project::{Flags, Loaded, Project};
-use codegen::report::Seq;
-use codegen::source::ColumnUnit;
-use codegen::{FieldOrder, SourceFile};
 use codespan_reporting::diagnostic::{Diagnostic as Cs, Label, Severity};
 use codespan_reporting::files::SimpleFiles;
 use codespan_reporting::term;
 use serde_json::{json, Value};
+use wirelens_core::compat::{compare, Break, FieldPlace, Report};
+use wirelens_core::report::Seq;
+use wirelens_core::source::ColumnUnit;
+use wirelens_core::{FieldOrder, SourceFile};
+use wirelens_project::baseline::{self, Against, Baseline};
+use wirelens_project::project::{Flags, Loaded, Project};
 
 use super::load_checked;
 use crate::Format;
@@ -249,7 +249,7 @@ pub fn write_report_json(
 }
 
 /// One entry of `types`: `{"name","status","message","message_id","broken_by","fields"}`.
-struct TypeJson<'r>(&'r codegen::compat::TypeReport);
+struct TypeJson<'r>(&'r wirelens_core::compat::TypeReport);
 
 impl serde::Serialize for TypeJson<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {

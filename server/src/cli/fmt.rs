@@ -1,17 +1,17 @@
 //! `wirelens fmt [--check] FILE…`: one canonical style per dialect. Every file is read
 //! and formatted in memory first; if any cannot be (unreadable, syntax errors), nothing
-//! is written. Writes go through `codegen::files::replace_user_file`: atomic, through
+//! is written. Writes go through `wirelens_project::files::replace_user_file`: atomic, through
 //! symbolic links to the real file, keeping permissions and owner; read-only files,
 //! hard-linked files and anything that is not a regular file are refused.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use codegen::fmt::format;
+use wirelens_core::fmt::format;
 
 use super::human::Human;
 use super::{find_schemas, load};
-use codegen::files::replace_user_file;
+use wirelens_project::files::replace_user_file;
 
 pub fn run(paths: &[PathBuf], check: bool) -> Result<ExitCode, String> {
     let files = find_schemas(paths).map_err(|e| e.to_string())?;

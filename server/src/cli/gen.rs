@@ -1,17 +1,17 @@
 //! `wirelens gen FILE… --lang c,cpp,rust --out DIR [--check]`: through the project
-//! service (`codegen::project`), every schema is read, checked and generated in memory
+//! service (`wirelens_project::project`), every schema is read, checked and generated in memory
 //! first; if any fails, nothing is written. Writing
-//! follows `codegen::generate`'s rules (atomic, confined to DIR, never over a file
+//! follows `wirelens_project::generate`'s rules (atomic, confined to DIR, never over a file
 //! wirelens did not generate). `--check` writes nothing and exits 1 if DIR is stale.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use codegen::emit::Lang;
-use codegen::generate::{check_files, Staleness};
-use codegen::project::{write_prepared, Flags, Project};
-use codegen::FieldOrder;
+use wirelens_core::FieldOrder;
+use wirelens_generators::Lang;
+use wirelens_project::generate::{check_files, Staleness};
+use wirelens_project::project::{write_prepared, Flags, Project};
 
 use super::find_schemas;
 

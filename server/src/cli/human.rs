@@ -7,11 +7,11 @@
 use std::ops::Range;
 use std::path::Path;
 
-use codegen::source::ColumnUnit;
-use codegen::{Diagnostic, Severity, SourceFile};
 use codespan_reporting::diagnostic::{Diagnostic as Report, Label, Severity as ReportSeverity};
 use codespan_reporting::files::{Error as FilesError, Files, SimpleFile};
 use codespan_reporting::term;
+use wirelens_core::source::ColumnUnit;
+use wirelens_core::{Diagnostic, Severity, SourceFile};
 
 /// A label: its range, its message, whether it is the primary one.
 type Shown<'m> = (Range<usize>, &'m str, bool);

@@ -3,8 +3,8 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use codegen::report::{layout_table, write_layout_json};
-use codegen::FieldOrder;
+use wirelens_core::report::{layout_table, write_layout_json};
+use wirelens_core::FieldOrder;
 
 use super::load_checked;
 use crate::Format;

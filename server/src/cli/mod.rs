@@ -11,8 +11,8 @@ pub mod layout;
 
 use std::path::Path;
 
-pub use codegen::project::{find_schemas, load, FileError, Loaded};
-use codegen::FieldOrder;
+use wirelens_core::FieldOrder;
+pub use wirelens_project::project::{find_schemas, load, FileError, Loaded};
 
 /// [`load`], then refuse a schema with errors, printing them rustc-style to stderr:
 /// layouts and codecs of a broken schema would be guesses.
@@ -22,7 +22,7 @@ pub fn load_checked(path: &Path, order_flag: Option<FieldOrder>) -> Result<Loade
         .analysis
         .diagnostics
         .iter()
-        .filter(|d| d.severity == codegen::Severity::Error)
+        .filter(|d| d.severity == wirelens_core::Severity::Error)
         .collect();
     if !errors.is_empty() {
         let mut shown = human::Human::new(path, &loaded.source);

@@ -14,28 +14,20 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use codegen::project::Project;
-use codegen::source::ColumnUnit;
-use codegen::{Dialect, OrderChoice};
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer};
+use wirelens_core::source::ColumnUnit;
+use wirelens_core::{Dialect, OrderChoice};
+use wirelens_project::project::Project;
 
+use super::commands::{generate_arguments, generate_request, GENERATE, GENERATE_WORKSPACE, SHOW_LAYOUT};
 use super::documents::{self, Document, LARGE_DOCUMENT_BYTES};
-use super::generation::{generate_arguments, generate_request};
-use super::handlers::{self, SHOW_LAYOUT};
+use super::handlers;
 use super::settings::ClientSettings;
 use super::{convert, workspace_index::WorkspaceIndex};
 use crate::ide::compat::Baseline;
 use crate::ide::Snapshot;
-
-/// `wirelens.generate [{uri, languages?, outDir?}]` (also `[uri, languages?]`): writes
-/// the generated code for one schema; answers `{outDir, written, unchanged}`.
-pub const GENERATE: &str = "wirelens.generate";
-
-/// `wirelens.generateWorkspace [{languages?, outDir?}?]`: every schema under the
-/// workspace folders, with `$/progress`.
-pub const GENERATE_WORKSPACE: &str = "wirelens.generateWorkspace";
 
 /// Diagnostics wait this long after the last edit, so a burst of keystrokes publishes once.
 /// Clients may change it (`diagnostics.delayMs`; benchmarks use 0 to measure the
@@ -96,7 +88,7 @@ impl State {
     fn order_for(&mut self, uri: &Uri) -> OrderChoice {
         match uri.to_file_path() {
             Some(path) => self.project.order_for(&path, None),
-            None => codegen::project::order_choice(None, self.client.project.order, None),
+            None => wirelens_project::project::order_choice(None, self.client.project.order, None),
         }
     }
 }
@@ -261,17 +253,17 @@ impl Backend {
                 let loaded = tokio::task::spawn_blocking(move || {
                     catch_unwind(AssertUnwindSafe(|| {
                         let against = project.against_for(&path);
-                        match codegen::baseline::load(&path, &against) {
-                            Ok(codegen::baseline::Baseline::Found(source)) => {
+                        match wirelens_project::baseline::load(&path, &against) {
+                            Ok(wirelens_project::baseline::Baseline::Found(source)) => {
                                 // Then copying its model takes milliseconds, where analysing the
                                 // same text again keeps a core busy for hundreds while the user types.
                                 let analysis = match open.filter(|o| o.source.text == source.text) {
                                     Some(open) => open.analysis.model_copy(),
-                                    None => codegen::analyze(dialect, &source.text, None, order),
+                                    None => wirelens_core::analyze(dialect, &source.text, None, order),
                                 };
                                 Ok(Some(Baseline::new(baseline_label(&project, &against), analysis)))
                             }
-                            Ok(codegen::baseline::Baseline::Missing(_)) => Ok(None),
+                            Ok(wirelens_project::baseline::Baseline::Missing(_)) => Ok(None),
                             Err(e) => Err(format!("wirelens: no wire baseline for {}: {e}", path.display())),
                         }
                     }))
@@ -1137,8 +1129,11 @@ impl Backend {
 }
 
 /// `HEAD`, or a `file:` baseline relative to its workspace folder (lens titles stay short).
-fn baseline_label(project: &codegen::project::Project, against: &codegen::baseline::Against) -> String {
-    if let codegen::baseline::Against::File(path) = against {
+fn baseline_label(
+    project: &wirelens_project::project::Project,
+    against: &wirelens_project::baseline::Against,
+) -> String {
+    if let wirelens_project::baseline::Against::File(path) = against {
         if let Some(rel) = project.roots().iter().find_map(|r| path.strip_prefix(r).ok()) {
             return format!("file:{}", rel.display());
         }

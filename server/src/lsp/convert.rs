@@ -1,12 +1,12 @@
 //! The one place IDE answers become LSP values: positions, ranges, diagnostics, markup,
-//! semantic tokens. Line and column arithmetic itself lives in `codegen::source`
+//! semantic tokens. Line and column arithmetic itself lives in `wirelens_core::source`
 //! (`\n`, `\r\n` and `\r` end lines, as LSP says).
 
 use std::ops::Range;
 
-use codegen::source::{ColumnUnit, Position};
-use codegen::{Severity, SourceFile};
 use tower_lsp_server::ls_types::{self as lsp, *};
+use wirelens_core::source::{ColumnUnit, Position};
+use wirelens_core::{Severity, SourceFile};
 
 use crate::ide::{self, Snapshot};
 
@@ -212,7 +212,7 @@ fn inline_plain(s: &str) -> String {
 /// a generated schema, which is noise in a Problems panel (and was 1.6 MB of JSON per
 /// keystroke on 5,000 structs). The editor offers its fix as a code action on the
 /// struct instead; `wirelens check` still reports it.
-pub fn published(d: &codegen::Diagnostic) -> bool {
+pub fn published(d: &wirelens_core::Diagnostic) -> bool {
     d.code != "split-fixed-block"
 }
 
@@ -228,7 +228,7 @@ pub fn diagnostics(uri: &Uri, snap: &Snapshot, unit: ColumnUnit, gen_error: Opti
         ..Default::default()
     });
     let swallowed = ide::swallowed_declarations(snap);
-    let consequence = |d: &codegen::Diagnostic| {
+    let consequence = |d: &wirelens_core::Diagnostic| {
         matches!(d.code, "UNKNOWN_TYPE" | "E005")
             && source
                 .text

@@ -15,11 +15,11 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
-use codegen::layout::Layout;
-use codegen::source::ColumnUnit;
-use codegen::{analyze_reusing, Analysis, Dialect, OrderChoice, SourceFile};
 use tower_lsp_server::ls_types::TextDocumentContentChangeEvent;
 use tree_sitter::Tree;
+use wirelens_core::layout::Layout;
+use wirelens_core::source::ColumnUnit;
+use wirelens_core::{analyze_reusing, Analysis, Dialect, OrderChoice, SourceFile};
 
 use super::convert;
 use crate::ide::Snapshot;
@@ -37,9 +37,9 @@ pub fn is_large(snap: &Snapshot) -> bool {
 /// errors; no model, no layout.
 fn syntax_only(dialect: Dialect, text: &str, old: Option<&Tree>) -> Analysis {
     let mut analysis = Analysis::placeholder(dialect);
-    analysis.tree = codegen::syntax::parse(dialect, text, old);
+    analysis.tree = wirelens_core::syntax::parse(dialect, text, old);
     if let Some(tree) = &analysis.tree {
-        analysis.diagnostics = codegen::syntax::syntax_errors(dialect, tree, text);
+        analysis.diagnostics = wirelens_core::syntax::syntax_errors(dialect, tree, text);
     }
     analysis
 }
@@ -183,7 +183,7 @@ impl Document {
         let pending = self.pending_mut();
         for change in changes {
             let range = change.range.map(|r| convert::range_from_lsp(&pending.source, r, unit));
-            codegen::syntax::apply_edit(&mut pending.source, range, &change.text, pending.tree.as_mut());
+            wirelens_core::syntax::apply_edit(&mut pending.source, range, &change.text, pending.tree.as_mut());
         }
         pending.version = version;
         self.rev += 1;
@@ -342,7 +342,7 @@ mod tests {
             assert!(settle(doc), "the layout changed");
         }
         assert_eq!(reader.version, 1, "the reader keeps its snapshot");
-        let fresh = codegen::analyze(Dialect::Sdp, &alone.source.text, None, order);
+        let fresh = wirelens_core::analyze(Dialect::Sdp, &alone.source.text, None, order);
         assert_eq!(shared.source.text, alone.source.text);
         for doc in [&alone, &shared] {
             assert_eq!(doc.version, 2);
@@ -381,7 +381,7 @@ mod tests {
         assert!(doc.is_current());
         assert_eq!(doc.version, 4);
         assert_eq!(doc.source.text, "struct AB {\n    x: u32,\n    y: u8,\n    z: str\n}\n");
-        let fresh = codegen::analyze(Dialect::Sdp, &doc.source.text, None, order);
+        let fresh = wirelens_core::analyze(Dialect::Sdp, &doc.source.text, None, order);
         assert_eq!(doc.analysis.schema, fresh.schema);
         assert_eq!(doc.analysis.layout, fresh.layout);
         assert_eq!(doc.analysis.diagnostics, fresh.diagnostics);

@@ -1,6 +1,6 @@
 //! Code generation from the editor: `wirelens.generate`, `wirelens.generateWorkspace`,
 //! generation on save, the generate lenses and actions. Settings, loading, collision
-//! checks and writing are the project service's (`codegen::project`), as for the CLI;
+//! checks and writing are the project service's (`wirelens_project::project`), as for the CLI;
 //! it runs off the state lock and off the async runtime (on the blocking pool).
 //!
 //! Cancellation: when the client cancels `wirelens.generate(Workspace)`, tower-lsp-server
@@ -15,12 +15,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use codegen::project::{write_prepared, FileError, Flags, Project, Ticket, Written, CANCELLED, MAX_WALK_FILES};
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::*;
+use wirelens_project::project::{
+    write_prepared, FileError, Flags, Project, Ticket, Written, CANCELLED, MAX_WALK_FILES,
+};
 
-use super::backend::{blocking, internal_error, Backend, State, GENERATE};
-use super::settings;
+use super::backend::{blocking, internal_error, Backend, State};
 
 impl State {
     /// A new project service for the current workspace folders and client settings
@@ -69,7 +70,7 @@ fn describe(errors: &[FileError]) -> String {
         let (line, col) = first.line_col.unwrap_or((1, 1));
         return format!(
             "{} has {} error(s); fix them first (the first, at {line}:{col}: {})",
-            codegen::generate::file_name(&first.path),
+            wirelens_project::generate::file_name(&first.path),
             schema.len(),
             first.message
         );
@@ -122,60 +123,6 @@ fn written_json(written: &[Written]) -> LSPAny {
         "unchanged": paths(|w| &w.report.unchanged),
         "superseded": written.iter().any(|w| w.superseded),
     })
-}
-
-/// `[{uri, languages?, outDir?}]` or `[uri, languages?]`.
-pub(super) fn generate_arguments(args: &[LSPAny]) -> Result<(Uri, Flags)> {
-    let bad = || tower_lsp_server::jsonrpc::Error::invalid_params("expected [{uri, languages?, outDir?}]");
-    let first = args.first().ok_or_else(bad)?;
-    let (uri, request) = match first {
-        serde_json::Value::String(uri) => (
-            uri.as_str(),
-            Flags {
-                languages: args.get(1).and_then(settings::languages),
-                ..Flags::default()
-            },
-        ),
-        obj => (
-            obj.get("uri").and_then(|u| u.as_str()).ok_or_else(bad)?,
-            generate_request(obj),
-        ),
-    };
-    Ok((uri.parse::<Uri>().map_err(|_| bad())?, request))
-}
-
-pub(super) fn generate_request(v: &LSPAny) -> Flags {
-    Flags {
-        languages: v.get("languages").and_then(settings::languages),
-        out_dir: v
-            .get("outDir")
-            .and_then(|d| d.as_str())
-            .filter(|d| !d.trim().is_empty())
-            .map(|d| PathBuf::from(d.trim())),
-        // Like `--order` on the command line: beats even the file's directive.
-        order: v
-            .get("order")
-            .and_then(|o| o.as_str())
-            .and_then(codegen::FieldOrder::parse),
-    }
-}
-
-/// What a code action or lens runs to generate `langs` for `uri`.
-pub(super) fn generate_command(title: &str, uri: &Uri, langs: &[codegen::emit::Lang]) -> Command {
-    let langs: Vec<&str> = langs.iter().map(|l| l.as_str()).collect();
-    Command {
-        title: title.into(),
-        command: GENERATE.into(),
-        arguments: Some(vec![serde_json::json!({"uri": uri.as_str(), "languages": langs})]),
-    }
-}
-
-pub(super) fn lang_label(lang: codegen::emit::Lang) -> &'static str {
-    match lang {
-        codegen::emit::Lang::C => "C",
-        codegen::emit::Lang::Cpp => "C++",
-        codegen::emit::Lang::Rust => "Rust",
-    }
 }
 
 type Progress = tower_lsp_server::OngoingProgress<tower_lsp_server::Bounded, tower_lsp_server::NotCancellable>;
@@ -334,7 +281,7 @@ impl Backend {
         let result = blocking("generateWorkspace", move |cancelled| {
             // Every schema of the workspace, as `wirelens gen` on its folders: up to the
             // same bound, and beyond it none at all (saying so), never some of them.
-            let found = codegen::project::workspace_schemas(&roots, MAX_WALK_FILES);
+            let found = wirelens_project::project::workspace_schemas(&roots, MAX_WALK_FILES);
             if let Some(first) = &found.first_left_out {
                 let message = format!(
                     "the workspace holds {}{} schema files, over the limit of {MAX_WALK_FILES} for one generation \

@@ -3,20 +3,16 @@
 
 use std::collections::HashMap;
 
-use codegen::source::ColumnUnit;
 use tower_lsp_server::ls_types::*;
+use wirelens_core::source::ColumnUnit;
 
+use super::commands::{generate_command, lang_label, SHOW_LAYOUT};
 use super::convert::{self, offset, range_from_lsp, range_to_lsp};
-use super::generation::{generate_command, lang_label};
 use std::sync::Arc;
 
 use crate::ide::compat::Baseline;
 use crate::ide::views::NumberFormat;
 use crate::ide::{self, Snapshot};
-
-/// `wirelens.showLayout [uri, typeName]`: the layout of one type as Markdown (the code
-/// lens runs it; editors may show the result).
-pub const SHOW_LAYOUT: &str = "wirelens.showLayout";
 
 /// The layout hover, with the type's wire changes against `base` when there is one.
 pub fn hover(
@@ -95,7 +91,7 @@ pub fn code_lenses(
     if let (Some(first), true) = (snap.analysis.schema.types.first(), generatable && !lenses.is_empty()) {
         let end = first.name_range.end;
         let range = range_to_lsp(&snap.source, &(end..end), unit);
-        for lang in codegen::emit::Lang::ALL {
+        for lang in wirelens_generators::Lang::ALL {
             let title = format!("Generate {}", lang_label(lang));
             out.push(CodeLens {
                 range,
@@ -267,13 +263,13 @@ pub fn code_actions(
         })
         .collect();
     if generatable && ide::is_clean(snap) {
-        let mut choices: Vec<(String, Vec<codegen::emit::Lang>)> = codegen::emit::Lang::ALL
+        let mut choices: Vec<(String, Vec<wirelens_generators::Lang>)> = wirelens_generators::Lang::ALL
             .iter()
             .map(|&l| (format!("Generate {} for this file", lang_label(l)), vec![l]))
             .collect();
         choices.push((
             "Generate C, C++ and Rust for this file".into(),
-            codegen::emit::Lang::ALL.to_vec(),
+            wirelens_generators::Lang::ALL.to_vec(),
         ));
         for (title, langs) in choices {
             out.push(CodeActionOrCommand::CodeAction(CodeAction {

@@ -1,18 +1,18 @@
 //! `wirelens/inspect`: decodes bytes against the open schema document (its current,
 //! unsaved text) into a tree of values with their byte ranges, for the editors'
 //! binary inspectors. The tree is the annotated decode of `wirelens decode --annotate`
-//! ([`codegen::codec::Codec::decode_tree`]), not a second decoder.
+//! ([`wirelens_core::codec::Codec::decode_tree`]), not a second decoder.
 //!
 //! Params: `{uri, root?, data? (base64) | path?, mode? ("byte" | "message"), start?,
 //! length?, maxNodes?}`. Result: `{length, root, mode, window: {start, end}, tree,
 //! truncated, error?: {offset, path, message}}`; every tree node is `{path, name, type,
 //! start, end, value?, schemaRange?, children?}` (docs/spec.md §5).
 
-use codegen::codec::{Codec, Mode, TreeNode, SDP_HEADER_LEN, SDP_MAGIC, SDP_VERSION};
-use codegen::source::ColumnUnit;
-use codegen::Dialect;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
+use wirelens_core::codec::{Codec, Mode, TreeNode, SDP_HEADER_LEN, SDP_MAGIC, SDP_VERSION};
+use wirelens_core::source::ColumnUnit;
+use wirelens_core::Dialect;
 
 use super::convert::range_to_lsp;
 use crate::ide::Snapshot;

@@ -1,6 +1,7 @@
 //! `wirelens lsp`: the language server, over stdio.
 
 mod backend;
+mod commands;
 mod convert;
 mod documents;
 mod generation;

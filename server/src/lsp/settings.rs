@@ -2,12 +2,12 @@
 //! `workspace/didChangeConfiguration`). Only values present in the message count as
 //! set: an absent value never hides `wirelens.toml`. How they combine with flags, the
 //! file's directive, `wirelens.toml` and defaults is decided in one place, the project
-//! service (`codegen::project`).
+//! service (`wirelens_project::project`).
 
-use codegen::emit::Lang;
-use codegen::project;
-use codegen::FieldOrder;
 use serde_json::Value;
+use wirelens_core::FieldOrder;
+use wirelens_generators::Lang;
+use wirelens_project::project;
 
 use crate::ide::views::NumberFormat;
 

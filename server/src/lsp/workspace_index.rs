@@ -16,10 +16,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
-use codegen::project::WorkspaceSchemas;
-use codegen::source::ColumnUnit;
-use codegen::{Dialect, OrderChoice, SourceFile};
 use tower_lsp_server::ls_types::{Location, Range, SymbolInformation, SymbolKind, Uri};
+use wirelens_core::source::ColumnUnit;
+use wirelens_core::{Dialect, OrderChoice};
+use wirelens_project::project::WorkspaceSchemas;
 
 use super::convert;
 use super::documents::LARGE_DOCUMENT_BYTES;
@@ -98,12 +98,12 @@ impl Inner {
 /// that big, it is not analysed).
 fn read_symbols(path: &Path, unit: ColumnUnit) -> Option<Arc<[Symbol]>> {
     let dialect = Dialect::from_path(path)?;
-    let source = SourceFile::load(path).ok()?;
+    let source = wirelens_project::files::read_source(path).ok()?;
     if source.text.len() > LARGE_DOCUMENT_BYTES {
         return None;
     }
-    let tree = codegen::syntax::parse(dialect, &source.text, None)?;
-    let (schema, _) = codegen::lower::lower(dialect, &source.text, &tree, OrderChoice::default());
+    let tree = wirelens_core::syntax::parse(dialect, &source.text, None)?;
+    let (schema, _) = wirelens_core::lower::lower(dialect, &source.text, &tree, OrderChoice::default());
     drop(tree);
     let symbols: Vec<Symbol> = schema
         .types
@@ -169,7 +169,7 @@ impl WorkspaceIndex {
             )
         };
         let built = catch_unwind(AssertUnwindSafe(|| {
-            let found = codegen::project::workspace_schemas(&roots, MAX_INDEXED_FILES);
+            let found = wirelens_project::project::workspace_schemas(&roots, MAX_INDEXED_FILES);
             let mut files = HashMap::new();
             for path in &found.files {
                 let Some(uri) = Uri::from_file_path(path) else {

@@ -19,12 +19,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::rc::Rc;
 
-use codegen::codec::Mode;
-use codegen::emit::c::{c_string, generate, prim_c, runtime_files, Names};
-use codegen::layout::Wire;
-use codegen::model::{Primitive, TypeKind};
-use codegen::{analyze, Analysis, Dialect, OrderChoice};
 use serde_json::Value;
+use wirelens_core::codec::Mode;
+use wirelens_core::layout::Wire;
+use wirelens_core::model::{Primitive, TypeKind};
+use wirelens_core::{analyze, Analysis, Dialect, OrderChoice};
+use wirelens_generators::c::{c_string, generate, prim_c, runtime_files, Names};
 
 use crate::{Case, Engine};
 
@@ -107,7 +107,7 @@ impl CEngine {
             .to_string();
         let files = generate(&analysis.schema, &analysis.layout, &file).map_err(|e| e.to_string())?;
         let names = Names::new(&analysis.schema, &analysis.layout, &file);
-        let module = codegen::emit::module_name(&file);
+        let module = wirelens_generators::module_name(&file);
         let dir = self.root.join("target/conformance-c").join(format!(
             "{}_{}_{}",
             case.dialect.name(),
@@ -421,7 +421,7 @@ fn print_stmts(names: &Names, w: &Wire, place: &str, view: bool, d: usize, out: 
             let _ = writeln!(out, "{pad}        if ({i} > 0) js_raw(o, \",\");");
             let elem = match &**e {
                 Wire::Prim(p) if view && *p != Primitive::Str => {
-                    format!("wl_{}_view_get({place}, {i})", codegen::emit::c::prim_short(*p))
+                    format!("wl_{}_view_get({place}, {i})", wirelens_generators::c::prim_short(*p))
                 }
                 _ => format!("{place}.ptr[{i}]"),
             };

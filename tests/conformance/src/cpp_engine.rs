@@ -16,14 +16,14 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use codegen::codec::Mode;
-use codegen::emit::cpp::{
+use serde_json::Value;
+use wirelens_core::codec::Mode;
+use wirelens_core::layout::{Layout, Wire};
+use wirelens_core::model::{Primitive, Schema};
+use wirelens_core::{analyze, Dialect, FieldOrder, OrderChoice};
+use wirelens_generators::cpp::{
     field_names, generate_with, namespace, runtime_files, type_names, CppOptions, Memory, OwnedStrings,
 };
-use codegen::layout::{Layout, Wire};
-use codegen::model::{Primitive, Schema};
-use codegen::{analyze, Dialect, FieldOrder, OrderChoice};
-use serde_json::Value;
 
 use crate::{Case, Engine};
 
@@ -360,7 +360,7 @@ fn to_json(s: &mut String, place: &str, wire: &Wire, k: &mut usize, d: usize) {
             let _ = writeln!(
                 s,
                 "{p}json::put_number(out, static_cast<{}>({place}));",
-                codegen::emit::cpp::prim_type(*q)
+                wirelens_generators::cpp::prim_type(*q)
             );
         }
         Wire::Array(e) => {

@@ -5,11 +5,11 @@
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-use codegen::codec::Mode;
-use codegen::FieldOrder;
 use serde_json::Value;
+use wirelens_core::codec::Mode;
+use wirelens_core::FieldOrder;
 
-use codegen::emit::cpp::{Memory, OwnedStrings};
+use wirelens_generators::cpp::{Memory, OwnedStrings};
 
 use crate::{Case, Engine};
 

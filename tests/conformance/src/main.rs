@@ -12,9 +12,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Parser;
-use codegen::codec::{Codec, Mode};
-use codegen::{analyze, Dialect, FieldOrder, OrderChoice};
 use serde_json::Value;
+use wirelens_core::codec::{Codec, Mode};
+use wirelens_core::{analyze, Dialect, FieldOrder, OrderChoice};
 
 #[derive(Parser)]
 #[command(about = "Run every case of a vectors directory through wirelens engines, both directions")]

@@ -10,12 +10,12 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use codegen::codec::Mode;
-use codegen::emit::rust::{generate, type_name};
-use codegen::layout::{Layout, Wire};
-use codegen::model::{Primitive, Schema, TypeKind};
-use codegen::{analyze, Dialect, OrderChoice};
 use serde_json::Value;
+use wirelens_core::codec::Mode;
+use wirelens_core::layout::{Layout, Wire};
+use wirelens_core::model::{Primitive, Schema, TypeKind};
+use wirelens_core::{analyze, Dialect, OrderChoice};
+use wirelens_generators::rust::{generate, type_name};
 
 use crate::{Case, Engine};
 
@@ -148,7 +148,7 @@ fn from_json(schema: &Schema, layout: &Layout, wire: &Wire, v: &str, d: usize) -
         Wire::Prim(Primitive::Bool) => format!("json::boolean({v})?"),
         Wire::Prim(Primitive::F32) => format!("json::float::<f32>({v})?"),
         Wire::Prim(Primitive::F64) => format!("json::float::<f64>({v})?"),
-        Wire::Prim(p) => format!("json::int::<{}>({v})?", codegen::emit::rust::prim_type(*p)),
+        Wire::Prim(p) => format!("json::int::<{}>({v})?", wirelens_generators::rust::prim_type(*p)),
         Wire::Array(e) => {
             let x = format!("x{d}");
             format!(
@@ -189,7 +189,7 @@ fn to_json(schema: &Schema, layout: &Layout, wire: &Wire, x: &str, d: usize) -> 
 }
 
 /// A value of a field's unboxed type as the value of the field the generator boxed
-/// (`codegen::plan::Boxed`: `Box<S>`, `Option<Box<S>>`).
+/// (`wirelens_core::plan::Boxed`: `Box<S>`, `Option<Box<S>>`).
 fn rebox(wire: &Wire, value: String) -> String {
     match wire {
         Wire::Optional(e) => format!("({value}).map(|b| {})", rebox(e, "b".into())),
@@ -198,7 +198,7 @@ fn rebox(wire: &Wire, value: String) -> String {
 }
 
 fn driver(schema: &Schema, layout: &Layout) -> String {
-    let boxed = codegen::plan::Plan::new(layout).boxed(layout);
+    let boxed = wirelens_core::plan::Plan::new(layout).boxed(layout);
     let mut s = String::from(
         "#![allow(warnings)]\n// The generated module must compile warning-free, also where the driver uses only part of it.\n#[deny(warnings)]\nmod generated;\nmod json;\nuse generated::*;\nuse std::io::{Read, Write};\nuse wirelens_runtime::{Message, SdpMessage};\n\n",
     );
@@ -299,9 +299,9 @@ fn driver(schema: &Schema, layout: &Layout) -> String {
 
 /// The generated field identifiers, in declaration order: the emitter's names, escaped.
 fn field_idents(schema: &Schema, id: usize) -> Vec<String> {
-    codegen::emit::rust::field_names(schema, id)
+    wirelens_generators::rust::field_names(schema, id)
         .iter()
-        .map(|n| codegen::emit::rust::ident(n))
+        .map(|n| wirelens_generators::rust::ident(n))
         .collect()
 }
 

@@ -1,6 +1,6 @@
 //! `random-vectors --out DIR [--seed N] [--schemas K] [--cases M]`: writes a vectors
 //! directory (the layout of `tests/vectors`) of random schemas of both dialects and
-//! random values, encoded by the reference codec (`codegen::codec`). Run through
+//! random values, encoded by the reference codec (`wirelens_core::codec`). Run through
 //! `tests/conformance/run --vectors DIR --lang cli,c,cpp,rust`, it is the property test of
 //! spec §9: every generated language must produce exactly these bytes and read them
 //! back to the same values.
@@ -24,11 +24,11 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use clap::Parser;
-use codegen::codec::{Codec, Mode};
-use codegen::layout::Wire;
-use codegen::model::{Primitive, Schema, TypeId};
-use codegen::{analyze, Dialect, FieldOrder, OrderChoice};
 use serde_json::{json, Map, Value};
+use wirelens_core::codec::{Codec, Mode};
+use wirelens_core::layout::Wire;
+use wirelens_core::model::{Primitive, Schema, TypeId};
+use wirelens_core::{analyze, Dialect, FieldOrder, OrderChoice};
 
 #[derive(Parser)]
 struct Args {
@@ -368,7 +368,7 @@ fn field_names(rng: &mut Rng, fixed: &[&str], count: usize, dialect: Dialect) ->
             rng.pick(fixed).to_string()
         };
         let usable = match dialect {
-            Dialect::Sdp => codegen::reserved::reserved_in(&name).is_empty(),
+            Dialect::Sdp => wirelens_core::reserved::reserved_in(&name).is_empty(),
             // Go keywords are no identifiers; `_` is a blank field.
             Dialect::Ffi => name != "_",
         };
@@ -395,7 +395,9 @@ fn sdp_schema(rng: &mut Rng) -> (String, bool) {
     let structs: Vec<String> = unique_names(rng, SDP_TYPES, n).iter().map(|s| s.to_string()).collect();
     let mut text = String::from("// Random schema for the conformance property test.\n");
     // Some type names of the pool (`Default`) are reserved too.
-    let mut reserved = structs.iter().any(|s| !codegen::reserved::reserved_in(s).is_empty());
+    let mut reserved = structs
+        .iter()
+        .any(|s| !wirelens_core::reserved::reserved_in(s).is_empty());
     for (i, name) in structs.iter().enumerate() {
         let _ = writeln!(text, "\n/// Struct {i}.\nstruct {name} {{");
         let count = 1 + rng.below(6);
@@ -530,7 +532,7 @@ fn prim_value(rng: &mut Rng, p: Primitive) -> Value {
 fn value(
     rng: &mut Rng,
     schema: &Schema,
-    codec_layout: &codegen::layout::Layout,
+    codec_layout: &wirelens_core::layout::Layout,
     wire: &Wire,
     budget: &mut usize,
 ) -> Value {
@@ -555,7 +557,7 @@ fn value(
 fn struct_value(
     rng: &mut Rng,
     schema: &Schema,
-    layout: &codegen::layout::Layout,
+    layout: &wirelens_core::layout::Layout,
     id: TypeId,
     budget: &mut usize,
 ) -> Value {
