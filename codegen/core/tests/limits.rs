@@ -253,3 +253,39 @@ fn sdp_counts_near_2_pow_32_in_small_inputs_are_refused_without_allocating() {
     assert!(err.message.contains("4294967295"), "{err:?}");
     assert!(peak < 16 << 10, "{peak}");
 }
+
+// ------------------------------------------------------------------ no recursion on depth
+
+/// ARCHITECTURE.md: "no recursion on user-controlled depth". A chain of 200,000 structs,
+/// each holding the next (SDP: variable-size at the end, so every level is a call
+/// boundary too), is analysed — lowered, checked, laid out, planned — on a thread with a
+/// 256 KiB stack: one stack frame per level would overflow it hundreds of times over.
+#[test]
+fn a_200000_struct_chain_is_analysed_on_a_small_stack() {
+    let n = 200_000;
+    let mut text = String::with_capacity(n * 40);
+    for i in 0..n - 1 {
+        text.push_str(&format!("struct S{i} {{ a: u8, next: S{} }}\n", i + 1));
+    }
+    text.push_str(&format!("struct S{} {{ name: str }}\n", n - 1));
+    let analysis = std::thread::Builder::new()
+        .stack_size(256 * 1024)
+        .spawn(move || {
+            let a = analyze(Dialect::Sdp, &text, None, OrderChoice::default());
+            let errors = a
+                .diagnostics
+                .iter()
+                .filter(|d| d.severity == wirelens_core::Severity::Error)
+                .count();
+            let plan = wirelens_core::plan::Plan::new(&a.layout);
+            let planned = plan.types.iter().filter(|t| t.is_some()).count();
+            // The Rust emitter's boxing decision walks the chain too.
+            let boxed = wirelens_core::plan::Boxed::new(&a.layout);
+            drop(boxed);
+            (errors, a.schema.types.len(), planned)
+        })
+        .expect("spawn")
+        .join()
+        .expect("no stack overflow");
+    assert_eq!(analysis, (0, n, n));
+}
