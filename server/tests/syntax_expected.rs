@@ -79,7 +79,7 @@ const CASES: &[Case] = &[
     Case {
         name: "unclosed_struct.sdp",
         text: "struct A {\n    a: u8,\n",
-        expected: &[(2, 11, "syntax error: missing `}`")],
+        expected: &[(2, 11, "syntax error: missing `}`: struct `A` is not closed")],
     },
     Case {
         name: "colon.ffi",
@@ -141,7 +141,7 @@ const CASES: &[Case] = &[
     Case {
         name: "unclosed_struct.ffi",
         text: "package p\n\ntype A struct {\n\tX int32\n",
-        expected: &[(5, 1, "syntax error: missing `}`")],
+        expected: &[(4, 9, "syntax error: missing `}`: struct `A` is not closed")],
     },
 ];
 

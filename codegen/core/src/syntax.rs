@@ -108,11 +108,11 @@ pub fn syntax_errors(dialect: Dialect, tree: &Tree, text: &str) -> Vec<Diagnosti
                 opened: opened.last().copied().unwrap_or(0),
             };
             if node.is_missing() {
-                out.push(missing(&ctx, node, prev_sibling));
+                out.push(missing(&ctx, node, prev_sibling, text));
             } else {
                 unexpected(&ctx, node, prev_sibling, text, &mut out);
                 // MISSING nodes inside an ERROR are still worth reporting; ERRORs are not.
-                collect_missing(&ctx, node, &mut out);
+                collect_missing(&ctx, node, text, &mut out);
             }
             descend = false;
         }
@@ -137,22 +137,27 @@ pub fn syntax_errors(dialect: Dialect, tree: &Tree, text: &str) -> Vec<Diagnosti
     }
 }
 
-fn collect_missing(ctx: &Context, node: Node, out: &mut Vec<Diagnostic>) {
+fn collect_missing(ctx: &Context, node: Node, text: &str, out: &mut Vec<Diagnostic>) {
     let mut cursor = node.walk();
     let mut previous = None;
     for child in node.children(&mut cursor) {
         if child.is_missing() {
-            out.push(missing(ctx, child, previous));
+            out.push(missing(ctx, child, previous, text));
         } else if child.has_error() {
-            collect_missing(ctx, child, out);
+            collect_missing(ctx, child, text, out);
         }
         previous = Some(child);
     }
 }
 
-fn missing(ctx: &Context, node: Node, previous: Option<Node>) -> Diagnostic {
+fn missing(ctx: &Context, node: Node, previous: Option<Node>, text: &str) -> Diagnostic {
     let dialect = ctx.dialect;
     let what = node.kind();
+    if what == "}" {
+        if let Some(d) = unclosed_struct(node, previous, text) {
+            return d;
+        }
+    }
     // Recovery inserts the cheapest token; a missing `u8` in `Option<>` is a missing type.
     // (SDP's grammar spells its primitives as keywords.)
     let what = if dialect == Dialect::Sdp && !node.is_named() && Primitive::from_spelling(dialect, what).is_some() {
@@ -173,6 +178,35 @@ fn missing(ctx: &Context, node: Node, previous: Option<Node>) -> Diagnostic {
         format!("syntax error: missing {what}"),
     )
     .with_label(format!("expected {what} here"))
+}
+
+/// A struct's missing `}`: recovery puts it where the next token starts, after any
+/// comments (usually the next struct's doc comment). Say which struct is open and point
+/// just after its last field instead.
+fn unclosed_struct(node: Node, previous: Option<Node>, text: &str) -> Option<Diagnostic> {
+    let mut owner = node.parent();
+    while let Some(n) = owner {
+        if matches!(n.kind(), "struct_item" | "type_spec") {
+            break;
+        }
+        owner = n.parent();
+    }
+    let name = owner?.child_by_field_name("name")?;
+    let name_text = text.get(name.byte_range())?;
+    let mut last = previous;
+    while let Some(p) = last.filter(|p| p.is_extra()) {
+        last = p.prev_sibling();
+    }
+    let at = last.map_or(node.start_byte(), |p| p.end_byte());
+    Some(
+        Diagnostic::error(
+            "SYNTAX",
+            at..at,
+            format!("syntax error: missing `}}`: struct `{name_text}` is not closed"),
+        )
+        .with_label(format!("expected `}}` here, to close `{name_text}`"))
+        .with_related(name.byte_range(), format!("`{name_text}` starts here")),
+    )
 }
 
 /// One `ERROR` node. Recovery often wraps complete fields together with the stray

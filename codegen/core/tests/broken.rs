@@ -326,3 +326,33 @@ fn the_code_lists_match_the_readme() {
         "README.md's check codes and the lists in codegen/core/tests/broken.rs differ"
     );
 }
+
+/// A missing `}` names the struct left open, points just after its last field and
+/// relates the struct's name (the editor shows both).
+#[test]
+fn a_missing_brace_names_the_open_struct() {
+    for (dialect, text, name) in [
+        (
+            Dialect::Sdp,
+            "struct Open {\n    a: u32,\n\n/// Next.\nstruct Next {\n    b: u8,\n}\n",
+            "Open",
+        ),
+        (Dialect::Ffi, "package p\n\ntype Open struct {\n\tA int32\n", "Open"),
+    ] {
+        let a = analyze(dialect, text, None, OrderChoice::default());
+        let d = a
+            .diagnostics
+            .iter()
+            .find(|d| d.message.contains("missing `}`"))
+            .unwrap_or_else(|| panic!("{dialect:?}: {:?}", a.diagnostics));
+        assert!(
+            d.message.contains(&format!("struct `{name}` is not closed")),
+            "{}",
+            d.message
+        );
+        assert_eq!(&text[d.related[0].range.clone()], name);
+        if dialect == Dialect::Sdp {
+            assert_eq!(d.range.start, text.find("a: u32,").unwrap() + "a: u32,".len());
+        }
+    }
+}

@@ -114,7 +114,9 @@ fn lower_struct(node: Node, text: &str, docs: Vec<String>, diags: &mut Vec<Diagn
                     fields.push(f);
                 }
             }
-            "}" => {
+            // A `}` recovery invented (the struct is not closed) is a syntax error, not
+            // something sdp-gen would read: the comments before it belong to what follows.
+            "}" if !child.is_missing() => {
                 let unterminated = last_field_end.is_some() && !comma_after_last;
                 if let Some(&c) = pending.iter().find(|c| node_text(**c, text).starts_with("///")) {
                     if !unterminated {
