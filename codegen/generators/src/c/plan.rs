@@ -41,7 +41,7 @@ pub(super) struct BLeaf {
     pub(super) json: String,
     pub(super) kind: LeafKind,
     pub(super) at: u64,
-    /// Declaration indices from the owner (adjacency in the C struct, see [`runs`](super::blocks::runs)).
+    /// Declaration indices from the owner (adjacency in the C struct, see `blocks::runs`).
     pub(super) path: Vec<usize>,
 }
 
@@ -67,7 +67,7 @@ pub(super) struct Gen<'s> {
     pub(super) n: &'s Names,
     /// [`inlined_elements`].
     pub(super) inlined: HashSet<TypeId>,
-    /// Structs only used as array elements: their blocks are copied in runs ([`runs`](super::blocks::runs);
+    /// Structs only used as array elements: their blocks are copied in runs (`blocks::runs`;
     /// a run's fallback text costs gen time and output size, so only where a struct is
     /// coded many times per message).
     pub(super) elements: HashSet<TypeId>,

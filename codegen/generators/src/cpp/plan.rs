@@ -42,7 +42,7 @@ pub(super) struct Gen<'s> {
     /// By type, where the plan writes it ([`Plan::struct_uses`]). Written from exactly one
     /// place (one field, element or payload in the whole schema): its write_to can be
     /// inlined there at no cost in size (see `write_to`). Written only as array elements:
-    /// its blocks are stored in [`runs`](super::blocks::runs).
+    /// its blocks are stored in `blocks::runs`.
     pub(super) uses: Vec<StructUses>,
 }
 
