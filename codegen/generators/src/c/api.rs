@@ -34,7 +34,7 @@ const API_HELPERS: [&str; 8] = [
 ];
 
 impl Gen<'_> {
-    pub(super) fn file_intro(&self, c: &mut Code, source: &str) {
+    fn file_intro(&self, c: &mut Code, source: &str) {
         c.line(GENERATED_HEADER);
         let order = match self.schema.dialect {
             Dialect::Sdp => "SDP, declaration order".to_string(),
@@ -137,7 +137,7 @@ impl Gen<'_> {
     }
 
     /// (signature, what it does) of every public function of value type `id`.
-    pub(super) fn signatures(&self, id: TypeId, t: &TypeLayout) -> Vec<(String, &'static str)> {
+    fn signatures(&self, id: TypeId, t: &TypeLayout) -> Vec<(String, &'static str)> {
         let n = self.n.type_name(id);
         let v = self.n.view_name(id);
         let mut out = vec![
@@ -215,7 +215,7 @@ impl Gen<'_> {
         out
     }
 
-    pub(super) fn prototypes(&self, c: &mut Code, id: TypeId, t: &TypeLayout) {
+    fn prototypes(&self, c: &mut Code, id: TypeId, t: &TypeLayout) {
         let n = self.n.type_name(id);
         let fixed = self
             .plan
@@ -236,7 +236,7 @@ impl Gen<'_> {
     /// The macro that implements one public function (`sig`) of type `n` through one of
     /// the header's shared helpers (`API_HELPERS`): `#define n_encode(...) WL_ENC_(n,
     /// false, __VA_ARGS__)`. The signatures are listed once at the top of the header.
-    pub(super) fn api_macro(n: &str, sig: &str) -> Option<String> {
+    fn api_macro(n: &str, sig: &str) -> Option<String> {
         let (head, _) = sig.split_once('(')?;
         let name = head.rsplit(' ').next()?;
         let what = name.strip_prefix(n)?.strip_prefix('_')?;
@@ -262,7 +262,7 @@ impl Gen<'_> {
     }
 
     /// A declaration, wrapped after a comma when longer than 110 columns.
-    pub(super) fn long_line(&self, c: &mut Code, s: &str) {
+    fn long_line(&self, c: &mut Code, s: &str) {
         if s.len() + 4 * c.depth <= 110 {
             c.line(s);
             return;
@@ -292,7 +292,7 @@ impl Gen<'_> {
         c.line(&line);
     }
 
-    pub(super) fn dispatcher_prototypes(&self) -> Vec<String> {
+    fn dispatcher_prototypes(&self) -> Vec<String> {
         if self.sdp_structs().is_empty() {
             return Vec::new();
         }
@@ -371,7 +371,7 @@ impl Gen<'_> {
 
     /// The type's tables for the runtime's generic encode/decode functions (the public
     /// API is macros over them, in the header).
-    pub(super) fn tables(&self, c: &mut Code, id: TypeId, t: &TypeLayout) {
+    fn tables(&self, c: &mut Code, id: TypeId, t: &TypeLayout) {
         let n = self.n.type_name(id);
         let mid = t.message_id.map_or("0".to_string(), |_| format!("{n}_MESSAGE_ID"));
         c.blank();
@@ -395,7 +395,7 @@ impl Gen<'_> {
         }
     }
 
-    pub(super) fn dispatcher_fns(&self, c: &mut Code) {
+    fn dispatcher_fns(&self, c: &mut Code) {
         let structs = self.sdp_structs();
         if structs.is_empty() {
             return;

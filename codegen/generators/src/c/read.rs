@@ -19,7 +19,7 @@ impl Gen<'_> {
     /// Braced, as every `if` body in the generated C: for an unbraced one gcc's
     /// `-Wmisleading-indentation` (in `-Wall`) looks up source lines at a cost that grows
     /// with the file (500-struct schema, `gcc -Wall -fsyntax-only`: 7.3 s, braced 0.44 s).
-    pub(super) fn read_fail(ctx: &[Ctx]) -> String {
+    fn read_fail(ctx: &[Ctx]) -> String {
         match ctx {
             [] => "{ return rd->err->status; }".into(),
             [only] => format!("{{ return {}; }}", Self::ctx_call(only)),
@@ -35,7 +35,7 @@ impl Gen<'_> {
         }
     }
 
-    pub(super) fn ctx_call(x: &Ctx) -> String {
+    fn ctx_call(x: &Ctx) -> String {
         match x {
             Ctx::Field(j) => format!("wl_err_field(rd->err, {})", c_string(j)),
             Ctx::Index(i) => format!("wl_err_index(rd->err, {i})"),
@@ -111,7 +111,7 @@ impl Gen<'_> {
     /// Whether a successful read of a value of this wire writes every member of its C
     /// type: everything but an absent optional's payload (and the placeholder of a struct
     /// without fields) is always written.
-    pub(super) fn read_writes_all(&self, w: &Wire, depth: usize) -> bool {
+    fn read_writes_all(&self, w: &Wire, depth: usize) -> bool {
         match w {
             Wire::Prim(_) | Wire::Array(_) => true,
             Wire::Optional(_) => false,
@@ -128,7 +128,7 @@ impl Gen<'_> {
         }
     }
 
-    pub(super) fn read_value(&self, c: &mut Code, place: &str, v: &Value, ctx: &[Ctx], d: usize, view: bool) {
+    fn read_value(&self, c: &mut Code, place: &str, v: &Value, ctx: &[Ctx], d: usize, view: bool) {
         let fail = Self::read_fail(ctx);
         match v {
             Value::Str(pre) => c.linef(format_args!(

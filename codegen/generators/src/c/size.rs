@@ -12,7 +12,7 @@ impl Gen<'_> {
     /// `if (cond) <error exit>` in a measure function: record the error (`too_long`:
     /// WL_ERR_TOO_LONG for that length and prefix; else the failed call did), add the
     /// context, return 0.
-    pub(super) fn measure_fail(c: &mut Code, cond: &str, ctx: &[Ctx], too_long: Option<(&str, u64)>) {
+    fn measure_fail(c: &mut Code, cond: &str, ctx: &[Ctx], too_long: Option<(&str, u64)>) {
         let mut steps: Vec<String> = Vec::new();
         match (too_long, ctx) {
             (Some((len, p)), []) => {
@@ -96,7 +96,7 @@ impl Gen<'_> {
     }
 
     /// Whether measuring a term can fail (a length to check, or a call that can).
-    pub(super) fn term_can_fail(&self, t: &SizeTerm) -> bool {
+    fn term_can_fail(&self, t: &SizeTerm) -> bool {
         match t {
             SizeTerm::Len { .. } | SizeTerm::Each(_) => true,
             SizeTerm::Present { .. } => false,
@@ -107,7 +107,7 @@ impl Gen<'_> {
 
     /// Adds the term `t` of `place` to `n`. Every `Len` and `Each` term is a string's or
     /// an array's length, checked against the prefix first.
-    pub(super) fn measure_term(&self, c: &mut Code, place: &str, t: &SizeTerm, ctx: &[Ctx], d: usize, view: bool) {
+    fn measure_term(&self, c: &mut Code, place: &str, t: &SizeTerm, ctx: &[Ctx], d: usize, view: bool) {
         let p = self.prefix();
         let too_long = |c: &mut Code| {
             let len = format!("{place}.len");
@@ -167,7 +167,7 @@ impl Gen<'_> {
     }
 
     /// Adds a whole value's size (its constant, then its term) to `n`.
-    pub(super) fn measure_value(&self, c: &mut Code, place: &str, vs: &ValueSize, ctx: &[Ctx], d: usize, view: bool) {
+    fn measure_value(&self, c: &mut Code, place: &str, vs: &ValueSize, ctx: &[Ctx], d: usize, view: bool) {
         if vs.constant > 0 {
             c.linef(format_args!("n = wl_add(n, {});", vs.constant));
         }

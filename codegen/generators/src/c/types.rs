@@ -15,7 +15,7 @@ use wirelens_core::model::{TypeId, TypeKind};
 use wirelens_core::plan::TypePlan;
 
 impl Gen<'_> {
-    pub(super) fn docs(&self, c: &mut Code, docs: &[String]) {
+    fn docs(&self, c: &mut Code, docs: &[String]) {
         for d in docs {
             let d = comment(d.trim());
             if d.is_empty() {
@@ -26,7 +26,7 @@ impl Gen<'_> {
         }
     }
 
-    pub(super) fn layout_doc(&self, c: &mut Code, id: TypeId, t: &TypeLayout) {
+    fn layout_doc(&self, c: &mut Code, id: TypeId, t: &TypeLayout) {
         let d = crate::layout_doc(self.schema, self.layout, id, t);
         c.linef(format_args!(
             "// Wire layout of `{}` ({}): {}.",
@@ -50,7 +50,7 @@ impl Gen<'_> {
     }
 
     /// Defines the derived array/option types `w` needs (innermost first).
-    pub(super) fn ensure_derived(&self, c: &mut Code, w: &Wire, view: bool, done: &mut HashSet<String>) {
+    fn ensure_derived(&self, c: &mut Code, w: &Wire, view: bool, done: &mut HashSet<String>) {
         let inner = match w {
             Wire::Array(e) | Wire::Optional(e) => e,
             _ => return,

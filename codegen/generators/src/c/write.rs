@@ -57,7 +57,7 @@ impl Gen<'_> {
         c.close("}");
     }
 
-    pub(super) fn write_value(&self, c: &mut Code, place: &str, v: &Value, d: usize, view: bool) {
+    fn write_value(&self, c: &mut Code, place: &str, v: &Value, d: usize, view: bool) {
         match v {
             Value::Str(pre) => c.linef(format_args!("p = wl_put_str(p, {}, {place});", pre.bytes())),
             Value::Prim(pr) => {

@@ -94,7 +94,7 @@ impl Gen<'_> {
         }
     }
 
-    pub(super) fn messages(&self) -> Vec<(TypeId, String, u16)> {
+    fn messages(&self) -> Vec<(TypeId, String, u16)> {
         self.schema
             .types
             .iter()

@@ -63,7 +63,7 @@ impl Gen<'_> {
     /// Declares `constexpr size_t rN`: where run `run` (two or more leaves) starts in the
     /// struct type `ty` when `offsetof` confirms it holds the run as the wire does, else
     /// `wirelens::no_run`. Returns `rN`.
-    pub(super) fn run_start(&self, c: &mut Code, ty: &str, id: TypeId, run: &[Leaf], rn: &mut usize) -> String {
+    fn run_start(&self, c: &mut Code, ty: &str, id: TypeId, run: &[Leaf], rn: &mut usize) -> String {
         let member = |l: &Leaf| self.place(id, &l.path).access.trim_start_matches('.').to_string();
         let first_at = run.first().map_or(0, |l| l.at);
         let mut cond = Vec::new();
@@ -113,7 +113,7 @@ impl Gen<'_> {
         c.close("}");
     }
 
-    pub(super) fn store(&self, c: &mut Code, b: &str, at: u64, place: &str, kind: LeafKind) {
+    fn store(&self, c: &mut Code, b: &str, at: u64, place: &str, kind: LeafKind) {
         let off = at_in(b, at);
         match kind {
             // The member's type is the primitive's: store_le deduces it.
@@ -220,7 +220,7 @@ impl Gen<'_> {
     }
 
     /// Loads a fixed-size leaf at `at` inside block `b`.
-    pub(super) fn load(&self, c: &mut Code, b: &str, at: u64, place: &str, kind: LeafKind, names: &[String]) {
+    fn load(&self, c: &mut Code, b: &str, at: u64, place: &str, kind: LeafKind, names: &[String]) {
         let off = at_in(b, at);
         let err = Self::err(names, "");
         match kind {

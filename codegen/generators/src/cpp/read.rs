@@ -80,7 +80,7 @@ impl Gen<'_> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn read_value(
+    fn read_value(
         &self,
         c: &mut Code,
         place: &str,
@@ -161,7 +161,7 @@ impl Gen<'_> {
     }
 
     /// Statements converting the view value at `src` into the owned value at `dst`.
-    pub(super) fn conv(&self, c: &mut Code, dst: &str, src: &str, w: &Wire, k: &mut usize) {
+    fn conv(&self, c: &mut Code, dst: &str, src: &str, w: &Wire, k: &mut usize) {
         if !borrows(self.layout, w) {
             c.linef(format_args!("{dst} = {src};"));
             return;

@@ -47,7 +47,7 @@ impl Gen<'_> {
     }
 
     /// Statements adding one size term of the value at `place` to `n`.
-    pub(super) fn size_term(&self, c: &mut Code, place: &str, term: &SizeTerm, k: &mut usize) {
+    fn size_term(&self, c: &mut Code, place: &str, term: &SizeTerm, k: &mut usize) {
         match term {
             SizeTerm::Len { scale } => {
                 c.linef(format_args!("f.len({place}.size());"));
@@ -83,7 +83,7 @@ impl Gen<'_> {
     }
 
     /// Statements adding a whole value's size (constant and term) to `n`.
-    pub(super) fn value_size(&self, c: &mut Code, place: &str, s: &ValueSize, k: &mut usize) {
+    fn value_size(&self, c: &mut Code, place: &str, s: &ValueSize, k: &mut usize) {
         if s.constant != 0 {
             c.linef(format_args!("n += {};", s.constant));
         }

@@ -111,7 +111,7 @@ impl Gen<'_> {
         }
     }
 
-    pub(super) fn view_ty(&self, w: &Wire) -> String {
+    fn view_ty(&self, w: &Wire) -> String {
         if !borrows(self.layout, w) {
             return self.owned_ty(w);
         }
@@ -130,7 +130,7 @@ impl Gen<'_> {
 
     /// The layout table, and the fixed blocks from the plan this code is rendered from (so
     /// the comment cannot contradict the code).
-    pub(super) fn layout_doc(&self, c: &mut Code, id: TypeId, t: &TypeLayout) {
+    fn layout_doc(&self, c: &mut Code, id: TypeId, t: &TypeLayout) {
         let d = crate::layout_doc(self.schema, self.layout, id, t);
         c.linef(format_args!("/// Wire layout ({}): {}.", d.order, d.size));
         if let Some(wire) = &d.wire_type {

@@ -62,7 +62,7 @@ impl Gen<'_> {
         c.blank();
     }
 
-    pub(super) fn write_value(&self, c: &mut Code, place: &str, value: &Value, k: &mut usize) {
+    fn write_value(&self, c: &mut Code, place: &str, value: &Value, k: &mut usize) {
         match value {
             Value::Str(pre) => c.linef(format_args!("if (!w.str{}({place})) return false;", pre.bits())),
             Value::Prim(p) => c.linef(format_args!("w.prim<{}>({place});", prim_type(*p))),

@@ -13,7 +13,7 @@ use wirelens_core::plan::{Boxed, Plan, TypePlan};
 
 /// [`Gen::borrows`] for one wire, given which structs borrow. With an arena every array
 /// borrows (from the arena).
-pub(super) fn wire_borrows(w: &Wire, structs: &[bool], memory: Memory) -> bool {
+fn wire_borrows(w: &Wire, structs: &[bool], memory: Memory) -> bool {
     match w {
         Wire::Prim(p) => *p == Primitive::Str,
         Wire::Array(e) => memory == Memory::Arena || matches!(&**e, Wire::Prim(_)) || wire_borrows(e, structs, memory),
@@ -188,7 +188,7 @@ impl Gen<'_> {
     }
 
     /// The struct reached through field `i` of struct `ty`.
-    pub(super) fn nested(&self, ty: TypeId, i: usize) -> Option<TypeId> {
+    fn nested(&self, ty: TypeId, i: usize) -> Option<TypeId> {
         match self.layout.get(ty)?.field_by_decl(i)?.wire {
             Wire::Struct(s) => Some(s),
             _ => None,

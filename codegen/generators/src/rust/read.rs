@@ -53,13 +53,13 @@ impl Gen<'_> {
 
     /// The `let`s of a fixed block's leaves (one bounds check for the block, or one read
     /// per leaf without `fixed_blocks`); `block` numbers the blocks of one function.
-    pub(super) fn read_block_step(&self, c: &mut Code, p: &TypePlan, b: &FixedBlock, block: &mut usize) {
+    fn read_block_step(&self, c: &mut Code, p: &TypePlan, b: &FixedBlock, block: &mut usize) {
         self.read_block_into(c, p, b, block, &|path| format!("let {}", self.local(p.id, path)));
     }
 
     /// [`Self::read_block_step`] with each leaf stored to `dest(path)` (`let local`, or a
     /// place of `read_into`).
-    pub(super) fn read_block_into(
+    fn read_block_into(
         &self,
         c: &mut Code,
         p: &TypePlan,
@@ -148,7 +148,7 @@ impl Gen<'_> {
 
     /// Reads `v` into the owned place `to` (`self.field`, or `*x` of a `&mut` binding),
     /// reusing its storage.
-    pub(super) fn read_value_into(&self, c: &mut Code, to: &str, v: &Value, ctx: &Ctx, d: usize) {
+    fn read_value_into(&self, c: &mut Code, to: &str, v: &Value, ctx: &Ctx, d: usize) {
         let me = Self::map_err(ctx);
         let (by_ref, recv) = Self::place_refs(to);
         match v {
@@ -196,7 +196,7 @@ impl Gen<'_> {
 
     /// A place's `&mut` and method receiver: `&mut self.f` / `self.f`, or for `*x` (a
     /// `&mut` binding) `x` / `x`.
-    pub(super) fn place_refs(to: &str) -> (String, String) {
+    fn place_refs(to: &str) -> (String, String) {
         match to.strip_prefix('*') {
             Some(binding) => (binding.to_string(), binding.to_string()),
             None => (format!("&mut {to}"), to.to_string()),
@@ -206,16 +206,7 @@ impl Gen<'_> {
     /// An array read into the `Vec` at `to`: the elements it keeps are read into, the
     /// others read and pushed.
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn read_array_into(
-        &self,
-        c: &mut Code,
-        to: &str,
-        pre: &Prefix,
-        elem: &Value,
-        min: u64,
-        ctx: &Ctx,
-        d: usize,
-    ) {
+    fn read_array_into(&self, c: &mut Code, to: &str, pre: &Prefix, elem: &Value, min: u64, ctx: &Ctx, d: usize) {
         let me = Self::map_err(ctx);
         let bits = pre.bits();
         let inner = ctx.in_element(format!("i{d}"));
@@ -235,7 +226,7 @@ impl Gen<'_> {
     }
 
     /// `field: local` for every field of the struct planned by `p`.
-    pub(super) fn literal_fields(&self, p: &TypePlan) -> Vec<String> {
+    fn literal_fields(&self, p: &TypePlan) -> Vec<String> {
         let names = self.field_names(p.id);
         let Some(t) = self.layout.get(p.id) else {
             return Vec::new();
@@ -255,7 +246,7 @@ impl Gen<'_> {
     }
 
     /// A single-expression read, when there is one.
-    pub(super) fn simple_read(&self, v: &Value, ctx: &Ctx, view: bool) -> Option<String> {
+    fn simple_read(&self, v: &Value, ctx: &Ctx, view: bool) -> Option<String> {
         let me = Self::map_err(ctx);
         Some(match v {
             Value::Str(pre) if view => format!("rd.str{}(){me}?", pre.bits()),
@@ -284,7 +275,7 @@ impl Gen<'_> {
         })
     }
 
-    pub(super) fn read_value(&self, c: &mut Code, var: &str, v: &Value, ctx: &Ctx, d: usize, view: bool) {
+    fn read_value(&self, c: &mut Code, var: &str, v: &Value, ctx: &Ctx, d: usize, view: bool) {
         if let Some(e) = self.simple_read(v, ctx, view) {
             c.linef(format_args!("let {var} = {e};"));
             return;

@@ -32,7 +32,7 @@ impl Gen<'_> {
     }
 
     /// A plan size term as an expression over `place`.
-    pub(super) fn term(&self, place: &str, t: &SizeTerm, d: usize) -> String {
+    fn term(&self, place: &str, t: &SizeTerm, d: usize) -> String {
         let scaled = |k: u64, e: String| if k == 1 { e } else { format!("{k} * {e}") };
         match t {
             SizeTerm::Len { scale } => scaled(*scale, format!("{place}.len()")),
@@ -52,7 +52,7 @@ impl Gen<'_> {
         }
     }
 
-    pub(super) fn value_size(&self, place: &str, vs: &ValueSize, d: usize) -> String {
+    fn value_size(&self, place: &str, vs: &ValueSize, d: usize) -> String {
         match &vs.term {
             None => vs.constant.to_string(),
             Some(t) if vs.constant == 0 => self.term(place, t, d),

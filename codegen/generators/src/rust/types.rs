@@ -59,7 +59,7 @@ impl Gen<'_> {
 
     /// The type of a boxed field ([`Boxed`](wirelens_core::plan::Boxed)): the owned or view type with the struct inside
     /// its `Option`s in a `Box` (`Option<Box<S>>`).
-    pub(super) fn boxed_ty(&self, w: &Wire, view: bool) -> String {
+    fn boxed_ty(&self, w: &Wire, view: bool) -> String {
         match w {
             Wire::Optional(e) => format!("Option<{}>", self.boxed_ty(e, view)),
             w if view => format!("Box<{}>", self.view_ty(w)),
@@ -68,7 +68,7 @@ impl Gen<'_> {
     }
 
     /// The doc line of a boxed field (after its own docs).
-    pub(super) fn box_doc(&self, c: &mut Code, docs: &[String]) {
+    fn box_doc(&self, c: &mut Code, docs: &[String]) {
         if !docs.is_empty() {
             c.line("///");
         }
@@ -78,7 +78,7 @@ impl Gen<'_> {
         c.line("/// rustc's layout recursion limit); the wire is the same.");
     }
 
-    pub(super) fn layout_doc(&self, c: &mut Code, id: TypeId, t: &TypeLayout) {
+    fn layout_doc(&self, c: &mut Code, id: TypeId, t: &TypeLayout) {
         let d = crate::layout_doc(self.schema, self.layout, id, t);
         c.linef(format_args!("/// Wire layout ({}): {}.", d.order, d.size));
         if let Some(wire) = &d.wire_type {

@@ -51,7 +51,7 @@ impl Gen<'_> {
         c.blank();
     }
 
-    pub(super) fn write_value(&self, c: &mut Code, place: &str, is_ref: bool, v: &Value, d: usize) {
+    fn write_value(&self, c: &mut Code, place: &str, is_ref: bool, v: &Value, d: usize) {
         let by_ref = if is_ref { place.to_string() } else { format!("&{place}") };
         let by_val = if is_ref { format!("*{place}") } else { place.to_string() };
         match v {
