@@ -22,9 +22,10 @@
 //! loop (`plan`).
 //!
 //! Modules, each using only those above it: `names` (identifiers, [`Names`]) ← `plan`
-//! (the generator, plan paths as C names) ← `blocks` (fixed blocks) ← `size`, `write`,
-//! `read` (the codec functions), `types` (declarations), `share` (one text for owned and
-//! view) ← `api` (header, source, tables, dispatcher) ← this module (the entry points).
+//! (the generator, plan paths as C names) ← `blocks` (fixed blocks), `types`
+//! (declarations), `share` (one text for owned and view) ← `size`, `write`, `read` (the
+//! codec functions) ← `api` (header, source, tables, dispatcher) ← this module (the entry
+//! points).
 
 mod api;
 mod blocks;

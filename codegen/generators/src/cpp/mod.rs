@@ -20,7 +20,7 @@
 //!
 //! Modules, each using only those above it: `names` (namespace, type, view and member
 //! names, escaping) ← `plan` (the generator, plan paths as C++ places) ← `blocks` (fixed
-//! blocks, runs) ← `size`, `write`, `read` (the codec functions), `types` (declarations)
+//! blocks, runs), `types` (declarations) ← `size`, `write`, `read` (the codec functions)
 //! ← `api` (the header's frame, definitions, dispatcher) ← this module (the entry points
 //! and options).
 

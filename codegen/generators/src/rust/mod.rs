@@ -16,8 +16,8 @@
 //!
 //! Modules, each using only those above it: `names` (type and field names, escaping) and
 //! `options` ([`RustOptions`]) ← `plan` (the generator, plan paths as places, locals and
-//! error paths) ← `blocks` (fixed blocks) ← `size`, `write`, `read` (the codec), `types`
-//! (declarations) ← `api` (the header, the trait impls, the dispatcher) ← this module
+//! error paths) ← `blocks` (fixed blocks), `types` (declarations) ← `size`, `write`,
+//! `read` (the codec) ← `api` (the header, the trait impls, the dispatcher) ← this module
 //! (the entry points).
 
 mod api;
