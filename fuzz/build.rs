@@ -1,6 +1,6 @@
 //! Generates, from the golden schemas in `tests/vectors`:
 //! - `schemas.rs`: every schema's text (the `decode`, `analyze` and `incremental` targets);
-//! - one Rust module per schema and field order, by the Rust emitter (`wirelens_core::emit`),
+//! - one Rust module per schema and field order, by the Rust emitter (`wirelens_generators::rust`),
 //!   written with `wirelens_project::generate::write_files` like `wirelens gen` does;
 //! - `rust_targets.rs`: `TARGETS`, one entry per decoder of those modules (every struct
 //!   and root type; SDP also each message decoder and the `AnyMessage` dispatcher), and
@@ -9,8 +9,8 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use wirelens_generators::{self, rust::type_name, Lang};
 use wirelens_core::{analyze, Dialect, FieldOrder, OrderChoice};
+use wirelens_generators::{self as emit, rust::type_name, Lang};
 
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
