@@ -126,6 +126,6 @@ pub fn generate_in(
 pub fn runtime_files() -> Vec<OutputFile> {
     vec![OutputFile {
         name: "wirelens.h".into(),
-        contents: include_str!("../../../../runtime/c/wirelens.h").into(),
+        contents: include_str!("../../runtime/c/wirelens.h").into(),
     }]
 }

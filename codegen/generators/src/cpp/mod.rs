@@ -48,7 +48,7 @@ pub(crate) use names::RESERVED;
 pub use names::{field_names, ident, namespace, prim_type, type_name, type_names, RUNTIME_HEADER};
 
 /// The C++ runtime header (`runtime/cpp/wirelens.hpp`).
-pub const RUNTIME_SOURCE: &str = include_str!("../../../../runtime/cpp/wirelens.hpp");
+pub const RUNTIME_SOURCE: &str = include_str!("../../runtime/cpp/wirelens.hpp");
 
 /// The runtime header, written next to the generated code.
 pub fn runtime_files() -> Vec<OutputFile> {

@@ -1,0 +1,1 @@
+../../../../runtime/c/wirelens.h
