@@ -22,27 +22,14 @@
 // screenshot in WIRELENS_E2E_DIR; the compatibility, hint and inspector checks keep theirs in
 // WIRELENS_E2E_DIR/artifacts/ either way; exit status 1 if any failed.
 // WIRELENS_E2E_ONLY=regex runs only the checks whose names match.
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
-
-const require = createRequire(join(process.env.NODE_PATH, 'x.js'));
-const { chromium } = require('playwright-core');
-
-const codeServer = process.env.WIRELENS_E2E_CODE_SERVER;
-const vsix = process.env.WIRELENS_E2E_VSIX;
-const repo = process.env.WIRELENS_E2E_REPO;
-const dir = process.env.WIRELENS_E2E_DIR;
-const serverBin = process.env.WIRELENS_E2E_SERVER;
+import { dir, launch, repo, serverBin, until, workbench } from './harness.mjs';
 
 const run = join(dir, 'run');
 rmSync(run, { recursive: true, force: true });
-const userData = join(run, 'user-data');
-const extensions = join(run, 'extensions');
 const workspace = join(run, 'workspace');
-mkdirSync(join(userData, 'User'), { recursive: true });
 mkdirSync(workspace, { recursive: true });
 cpSync(join(repo, 'examples', 'audiounit', 'plugin_registry.sdp'), join(workspace, 'plugin_registry.sdp'));
 cpSync(join(repo, 'examples', 'telemetry', 'telemetry.ffi'), join(workspace, 'telemetry.ffi'));
@@ -79,67 +66,12 @@ cpSync(join(vectors, 'cases', 'audiounit_full.bin'), join(workspace, 'audiounit_
 cpSync(join(vectors, 'cases', 'audiounit_small.bin'), join(workspace, 'audiounit_small.bin'));
 writeFileSync(join(workspace, 'audiounit_cut.bin'), readFileSync(join(vectors, 'cases', 'audiounit_small.bin')).subarray(0, 140));
 writeFileSync(join(workspace, 'broken.sdp'), '/// A reference to a type nobody declared.\nstruct Broken {\n    a: u32,\n    b: Missing,\n}\n');
-writeFileSync(
-  join(userData, 'User', 'settings.json'),
-  JSON.stringify({
-    'workbench.startupEditor': 'none',
-    'security.workspace.trust.enabled': false,
-    'editor.inlayHints.enabled': 'on',
-    'telemetry.telemetryLevel': 'off',
-    'workbench.tips.enabled': false,
-    'extensions.autoCheckUpdates': false,
-    'extensions.autoUpdate': false,
-    'update.mode': 'none',
-    'wirelens.trace.server': 'messages',
-    'wirelens.generate.onSave': true,
-    // The open dialog as a path in the quick input (the check that decodes a file types it).
-    'files.simpleDialog.enable': true,
-    // No chat panel beside the editors (it would take a third of the width).
-    'chat.disableAIFeatures': true,
-    'workbench.secondarySideBar.defaultVisibility': 'hidden',
-  }),
-);
-
-// --config: code-server otherwise creates ~/.config/code-server/config.yaml.
-const config = join(run, 'config.yaml');
-writeFileSync(config, 'auth: none\ncert: false\n');
-const common = ['--config', config, '--user-data-dir', userData, '--extensions-dir', extensions];
-console.log('e2e: installing', vsix);
-execFileSync(codeServer, [...common, '--install-extension', vsix], { stdio: 'inherit' });
-
-const port = await new Promise((resolve) => {
-  const s = createServer();
-  s.listen(0, '127.0.0.1', () => {
-    const p = s.address().port;
-    s.close(() => resolve(p));
-  });
+const { page, close } = await launch({
+  run,
+  workspace,
+  settings: { 'wirelens.trace.server': 'messages', 'wirelens.generate.onSave': true },
 });
-const server = spawn(
-  codeServer,
-  [...common, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry', '--disable-update-check',
-    '--disable-workspace-trust', '--disable-getting-started-override', workspace],
-  { stdio: ['ignore', 'pipe', 'pipe'] },
-);
-let serverLog = '';
-server.stdout.on('data', (d) => (serverLog += d));
-server.stderr.on('data', (d) => (serverLog += d));
-
-const deadline = Date.now() + 60_000;
-for (;;) {
-  try {
-    const r = await fetch(`http://127.0.0.1:${port}/healthz`);
-    if (r.ok) break;
-  } catch {}
-  if (Date.now() > deadline) throw new Error(`code-server did not start:\n${serverLog}`);
-  await new Promise((r) => setTimeout(r, 500));
-}
-
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  headless: !process.env.WIRELENS_E2E_HEADED,
-  args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-});
-const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+const { openFile, runCommand, goTo } = workbench(page);
 const results = [];
 // WIRELENS_E2E_ONLY=regex runs only the checks whose names match (while working on some).
 const only = process.env.WIRELENS_E2E_ONLY ? new RegExp(process.env.WIRELENS_E2E_ONLY) : undefined;
@@ -156,23 +88,10 @@ const check = async (name, fn) => {
   console.log(results.at(-1));
 };
 
-async function openFile(name) {
-  // Through the Explorer (the quick-open shortcut depends on where the focus is).
-  const row = page.locator('.explorer-folders-view .monaco-list-row', { hasText: name }).first();
-  await row.waitFor({ timeout: 30_000 });
-  await row.dblclick();
-  await page.locator('.tab.active', { hasText: name }).first().waitFor({ timeout: 20_000 });
-  await page.locator('.monaco-editor .view-lines', { hasText: '' }).first().waitFor();
-}
-
 try {
-  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
-  await page.locator('.monaco-workbench').waitFor({ timeout: 120_000 });
-  await page.locator('.explorer-folders-view, .explorer-viewlet').first().waitFor({ timeout: 60_000 }).catch(() => {});
-
   await check('language mode, and the status bar shows the server running', async () => {
     await openFile('broken.sdp');
-    await page.locator('.statusbar-item', { hasText: 'SDP' }).first().waitFor({ timeout: 30_000 });
+    await page.locator('.statusbar-item', { hasText: 'SDP' }).first().waitFor({ timeout: 60_000 });
     // `$(pass) wirelens` once the client is running (`$(error)` / `$(circle-slash)` otherwise).
     await page
       .locator('.statusbar-item', { hasText: 'wirelens', has: page.locator('.codicon-pass') })
@@ -183,7 +102,7 @@ try {
   await check('diagnostics (UNKNOWN_TYPE squiggle and the Problems count)', async () => {
     await page.locator('.monaco-editor .squiggly-error').first().waitFor({ timeout: 60_000 });
     await page.keyboard.press('Control+Shift+M');
-    await page.locator('.markers-panel .monaco-list-row', { hasText: 'Missing' }).first().waitFor({ timeout: 30_000 });
+    await page.locator('.markers-panel .monaco-list-row', { hasText: 'Missing' }).first().waitFor({ timeout: 60_000 });
     await page.keyboard.press('Control+Shift+M');
   });
 
@@ -191,7 +110,7 @@ try {
     await openFile('plugin_registry.sdp');
     // ComponentId: fixed-size, so the hover says `size = 16 B (0x10), fixed`.
     const name = page.locator('.monaco-editor .view-line span', { hasText: /^ComponentId$/ }).first();
-    await name.waitFor({ timeout: 30_000 });
+    await name.waitFor({ timeout: 60_000 });
     // The hover appears once the server answers; retry the mouse move while it starts.
     const hover = page.locator('.monaco-hover:not(.hidden)', { hasText: 'Fixed blocks' }).first();
     let shown = false;
@@ -207,7 +126,7 @@ try {
     for (const column of ['field', 'type', 'offset', 'size']) {
       if (!header.includes(column)) throw new Error(`hover table columns ${JSON.stringify(header)} lack "${column}"`);
     }
-    await hover.locator('table td', { hasText: 'component_subtype' }).first().waitFor({ timeout: 1_000 });
+    await hover.locator('table td', { hasText: 'component_subtype' }).first().waitFor({ timeout: 10_000 });
     await page.mouse.move(0, 0);
     await page.keyboard.press('Escape');
   });
@@ -222,9 +141,9 @@ try {
 
   await check('code lens runs wirelens.showLayout (layout view beside)', async () => {
     const lens = page.locator('.monaco-editor .codelens-decoration a').first();
-    await lens.waitFor({ timeout: 30_000 });
+    await lens.waitFor({ timeout: 60_000 });
     await lens.click();
-    await page.locator('.tab', { hasText: /Wire layout: \w+/ }).first().waitFor({ timeout: 30_000 });
+    await page.locator('.tab', { hasText: /Wire layout: \w+/ }).first().waitFor({ timeout: 60_000 });
   });
 
   // The text of the webviews (the layout view: nested iframes), not of the workbench,
@@ -234,45 +153,8 @@ try {
     const texts = await Promise.all(frames.map((f) => f.evaluate(() => document.body?.innerText ?? '').catch(() => '')));
     return texts.join('\n');
   };
-  const runCommand = async (title) => {
-    const input = page.locator('.quick-input-widget input');
-    const row = page.locator('.quick-input-list .monaco-list-row.focused', { hasText: title }).first();
-    for (let attempt = 1; ; attempt++) {
-      // F1 is lost while a webview (the layout view) has the focus: focus the workbench.
-      for (let i = 0; i < 5; i++) {
-        await page.keyboard.press('F1');
-        if (await input.waitFor({ timeout: 2_000 }).then(() => true, () => false)) break;
-        await page.locator('.part.sidebar .composite.title').first().click();
-      }
-      await input.waitFor({ timeout: 30_000 });
-      await input.fill(`>${title}`);
-      // The extension's commands are listed once VS Code has read its manifest, and only
-      // when their `when` holds (a schema editor active): ask again while the UI settles.
-      if (await row.waitFor({ timeout: 10_000 }).then(() => true, () => false)) break;
-      if (attempt === 6) throw new Error(`no command "${title}" in the palette`);
-      await page.keyboard.press('Escape');
-    }
-    await page.keyboard.press('Enter');
-  };
-
   const activeEditor = () => page.locator('.editor-group-container.active .monaco-editor .view-lines').first();
 
-  /** Polls `probe` (→ [ok, what it saw]) until ok; the error names the last thing seen. */
-  const until = async (what, probe, timeout = 60_000) => {
-    const end = Date.now() + timeout;
-    let seen;
-    for (;;) {
-      let ok = false;
-      try {
-        [ok, seen] = await probe();
-      } catch (e) {
-        seen = String(e).split('\n')[0];
-      }
-      if (ok) return seen;
-      if (Date.now() > end) throw new Error(`${what}: not within ${timeout / 1000} s; last seen: ${JSON.stringify(seen)?.slice(0, 600)}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  };
   const sameSet = (a, b) => a.length === b.length && [...a].sort((x, y) => x - y).every((x, i) => x === [...b].sort((p, q) => p - q)[i]);
   /** A quick pick (or the simple file dialog) titled `title`: type `text`, accept `label`'s row. */
   const quickPick = async (title, text, label = text) => {
@@ -296,20 +178,15 @@ try {
         if (await titled.waitFor({ state: 'hidden', timeout: 10_000 }).then(() => true, () => false)) return;
       }
       if (attempt === 5) throw new Error(`"${title}": ${label} not accepted for ${text}; the input says ${await input.inputValue()}`);
+      console.log(`     "${title}": ${label} not accepted at attempt ${attempt} (the input says ${await input.inputValue()}); again`);
     }
   };
   /** Focuses the schema's editor (group 1) without moving its cursor. */
   const focusSchema = async (name) => {
     await page.locator('.tab', { hasText: name }).first().click();
-    await page.locator('.editor-group-container.active .tab.active', { hasText: name }).first().waitFor({ timeout: 30_000 });
+    await page.locator('.editor-group-container.active .tab.active', { hasText: name }).first().waitFor({ timeout: 60_000 });
   };
-  const goTo = async (lineCol) => {
-    await page.keyboard.press('Control+G');
-    await page.locator('.quick-input-widget input').waitFor({ timeout: 30_000 });
-    await page.keyboard.type(lineCol);
-    await page.keyboard.press('Enter');
-    await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 30_000 });
-  };
+
 
   await check('outside a struct, Show wire layout offers a pick of the types', async () => {
     await runCommand('View: Close All Editors');
@@ -317,33 +194,28 @@ try {
     await activeEditor().click();
     await page.keyboard.press('Control+Home');
     await runCommand('wirelens: Show wire layout');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Live' }).first().waitFor({ timeout: 30_000 });
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Live' }).first().waitFor({ timeout: 60_000 });
     await page.keyboard.press('Enter');
-    await page.locator('.tab', { hasText: 'Wire layout: Live' }).first().waitFor({ timeout: 30_000 });
+    await page.locator('.tab', { hasText: 'Wire layout: Live' }).first().waitFor({ timeout: 60_000 });
   });
 
   await check('the layout view follows edits of its schema', async () => {
-    await page.waitForFunction(() => true); // the view of Live is open beside (previous check)
-    let text = '';
-    for (let i = 0; i < 40 && !/Wire layout: Live[\s\S]*\bu32\b/.test(text); i++) {
-      text = await framesText();
-      await page.waitForTimeout(250);
-    }
-    if (!/Wire layout: Live[\s\S]*\bu32\b/.test(text)) throw new Error(`the view does not show Live: ${text.slice(0, 300)}`);
-    if (/\bbeta\b/.test(text)) throw new Error('the view shows `beta` before it was typed');
+    // The view of Live is open beside (previous check).
+    const shown = () => until('the layout of Live', async () => {
+      const text = await framesText();
+      return [/Wire layout: Live[\s\S]*\bu32\b/.test(text), text.slice(0, 300)];
+    });
+    if (/\bbeta\b/.test(await shown())) throw new Error('the view shows `beta` before it was typed');
     await page.locator('.tab', { hasText: 'live.sdp' }).first().click();
     await activeEditor().click();
-    await page.keyboard.press('Control+G');
-    await page.keyboard.type('4');
-    await page.keyboard.press('Enter');
+    await goTo('4');
     await page.keyboard.press('End');
     await page.keyboard.press('Enter');
     await page.keyboard.type('beta: u64,');
-    for (let i = 0; i < 60 && !/\bbeta\b/.test(text); i++) {
-      await page.waitForTimeout(250);
-      text = await framesText();
-    }
-    if (!/\bbeta\b/.test(text)) throw new Error(`the layout view did not refresh: ${text.slice(0, 300)}`);
+    await until('the layout view refreshed', async () => {
+      const text = await framesText();
+      return [/\bbeta\b/.test(text), text.slice(0, 300)];
+    });
   });
 
   await check('generation on save shows in the status bar', async () => {
@@ -361,13 +233,13 @@ try {
     await page.keyboard.press('Control+A');
     await runCommand('wirelens: Decode bytes');
     const pick = page.locator('.quick-input-list .monaco-list-row', { hasText: 'plugin_registry.sdp' }).first();
-    await pick.waitFor({ timeout: 20_000 });
+    await pick.waitFor({ timeout: 60_000 });
     await pick.click();
-    await page.locator('.tab', { hasText: /ComponentId \(\d+\)\.decoded/ }).first().waitFor({ timeout: 30_000 });
+    await page.locator('.tab', { hasText: /ComponentId \(\d+\)\.decoded/ }).first().waitFor({ timeout: 60_000 });
     await page.waitForFunction(
       () => /component_type/.test(document.querySelector('.editor-group-container.active .monaco-editor .view-lines')?.textContent ?? ''),
       null,
-      { timeout: 20_000 },
+      { timeout: 60_000 },
     );
   });
 
@@ -395,7 +267,7 @@ try {
       .waitFor({ timeout: 60_000 });
     await page.keyboard.press('Control+Shift+M');
     const row = page.locator('.markers-panel .monaco-list-row', { hasText: 'wire break against HEAD' }).first();
-    await row.waitFor({ timeout: 30_000 });
+    await row.waitFor({ timeout: 60_000 });
     const text = await row.textContent();
     if (!/field `Point\.y` changed from `u32` to `u64`, size 4 B → 8 B/.test(text)) throw new Error(`the warning says: ${text}`);
     await page.screenshot({ path: join(artifacts, 'compat.png') });
@@ -431,12 +303,12 @@ try {
     await quickPick('Bytes to decode', 'Binary file', 'Binary file…');
     // The simple open dialog: a path in the quick input.
     await quickPick('Binary file to decode', join(workspace, 'message.bin'), 'message.bin');
-    await page.locator('.tab', { hasText: /ComponentId \(\d+\)\.decoded/ }).first().waitFor({ timeout: 30_000 });
+    await page.locator('.tab', { hasText: /ComponentId \(\d+\)\.decoded/ }).first().waitFor({ timeout: 60_000 });
     const view = () => activeEditor().evaluate((e) => e.textContent.replace(/\u00a0/g, ' '));
     await page.waitForFunction(
       () => /component_type = 1635083896/.test(document.querySelector('.editor-group-container.active .monaco-editor .view-lines')?.textContent?.replace(/\u00a0/g, ' ') ?? ''),
       null,
-      { timeout: 20_000 },
+      { timeout: 60_000 },
     );
     const text = await view();
     for (const want of ['message.bin', 'field = value', 'message header = SDP2 · type id 3', 'version = 65536']) {
@@ -582,7 +454,7 @@ try {
     // The schema's cursor is on `identifier: str` (line 8); the status bar shows it once the
     // schema's editor has the focus.
     await runCommand('View: Focus First Editor Group');
-    await page.locator('.statusbar-item', { hasText: /Ln 8, Col 5\b/ }).first().waitFor({ timeout: 30_000 });
+    await page.locator('.statusbar-item', { hasText: /Ln 8, Col 5\b/ }).first().waitFor({ timeout: 60_000 });
   });
 
   await check('inspector: the value inspector reads the selected bytes as u8…f64 and UTF-8', async () => {
@@ -669,9 +541,7 @@ try {
     await page.screenshot({ path: join(artifacts, 'inspector-error.png') });
   });
 } finally {
-  await browser.close().catch(() => {});
-  server.kill();
-  writeFileSync(join(dir, 'code-server.log'), serverLog);
+  await close();
 }
 
 console.log(`\ne2e: ${results.filter((r) => r.startsWith('ok')).length} passed, ${results.filter((r) => !r.startsWith('ok')).length} failed`);
