@@ -361,3 +361,69 @@ fn edits_to_a_big_document_never_delay_requests_on_another_and_coalesce() {
     let text = h["contents"]["value"].as_str().unwrap_or("").to_string();
     assert!(text.contains("u16"), "{text}");
 }
+
+/// `count` structs of `fields` u32 fields each.
+fn structs(count: usize, fields: usize) -> String {
+    (0..count)
+        .map(|i| {
+            let body: String = (0..fields).map(|j| format!("    f{j}: u32,\n")).collect();
+            format!("struct S{i} {{\n{body}}}\n\n")
+        })
+        .collect()
+}
+
+#[test]
+fn inlay_hints_are_answered_while_whole_document_requests_are_computed() {
+    // What VS Code sends on opening a big schema: symbols (twice), semantic tokens, folding
+    // and lenses of the whole document, then the hints of the visible lines. tower-lsp-server
+    // polls every handler on one task: computed there, the hints waited for all of them.
+    let mut c = Client::start();
+    c.initialize_without_delay(None);
+    let uri = "file:///tmp/wirelens-concurrency/big.sdp";
+    c.open(uri, "sdp", &structs(1_000, 10));
+    c.diagnostics(uri);
+    let doc = json!({"uri": uri});
+    let heavy: Vec<i64> = [
+        "textDocument/documentSymbol",
+        "textDocument/semanticTokens/full",
+        "textDocument/documentSymbol",
+        "textDocument/foldingRange",
+        "textDocument/codeLens",
+    ]
+    .iter()
+    .map(|m| send_request(&mut c, m, json!({"textDocument": doc})))
+    .collect();
+    let hints = send_request(
+        &mut c,
+        "textDocument/inlayHint",
+        json!({"textDocument": doc, "range": {"start": pos(6000, 0), "end": pos(6040, 0)}}),
+    );
+    let hints = response(&mut c, hints);
+    assert!(hints["result"].as_array().is_some_and(|h| !h.is_empty()), "{hints}");
+    let answered: Vec<i64> = c.backlog.iter().filter_map(|m| m["id"].as_i64()).collect();
+    assert!(
+        !heavy.iter().any(|id| answered.contains(id)),
+        "whole-document answers {answered:?} came before the hints"
+    );
+    for id in heavy {
+        assert!(response(&mut c, id).get("error").is_none());
+    }
+}
+
+#[test]
+fn document_symbols_list_fields_up_to_ten_thousand_then_types_only() {
+    let mut c = Client::start();
+    c.initialize_without_delay(None);
+    for (n, fields) in [(1_000, 10), (1_001, 10)] {
+        let uri = format!("file:///tmp/wirelens-concurrency/s{n}.sdp");
+        c.open(&uri, "sdp", &structs(n, fields));
+        let symbols = c.request("textDocument/documentSymbol", json!({"textDocument": {"uri": uri}}));
+        let symbols = symbols.as_array().unwrap();
+        assert_eq!(symbols.len(), n);
+        let listed: usize = symbols
+            .iter()
+            .map(|s| s["children"].as_array().map_or(0, Vec::len))
+            .sum();
+        assert_eq!(listed, if n * fields <= 10_000 { n * fields } else { 0 }, "{n} structs");
+    }
+}

@@ -1,28 +1,35 @@
 #!/usr/bin/env bash
-# Opt-in end-to-end test in real VS Code OSS (not part of tests/run: it takes minutes).
+# End-to-end test in real VS Code OSS, a phase of ./tests/run (about 2 minutes with the tools
+# cached, 4–5 when it installs them; see README.md "VS Code").
 # code-server (VS Code OSS in a browser, from npm) + Debian chromium driven by playwright-core:
 # installs the .vsix, opens the example schemas, asserts the server state in the status bar,
 # diagnostics, a layout hover, inlay hints, the layout code lens, the layout view's picker
 # and live refresh, decoding selected hex and a binary file, generation feedback, the wire-break
-# warning and lens against git HEAD and whole inlay hints (see e2e/e2e.mjs; screenshots of the
-# last two are kept in editors/vscode/.e2e/artifacts/).
+# warning and lens against git HEAD, whole inlay hints, and the binary inspector on the
+# AudioUnit golden vectors (see e2e/e2e.mjs; screenshots of the compatibility lens, the hints
+# and the inspector are kept in editors/vscode/.e2e/artifacts/, gitignored).
 #
 # Needs the npm registry, gcc/make/python3 (code-server's native modules) and the Debian
-# packages `chromium` and `libkrb5-dev` (installed with apt-get when missing and run as root).
-# Versions are pinned: node in NODE_VERSION below, code-server and playwright-core (and all
-# their dependencies) in e2e/package.json + e2e/package-lock.json. Tools go to
-# editors/vscode/.e2e/tools/ (gitignored) and are reused while the pins are unchanged;
-# screenshots of failed checks and the code-server log go to editors/vscode/.e2e/.
+# packages `chromium` and `libkrb5-dev` (installed with apt-get when missing: as root, else
+# through sudo). Versions are pinned: node in NODE_VERSION below, code-server and
+# playwright-core (and all their dependencies) in e2e/package.json + e2e/package-lock.json,
+# the Debian packages in CHROMIUM_VERSION and KRB5_VERSION (Debian 12; Debian's archive keeps
+# only the newest security build of chromium, so when the pinned one is gone the newest is
+# installed and a line says so: update the pin). Tools go to editors/vscode/.e2e/tools/
+# (gitignored) and are reused while the pins are unchanged; screenshots of failed checks and
+# the code-server log go to editors/vscode/.e2e/.
 # Nothing is written outside the repository: HOME, the XDG directories, TMPDIR and the npm
 # cache point into editors/vscode/.e2e/ once the server is built, and code-server gets its
 # config file there (--config) instead of ~/.config/code-server/config.yaml.
 #
-# The server: $WIRELENS_BIN if set, else target/release/wirelens when it is newer than every
-# Rust source (tests/run's release build is reused as is), else `cargo build --release`.
+# The server: $WIRELENS_BIN if set (tests/run sets it to its release build), else
+# target/release/wirelens when it is newer than every Rust source, else `cargo build --release`.
 #
 #   editors/vscode/scripts/e2e.sh              # build (if needed) the server + .vsix, install tools, run
 #   WIRELENS_E2E_REBUILD=1 …                   # build the server even if one is there
+#   WIRELENS_E2E_ONLY=inspector …              # only the checks whose names match
 #   WIRELENS_E2E_HEADED=1 … (needs a display)  # watch it
+#   editors/vscode/scripts/e2e.sh SCRIPT.mjs   # run another script with the same tools (a benchmark)
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 repo="$(cd "$here/../.." && pwd)"
@@ -30,19 +37,35 @@ e2e="$here/.e2e"
 tools="$e2e/tools"
 NODE_VERSION=24.21.0 # code-server 4.139 requires node 24 (the system node may be older)
 
+CHROMIUM_VERSION=156.0.8078.108-1~deb12u1 # bookworm-security
+KRB5_VERSION=1.20.1-2+deb12u5
+
 missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 [ -e /usr/include/gssapi/gssapi.h ] || [ -e /usr/include/krb5.h ] || missing+=(libkrb5-dev)
 if [ "${#missing[@]}" -gt 0 ]; then
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-    echo "e2e: apt-get install ${missing[*]}"
-    apt-get install -y --no-install-recommends "${missing[@]}" ||
-      { apt-get update && apt-get install -y --no-install-recommends "${missing[@]}"; }
-  else
+  sudo_=""
+  [ "$(id -u)" = 0 ] || sudo_="sudo"
+  if ! command -v apt-get >/dev/null || { [ -n "$sudo_" ] && ! sudo -n true 2>/dev/null; }; then
     echo "e2e: missing Debian packages: sudo apt-get install ${missing[*]}" >&2
     exit 1
   fi
+  pinned=()
+  for p in "${missing[@]}"; do
+    case $p in
+    chromium) pinned+=("chromium=$CHROMIUM_VERSION") ;;
+    libkrb5-dev) pinned+=("libkrb5-dev=$KRB5_VERSION") ;;
+    esac
+  done
+  apt_install() { DEBIAN_FRONTEND=noninteractive $sudo_ apt-get install -y -qq --no-install-recommends "$@" >/dev/null; }
+  echo "e2e: apt-get install ${pinned[*]}"
+  $sudo_ apt-get update -qq
+  if ! apt_install "${pinned[@]}"; then
+    echo "e2e: the pinned versions are no longer in Debian's archive; installing its current ones (update the pins in $0)"
+    apt_install "${missing[@]}"
+  fi
 fi
+echo "e2e: $(/usr/bin/chromium --version 2>/dev/null || echo 'chromium: no version') (pinned $CHROMIUM_VERSION)"
 
 server_bin="${WIRELENS_BIN:-$repo/target/release/wirelens}"
 stale() { # a Rust source or manifest newer than the binary
@@ -99,4 +122,5 @@ export WIRELENS_E2E_REPO="$repo"
 export WIRELENS_E2E_SERVER="$server_bin"
 export WIRELENS_E2E_DIR="$e2e"
 export NODE_PATH="$cs/node_modules"
-exec node "$here/e2e/e2e.mjs"
+# The test, or another script that drives VS Code the same way (bench/vscode-hints/run).
+exec node "${1:-$here/e2e/e2e.mjs}"

@@ -351,13 +351,17 @@ async function decodeInput(
   const other = editor && !LANGUAGES.includes(editor.document.languageId);
   const selected = other && !editor.selection.isEmpty ? editor.document.getText(editor.selection) : '';
   if (selected && looksLikeHex(selected)) return { bytes: parseHex(selected), source: 'the selected hex' };
-  // Only a suggestion: a browser (code-server) may refuse or never answer the clipboard read.
-  const clip = (
-    await Promise.race([
-      Promise.resolve(vscode.env.clipboard.readText()).catch(() => ''),
-      new Promise<string>((resolve) => setTimeout(() => resolve(''), 1_000)),
-    ])
-  ).trim();
+  // Only a suggestion, and not in a browser (code-server, vscode.dev): there the workbench
+  // answers a refused clipboard read with an error toast of its own.
+  const clip =
+    vscode.env.uiKind === vscode.UIKind.Web
+      ? ''
+      : (
+          await Promise.race([
+            Promise.resolve(vscode.env.clipboard.readText()).catch(() => ''),
+            new Promise<string>((resolve) => setTimeout(() => resolve(''), 1_000)),
+          ])
+        ).trim();
   const how = await vscode.window.showQuickPick(
     [
       { label: 'Hex…', description: looksLikeHex(clip) ? 'paste or type; the clipboard is filled in' : 'paste or type', pick: 'hex' as const },

@@ -69,6 +69,8 @@ class Inspector {
   private window = { start: 0, length: WINDOW_BYTES };
   private timer: ReturnType<typeof setTimeout> | undefined;
   private generation = 0;
+  /** Messages for the page before its script said `ready` (it would miss them). */
+  private queued: unknown[] | undefined = [];
 
   constructor(
     private readonly deps: InspectorDeps,
@@ -94,19 +96,39 @@ class Inspector {
       vscode.window.onDidChangeTextEditorSelection((e) => {
         if (e.textEditor.document !== this.doc) return;
         const p = e.selections[0]?.active;
-        void this.panel.webview.postMessage({ type: 'schemaCursor', position: p ? { line: p.line, character: p.character } : null });
+        this.send({ type: 'schemaCursor', position: p ? { line: p.line, character: p.character } : null });
       }),
     );
     this.panel.onDidDispose(() => {
       if (this.timer) clearTimeout(this.timer);
       for (const d of this.disposables) d.dispose();
     });
+    // The first decode runs while the page loads (both take a while): its answer waits for
+    // `ready` in the queue.
+    void this.run();
+  }
+
+  /** Posts to the page, or queues until it is ready. */
+  private send(message: unknown): void {
+    if (this.queued) this.queued.push(message);
+    else void this.panel.webview.postMessage(message);
   }
 
   private onMessage(m: { type?: string; range?: Rng; start?: number; length?: number }): void {
     if (m.type === 'ready') {
-      void this.panel.webview.postMessage({ type: 'init', bytes: Buffer.from(this.bytes).toString('base64') });
-      void this.run();
+      const queued = this.queued;
+      this.queued = undefined;
+      this.send({ type: 'init', bytes: Buffer.from(this.bytes).toString('base64') });
+      if (!queued) {
+        // The page loaded again (VS Code reloads a webview it moves): decode for it again.
+        void this.run();
+        return;
+      }
+      // What came while it loaded: the newest answer (a schema edit may have made two), then
+      // the cursor; an answer still on its way is posted when it comes.
+      const last = queued.filter((q) => (q as { type?: string }).type !== 'schemaCursor').pop();
+      if (last) this.send(last);
+      for (const q of queued) if ((q as { type?: string }).type === 'schemaCursor') this.send(q);
     } else if (m.type === 'reveal' && m.range) {
       void this.reveal(m.range);
     } else if (m.type === 'window' && typeof m.start === 'number') {
@@ -126,7 +148,7 @@ class Inspector {
   private async run(): Promise<void> {
     const c = this.deps.client();
     if (!c?.isRunning()) {
-      void this.panel.webview.postMessage({ type: 'failed', message: 'the language server is not running' });
+      this.send({ type: 'failed', message: 'the language server is not running' });
       return;
     }
     const n = ++this.generation;
@@ -136,7 +158,7 @@ class Inspector {
     for (let attempt = 0; ; attempt++) {
       try {
         const result = await c.sendRequest<InspectResult>(INSPECT_REQUEST, params);
-        if (n === this.generation) void this.panel.webview.postMessage({ type: 'result', result });
+        if (n === this.generation) this.send({ type: 'result', result });
         return;
       } catch (e) {
         const message = e instanceof Error ? e.message : String(e);
@@ -146,7 +168,7 @@ class Inspector {
           continue;
         }
         this.deps.log(`wirelens inspect: ${message}`);
-        if (n === this.generation) void this.panel.webview.postMessage({ type: 'failed', message });
+        if (n === this.generation) this.send({ type: 'failed', message });
         return;
       }
     }

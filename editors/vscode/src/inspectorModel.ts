@@ -67,10 +67,15 @@ export function inspectParams(
   return p;
 }
 
-/** The window to ask for so that `offset` (a scroll position) sits in its first quarter. */
+/**
+ * The window to ask for so that `offset` (a scroll position) sits in its first quarter. It
+ * starts on a row (16 bytes) and, near the end, reaches the end: rounding the start down
+ * lengthens the window by as much.
+ */
 export function windowAround(offset: number, length: number, size = WINDOW_BYTES): { start: number; length: number } {
-  const start = Math.max(0, Math.min(Math.max(0, length - size), offset - size / 4));
-  return { start: Math.floor(start / 16) * 16, length: size };
+  const exact = Math.max(0, Math.min(Math.max(0, length - size), offset - size / 4));
+  const start = Math.floor(exact / 16) * 16;
+  return { start, length: size + (exact - start) };
 }
 
 /** Whether the answer's window covers `start..end` (else the view asks for another). */
@@ -242,6 +247,16 @@ export function fromBase64(s: string, atobFn: (s: string) => string): Uint8Array
   return out;
 }
 
+/**
+ * The hex view's width: its rows are positioned absolutely (only the visible ones exist), so
+ * they give it no width of their own. A row is the offset (8), 2 spaces, 16 bytes of 3 and one
+ * more space in the middle, then a space and 16 characters: 76 characters, plus the row's
+ * padding and a scroll bar.
+ */
+export const HEX_WIDTH = 'calc(76ch + 32px)';
+/** Narrower than this (a hex row and a readable tree), the tree goes below the hex view. */
+export const NARROW_PX = 1000;
+
 /** The webview page: one script (`scriptUri`, with `nonce`), a strict CSP, theme colours. */
 export function inspectorPage(title: string, scriptUri: string, cspSource: string, nonce: string): string {
   return `<!DOCTYPE html>
@@ -256,7 +271,7 @@ body { font-family: var(--vscode-font-family); color: var(--vscode-foreground); 
 #status { padding: 4px 8px; border-bottom: 1px solid var(--vscode-panel-border); min-height: 1.4em; }
 #status .error { color: var(--vscode-errorForeground); cursor: pointer; }
 #main { flex: 1; display: flex; min-height: 0; }
-#hex { flex: 0 0 auto; overflow-y: auto; position: relative; font-family: var(--vscode-editor-font-family); font-size: var(--vscode-editor-font-size); border-right: 1px solid var(--vscode-panel-border); }
+#hex { flex: 0 1 ${HEX_WIDTH}; min-width: 0; overflow: auto; position: relative; font-family: var(--vscode-editor-font-family); font-size: var(--vscode-editor-font-size); border-right: 1px solid var(--vscode-panel-border); }
 #hex .rows { position: absolute; left: 0; right: 0; }
 #hex .row { white-space: pre; height: 18px; line-height: 18px; padding: 0 8px; }
 #hex .off { color: var(--vscode-editorLineNumber-foreground); }
@@ -268,7 +283,7 @@ body { font-family: var(--vscode-font-family); color: var(--vscode-foreground); 
 #hex .sel { outline: 1px solid var(--vscode-focusBorder); background: var(--vscode-editor-selectionBackground); }
 #hex .hl { background: var(--vscode-editor-findMatchHighlightBackground); }
 #hex .err { background: var(--vscode-inputValidation-errorBackground); outline: 1px solid var(--vscode-errorForeground); }
-#side { flex: 1; display: flex; flex-direction: column; min-width: 0; }
+#side { flex: 1; display: flex; flex-direction: column; min-width: 12em; }
 #tree { flex: 1; overflow: auto; padding: 4px 8px; font-family: var(--vscode-editor-font-family); font-size: var(--vscode-editor-font-size); }
 #tree .node { white-space: pre; cursor: pointer; }
 #tree .node.sel { background: var(--vscode-list-activeSelectionBackground); color: var(--vscode-list-activeSelectionForeground); }
@@ -277,6 +292,12 @@ body { font-family: var(--vscode-font-family); color: var(--vscode-foreground); 
 #tree .range { color: var(--vscode-editorLineNumber-foreground); }
 #values { border-top: 1px solid var(--vscode-panel-border); padding: 4px 8px; font-family: var(--vscode-editor-font-family); font-size: var(--vscode-editor-font-size); max-height: 40%; overflow: auto; }
 #values td { padding: 0 8px 0 0; white-space: pre; }
+/* Too narrow for whole hex rows beside the tree: the tree goes below the bytes. */
+@media (max-width: ${NARROW_PX}px) {
+  #main { flex-direction: column; }
+  #hex { flex: 1 1 55%; min-height: 0; border-right: none; border-bottom: 1px solid var(--vscode-panel-border); }
+  #side { flex: 1 1 45%; min-width: 0; min-height: 0; }
+}
 </style>
 </head>
 <body>

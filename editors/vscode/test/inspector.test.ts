@@ -129,6 +129,12 @@ test('windows: around a scroll position, and whether an answer covers the view',
   assert.deepEqual(windowAround(500_000, 1_000_000), { start: 483616, length: 65536 });
   assert.deepEqual(windowAround(999_990, 1_000_000), { start: 934464, length: 65536 });
   assert.deepEqual(windowAround(50, 100), { start: 0, length: 65536 });
+  // audiounit_full.bin scrolled to its end: the window starts on a row and still reaches
+  // the last byte (it stopped 10 bytes short, so the last two fields were never decoded).
+  const end = windowAround(112_400, 112_490);
+  assert.equal(end.start % 16, 0);
+  assert.equal(end.start + end.length, 112_490);
+  assert.deepEqual(end, { start: 46944, length: 65546 });
   const result = { length: 1000, root: 'A', mode: 'byte' as const, window: { start: 0, end: 500 }, tree: null, truncated: false };
   assert.ok(windowCovers(result, 0, 400));
   assert.ok(!windowCovers(result, 400, 600));
@@ -165,6 +171,16 @@ test('SDP messages pick their own root; base64, value display, page', () => {
   assert.match(page, /default-src 'none'/);
   assert.match(page, /<script nonce="N0NCE" src="vscode-resource:\/dist\/inspector.js">/);
   assert.match(page, /Inspect &lt;b&gt;/);
+});
+
+test('the hex view has a width of its own (its rows are absolutely positioned: auto would be 0)', () => {
+  const page = inspectorPage('t', 's.js', 'csp:', 'N');
+  const rule = /#hex \{([^}]*)\}/.exec(page)?.[1] ?? '';
+  assert.match(rule, /flex: 0 1 calc\(76ch \+ 32px\)/);
+  assert.match(page, /#hex \.rows \{ position: absolute;/);
+  // …and the tree keeps room beside it, or goes below it in a narrow panel.
+  assert.match(page, /#side \{[^}]*min-width: 12em/);
+  assert.match(page, /@media \(max-width: 1000px\) \{\s*#main \{ flex-direction: column; \}/);
 });
 
 test('the webview script uses only the model (no vscode import) and is bundled', () => {

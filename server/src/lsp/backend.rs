@@ -344,6 +344,28 @@ impl Backend {
         }
     }
 
+    /// [`Backend::on_snapshot`] for a request over the whole document (symbols, folding,
+    /// semantic tokens, lenses: tens of milliseconds to a second on a big schema), run on
+    /// the blocking pool. tower-lsp-server polls every handler on one task, so such a
+    /// request computed there would hold up every request and notification behind it: the
+    /// inlay hints of the visible lines, a keystroke's `didChange`.
+    async fn on_snapshot_blocking<T: Send + 'static>(
+        &self,
+        what: &'static str,
+        uri: &Uri,
+        f: impl FnOnce(&Snapshot, ColumnUnit) -> Option<T> + Send + 'static,
+    ) -> Option<T> {
+        let (snap, unit) = self.snapshot(uri).await?;
+        // Cancelled while it waited for the snapshot or a thread: not computed at all.
+        blocking(what, move |cancelled| {
+            if cancelled.load(Ordering::Relaxed) {
+                return None;
+            }
+            f(&snap, unit)
+        })
+        .await
+    }
+
     /// Whether the document at `uri` is over [`LARGE_DOCUMENT_BYTES`]: the per-keystroke
     /// features (inlay hints, semantic tokens, code lenses) then answer empty.
     async fn is_large(&self, uri: &Uri) -> bool {
@@ -852,9 +874,14 @@ impl LanguageServer for Backend {
         let Some((snap, base, unit)) = self.snapshot_with_baseline(&uri).await else {
             return Ok(None);
         };
-        Ok(caught("codeLens", || {
+        // On the blocking pool, as `on_snapshot_blocking`: lenses cover the whole document.
+        Ok(blocking("codeLens", move |cancelled| {
+            if cancelled.load(Ordering::Relaxed) {
+                return None;
+            }
             Some(handlers::code_lenses(&snap, base.as_deref(), unit, &uri, generatable))
-        }))
+        })
+        .await)
     }
 
     async fn goto_definition(&self, params: GotoDefinitionParams) -> Result<Option<GotoDefinitionResponse>> {
@@ -877,7 +904,7 @@ impl LanguageServer for Backend {
 
     async fn document_symbol(&self, params: DocumentSymbolParams) -> Result<Option<DocumentSymbolResponse>> {
         Ok(self
-            .on_snapshot("documentSymbol", &params.text_document.uri, |snap, unit| {
+            .on_snapshot_blocking("documentSymbol", &params.text_document.uri, |snap, unit| {
                 Some(handlers::document_symbols(snap, unit))
             })
             .await)
@@ -885,7 +912,7 @@ impl LanguageServer for Backend {
 
     async fn folding_range(&self, params: FoldingRangeParams) -> Result<Option<Vec<FoldingRange>>> {
         Ok(self
-            .on_snapshot("foldingRange", &params.text_document.uri, |snap, unit| {
+            .on_snapshot_blocking("foldingRange", &params.text_document.uri, |snap, unit| {
                 Some(handlers::folding_ranges(snap, unit))
             })
             .await)
@@ -1031,7 +1058,7 @@ impl LanguageServer for Backend {
             return Ok(None);
         }
         Ok(self
-            .on_snapshot("semanticTokens", &params.text_document.uri, |snap, unit| {
+            .on_snapshot_blocking("semanticTokens", &params.text_document.uri, |snap, unit| {
                 Some(handlers::semantic_tokens(snap, unit))
             })
             .await)

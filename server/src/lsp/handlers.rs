@@ -129,9 +129,22 @@ pub fn references(snap: &Snapshot, unit: ColumnUnit, p: &ReferenceParams) -> Opt
     )
 }
 
+/// Above this many fields in one document, `documentSymbol` lists its types only. VS Code
+/// asks for the symbols after every edit (breadcrumbs, sticky scroll): with every field, the
+/// 5,000 structs of `bench/gen-schema.py` are 45,000 symbols, 11 MB of JSON that the server
+/// serialises and the editor parses and hands on each time, and the inlay hints of the
+/// visible lines wait behind them (seconds: BENCHMARKS.md, "Inlay hints in VS Code").
+pub const MAX_FIELD_SYMBOLS: usize = 10_000;
+
 pub fn document_symbols(snap: &Snapshot, unit: ColumnUnit) -> DocumentSymbolResponse {
+    let mut symbols = ide::document_symbols(snap);
+    if symbols.iter().map(|s| s.children.len()).sum::<usize>() > MAX_FIELD_SYMBOLS {
+        for s in &mut symbols {
+            s.children.clear();
+        }
+    }
     DocumentSymbolResponse::Nested(
-        ide::document_symbols(snap)
+        symbols
             .into_iter()
             .map(|s| convert::document_symbol(&snap.source, s, unit))
             .collect(),

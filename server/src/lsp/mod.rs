@@ -103,6 +103,12 @@ fn tune_allocator() {
 /// is reused by the next one's, short enough that an idle server gives it back.
 const PURGE_DELAY_MS: std::os::raw::c_long = 1000;
 
+/// Messages handled at once. tower-lsp-server's default, 4, makes every further message
+/// wait for a free place: on opening a big schema VS Code asks for symbols (twice),
+/// semantic tokens, lenses and folding at once, and the inlay hints of the visible lines,
+/// or the next keystroke's `didChange`, would queue behind them.
+const CONCURRENCY: usize = 64;
+
 pub fn run() -> Result<(), String> {
     tune_allocator();
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -116,7 +122,9 @@ pub fn run() -> Result<(), String> {
             .finish();
         // The client's bytes reach the server only through the sanitizing transport.
         transport::serve(tokio::io::stdin(), tokio::io::stdout(), |input, output| {
-            Server::new(input, output, socket).serve(service)
+            Server::new(input, output, socket)
+                .concurrency_level(CONCURRENCY)
+                .serve(service)
         })
         .await;
     });

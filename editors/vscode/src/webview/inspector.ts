@@ -36,6 +36,10 @@ let selected: InspectNode | undefined;
 let cursorOffset = -1;
 /** Byte ranges highlighted from the schema editor's cursor, sorted by start. */
 let highlights: InspectNode[] = [];
+/** The schema editor's cursor: highlights are recomputed from it on every new tree. */
+let schemaCursor: Pos | null = null;
+/** The error whose place the tree was last opened to (once per error, not per answer). */
+let openedError = '';
 const expanded = new Set<string>(['']);
 const shown = new Map<string, number>();
 let asked = '';
@@ -242,6 +246,7 @@ tree.addEventListener('click', (ev) => {
 });
 
 function onSchemaCursor(p: Pos | null): void {
+  schemaCursor = p;
   highlights = p ? nodesAtSchemaPosition(result?.tree ?? null, p) : [];
   // A reveal from a byte click moves the cursor too: then stay at the clicked byte.
   if (highlights.length && !highlights.some((n) => n.path === selected?.path)) scrollToOffset(highlights[0]!.start);
@@ -259,8 +264,18 @@ window.addEventListener('message', (ev: MessageEvent) => {
     result = m.result as InspectResult;
     index = indexTree(result.tree);
     asked = `${result.window.start}:${result.window.end - result.window.start}`;
-    // Keep the selection across re-decodes when its path still exists.
+    // Keep the selection across re-decodes when its path still exists; the highlights are
+    // the new tree's nodes (a schema edit moves and resizes them).
     selected = selected ? index.byPath.get(selected.path) : undefined;
+    highlights = schemaCursor ? nodesAtSchemaPosition(result.tree, schemaCursor) : [];
+    // A new error: open the tree down to the last value decoded before it.
+    const e = result.error;
+    const errorKey = e ? `${e.offset}:${e.path}:${e.message}` : '';
+    if (e && errorKey !== openedError && e.offset >= result.window.start && e.offset <= result.window.end) {
+      const last = nodeAt(result.tree, Math.max(0, e.offset - 1));
+      if (last) for (const a of ancestry(index, last).slice(0, -1)) expanded.add(a.path);
+    }
+    openedError = errorKey;
     renderStatus();
     renderHex();
     renderTree();
