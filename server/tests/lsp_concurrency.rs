@@ -427,3 +427,21 @@ fn document_symbols_list_fields_up_to_ten_thousand_then_types_only() {
         assert_eq!(listed, if n * fields <= 10_000 { n * fields } else { 0 }, "{n} structs");
     }
 }
+
+#[test]
+fn layout_lenses_up_to_a_thousand_types_then_none() {
+    let mut c = Client::start();
+    c.initialize_without_delay(None);
+    for n in [1_000, 1_001] {
+        let uri = format!("file:///tmp/wirelens-concurrency/l{n}.sdp");
+        c.open(&uri, "sdp", &structs(n, 2));
+        let lenses = c.request("textDocument/codeLens", json!({"textDocument": {"uri": uri}}));
+        let layout = lenses
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|l| l["command"]["command"] == "wirelens.showLayout")
+            .count();
+        assert_eq!(layout, if n <= 1_000 { n } else { 0 }, "{n} structs");
+    }
+}

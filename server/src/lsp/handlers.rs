@@ -58,6 +58,14 @@ pub fn inlay_hints(snap: &Snapshot, unit: ColumnUnit, range: Range) -> Vec<Inlay
 
 /// `generatable`: the document is a file inside a workspace folder (else no generate lenses).
 /// With `base`, a wire-compatibility lens follows each type's layout lens.
+/// Above this many types in one document, the per-type layout lenses are left out (the
+/// hover, the inlay hints and the layout view say the same). VS Code keeps a view zone per
+/// lens and moves every one of them on each keystroke, before the edit even reaches the
+/// server: with the 5,000 structs of `bench/gen-schema.py` that alone made keystroke →
+/// visible hint about 0.6 s slower (BENCHMARKS.md, "Inlay hints in the editors"). The wire-break
+/// lenses and the Generate lenses stay.
+pub const MAX_LAYOUT_LENSES: usize = 1_000;
+
 pub fn code_lenses(
     snap: &Arc<Snapshot>,
     base: Option<&Baseline>,
@@ -80,7 +88,11 @@ pub fn code_lenses(
     // the Generate lenses (at the name's end).
     let text = &snap.source.text;
     let line_start = |at: usize| text.get(..at).and_then(|t| t.rfind('\n')).map_or(0, |i| i + 1);
-    let mut out: Vec<CodeLens> = lenses.iter().map(|l| lens(&l.range, &l.title, &l.type_name)).collect();
+    let mut out: Vec<CodeLens> = if lenses.len() > MAX_LAYOUT_LENSES {
+        Vec::new()
+    } else {
+        lenses.iter().map(|l| lens(&l.range, &l.title, &l.type_name)).collect()
+    };
     if let Some(base) = base {
         out.extend(
             ide::compat::lenses(snap, base)
