@@ -1,5 +1,6 @@
 //! The `c` engine: the code the C emitter generates, compiled with a C compiler
-//! (`WIRELENS_CC`, default `gcc`, `-std=c11 -O1`). Per (schema, field order) the
+//! (`--cc` / `WIRELENS_CC`, default `gcc`, `-std=c11 -O1`; a cross compiler's programs
+//! run through `--runner`, see `toolchain`). Per (schema, field order) the
 //! generated `<module>.c` becomes one object file and one decoder program; per case an
 //! encoder program is built around it.
 //!
@@ -11,13 +12,12 @@
 //!   the view decoders, prints both as JSON through printers generated here (u64/i64
 //!   exact, `%.9g`/`%.17g` floats, NaN/±Infinity as strings) and requires them to agree.
 
-use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::rc::Rc;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 use wirelens_core::codec::Mode;
@@ -26,7 +26,8 @@ use wirelens_core::model::{Primitive, TypeKind};
 use wirelens_core::{analyze, Analysis, Dialect, OrderChoice};
 use wirelens_generators::c::{c_string, generate, prim_c, runtime_files, Names};
 
-use crate::{Case, Engine};
+use crate::toolchain::{Toolchain, BINARY_STDIO, BINARY_STDIO_INCLUDES};
+use crate::{lock, Case, Engine};
 
 struct Built {
     dir: PathBuf,
@@ -38,37 +39,38 @@ struct Built {
 }
 
 /// Builds per (schema file, field order).
-type Cache = HashMap<(PathBuf, String), Result<Rc<Built>, String>>;
+type Cache = HashMap<(PathBuf, String), Result<Arc<Built>, String>>;
 
 pub struct CEngine {
     root: PathBuf,
-    cc: String,
-    built: RefCell<Cache>,
+    cc: Toolchain,
+    built: Mutex<Cache>,
 }
 
 impl CEngine {
-    pub fn new() -> CEngine {
+    pub fn new(cc: Toolchain) -> CEngine {
         CEngine {
             root: Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."),
-            cc: std::env::var("WIRELENS_CC").unwrap_or_else(|_| "gcc".into()),
-            built: RefCell::new(HashMap::new()),
+            cc,
+            built: Mutex::new(HashMap::new()),
         }
     }
 
-    fn built(&self, case: &Case) -> Result<Rc<Built>, String> {
+    /// Built once per key; the harness runs the cases of one schema on one thread.
+    fn built(&self, case: &Case) -> Result<Arc<Built>, String> {
         let key = (case.schema.clone(), case.order.as_str().to_string());
-        if let Some(r) = self.built.borrow().get(&key) {
+        if let Some(r) = lock(&self.built).get(&key) {
             return r.clone();
         }
-        let r = self.build(case).map(Rc::new);
-        self.built.borrow_mut().insert(key, r.clone());
+        let r = self.build(case).map(Arc::new);
+        lock(&self.built).insert(key, r.clone());
         r
     }
 
     /// `object`: the generated module itself, compiled as users must be able to compile
     /// it (warnings are errors); the drivers, which are test code, without warnings.
     fn compile(&self, args: &[&Path], out: &Path, object: bool) -> Result<(), String> {
-        let mut cmd = Command::new(&self.cc);
+        let mut cmd = self.cc.compile();
         cmd.args(["-std=c11", "-O1"]);
         if object {
             cmd.args(["-Wall", "-Wextra", "-Werror", "-pedantic", "-c"]);
@@ -76,11 +78,11 @@ impl CEngine {
             cmd.arg("-w");
         }
         cmd.args(args).arg("-o").arg(out);
-        let o = cmd.output().map_err(|e| format!("{}: {e}", self.cc))?;
+        let o = cmd.output().map_err(|e| format!("{}: {e}", self.cc.name()))?;
         if !o.status.success() {
             return Err(format!(
                 "{} failed on {}:\n{}",
-                self.cc,
+                self.cc.name(),
                 args.first().map(|p| p.display().to_string()).unwrap_or_default(),
                 String::from_utf8_lossy(&o.stderr)
             ));
@@ -108,7 +110,7 @@ impl CEngine {
         let files = generate(&analysis.schema, &analysis.layout, &file).map_err(|e| e.to_string())?;
         let names = Names::new(&analysis.schema, &analysis.layout, &file);
         let module = wirelens_generators::module_name(&file);
-        let dir = self.root.join("target/conformance-c").join(format!(
+        let dir = self.cc.build_dir(&self.root.join("target/conformance-c")).join(format!(
             "{}_{}_{}",
             case.dialect.name(),
             module,
@@ -122,7 +124,7 @@ impl CEngine {
         let driver = decoder_driver(&analysis, &names, &module);
         changed |= write_if_changed(&dir.join("decoder.c"), &driver)?;
         let object = dir.join(format!("{module}.o"));
-        let decoder = dir.join("decoder");
+        let decoder = self.cc.exe(&dir, "decoder");
         if changed || !object.exists() || !decoder.exists() {
             self.compile(&[&dir.join(format!("{module}.c"))], &object, true)?;
             self.compile(&[&dir.join("decoder.c"), &object], &decoder, false)?;
@@ -137,8 +139,10 @@ impl CEngine {
         })
     }
 
-    fn run(bin: &Path, args: &[&str], stdin: &[u8]) -> Result<Vec<u8>, String> {
-        let mut child = Command::new(bin)
+    fn run(&self, bin: &Path, args: &[&str], stdin: &[u8]) -> Result<Vec<u8>, String> {
+        let mut child = self
+            .cc
+            .run(bin)
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -171,18 +175,18 @@ impl Engine for CEngine {
             .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
             .collect();
         let src = b.dir.join(format!("enc_{stem}.c"));
-        let exe = b.dir.join(format!("enc_{stem}"));
+        let exe = self.cc.exe(&b.dir, &format!("enc_{stem}"));
         if write_if_changed(&src, &program)? || !exe.exists() {
             self.compile(&[&src, &b.object], &exe, false)?;
         }
-        Self::run(&exe, &[], &[])
+        self.run(&exe, &[], &[])
     }
 
     fn decode(&self, case: &Case) -> Result<Value, String> {
         let b = self.built(case)?;
         let mode = if case.mode == Mode::Message { "message" } else { "byte" };
         let all = if case.all { "all" } else { "one" };
-        let out = Self::run(&b.decoder, &[&case.root, mode, all], &case.bytes)?;
+        let out = self.run(&b.decoder, &[&case.root, mode, all], &case.bytes)?;
         serde_json::from_slice(&out).map_err(|e| format!("the decoder printed invalid JSON: {e}"))
     }
 }
@@ -222,7 +226,7 @@ fn encoder_program(b: &Built, case: &Case) -> Result<String, String> {
         (format!("{t}_encode_buf"), format!("{t}_encode"), 0)
     };
     let mut s = format!(
-        "#include \"{}.h\"\n#include <stdio.h>\n\nint main(void) {{\n    wl_buf out;\n    wl_error err;\n    char msg[512];\n    wl_buf_init(&out);\n",
+        "#include \"{}.h\"\n#include <stdio.h>\n{BINARY_STDIO_INCLUDES}\nint main(void) {{\n    wl_buf out;\n    wl_error err;\n    char msg[512];\n{BINARY_STDIO}    wl_buf_init(&out);\n",
         b.module
     );
     for (i, v) in records.iter().enumerate() {
@@ -441,7 +445,7 @@ fn print_stmts(names: &Names, w: &Wire, place: &str, view: bool, d: usize, out: 
 }
 
 fn decoder_driver(a: &Analysis, names: &Names, module: &str) -> String {
-    let mut s = format!("#include \"{module}.h\"\n{PRINT_PRELUDE}");
+    let mut s = format!("#include \"{module}.h\"\n{BINARY_STDIO_INCLUDES}{PRINT_PRELUDE}");
     // Printers, dependencies first (owned, and views where the view type differs).
     for &id in &names.order {
         let Some(t) = a.layout.get(id) else { continue };
@@ -598,7 +602,7 @@ int main(int argc, char **argv) {{
         fprintf(stderr, "usage: decoder TYPE byte|message one|all < bytes\n");
         return 2;
     }}
-    message = strcmp(argv[2], "message") == 0;
+{BINARY_STDIO}    message = strcmp(argv[2], "message") == 0;
     all = strcmp(argv[3], "all") == 0;
     wl_buf_init(&in);
     if (wl_buf_reserve(&in, 1 << 16) != WL_OK) return 2;

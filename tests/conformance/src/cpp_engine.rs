@@ -1,5 +1,6 @@
-//! The `cpp` engine: the code the C++ emitter generates, compiled with `g++` (or `$CXX`)
-//! `-std=c++17 -O1 -Wall -Wextra -Werror -pedantic -fno-exceptions`. Per schema it builds
+//! The `cpp` engine: the code the C++ emitter generates, compiled with `g++` (or `--cxx`,
+//! `$WIRELENS_CXX`, `$CXX`; a cross compiler's programs run through `--runner`, see
+//! `toolchain`) `-std=c++17 -O1 -Wall -Wextra -Werror -pedantic -fno-exceptions`. Per schema it builds
 //! one program holding the generated header for each field order the dialect has (one
 //! namespace each) plus a driver generated here from the same layout: JSON → generated
 //! struct (a small JSON reader in C++, numbers kept as text so 64-bit integers are exact)
@@ -9,12 +10,12 @@
 //! decoders (which must agree), and prints JSON. Programs are rebuilt only when a source
 //! changed.
 
-use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
+use std::sync::Mutex;
 
 use serde_json::Value;
 use wirelens_core::codec::Mode;
@@ -25,7 +26,8 @@ use wirelens_generators::cpp::{
     field_names, generate_with, namespace, runtime_files, type_names, CppOptions, Memory, OwnedStrings,
 };
 
-use crate::{Case, Engine};
+use crate::toolchain::{Toolchain, BINARY_STDIO, BINARY_STDIO_INCLUDES};
+use crate::{lock, Case, Engine};
 
 pub struct CppEngine {
     root: PathBuf,
@@ -33,27 +35,27 @@ pub struct CppEngine {
     strings: OwnedStrings,
     /// `cpp-arena`: views keep their arrays in a `wirelens::Arena`.
     memory: Memory,
-    cxx: String,
-    built: RefCell<HashMap<PathBuf, Result<PathBuf, String>>>,
+    cxx: Toolchain,
+    built: Mutex<HashMap<PathBuf, Result<PathBuf, String>>>,
 }
 
 impl CppEngine {
-    pub fn new(strings: OwnedStrings, memory: Memory) -> CppEngine {
+    pub fn new(strings: OwnedStrings, memory: Memory, cxx: Toolchain) -> CppEngine {
         CppEngine {
             root: Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."),
             strings,
             memory,
-            cxx: std::env::var("CXX").unwrap_or_else(|_| "g++".into()),
-            built: RefCell::new(HashMap::new()),
+            cxx,
+            built: Mutex::new(HashMap::new()),
         }
     }
 
     fn binary(&self, case: &Case) -> Result<PathBuf, String> {
-        if let Some(r) = self.built.borrow().get(&case.schema) {
+        if let Some(r) = lock(&self.built).get(&case.schema) {
             return r.clone();
         }
         let r = self.build(case);
-        self.built.borrow_mut().insert(case.schema.clone(), r.clone());
+        lock(&self.built).insert(case.schema.clone(), r.clone());
         r
     }
 
@@ -80,7 +82,10 @@ impl CppEngine {
             .chars()
             .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
             .collect();
-        let dir = self.root.join("target/conformance-cpp").join(&dir_name);
+        let dir = self
+            .cxx
+            .build_dir(&self.root.join("target/conformance-cpp"))
+            .join(&dir_name);
         std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
         for f in runtime_files() {
             write_if_changed(&dir.join(&f.name), &f.contents)?;
@@ -140,15 +145,18 @@ impl CppEngine {
             ""
         };
         let main = format!(
-            "{arena}{includes}#include \"json.hpp\"\n{body}{DRIVER_RUN}{}{DRIVER_MAIN}",
+            "{arena}{includes}#include \"json.hpp\"\n{BINARY_STDIO_INCLUDES}{body}{DRIVER_RUN}{}{}",
             {
                 format!("\nstatic bool dispatch(const std::string& order, const std::string& root, const std::string& cmd, bool message, bool all, const Bytes& input, Bytes& out) {{\n    (void)order;\n{dispatch}    return fail(\"no type \" + root);\n}}\n")
-            }
+            },
+            DRIVER_MAIN.replace("BINARY_STDIO\n", BINARY_STDIO)
         );
         write_if_changed(&dir.join("main.cpp"), &main)?;
-        let exe = dir.join("driver");
+        let exe = self.cxx.exe(&dir, "driver");
         if needs_rebuild(&exe, &dir)? {
-            let out = Command::new(&self.cxx)
+            let out = self
+                .cxx
+                .compile()
                 .args([
                     "-std=c++17",
                     "-O1",
@@ -163,11 +171,16 @@ impl CppEngine {
                 ])
                 .current_dir(&dir)
                 .output()
-                .map_err(|e| format!("{}: {e} (the cpp engine needs a C++17 compiler; set CXX)", self.cxx))?;
+                .map_err(|e| {
+                    format!(
+                        "{}: {e} (the cpp engine needs a C++17 compiler; set CXX)",
+                        self.cxx.name()
+                    )
+                })?;
             if !out.status.success() {
                 return Err(format!(
                     "{} failed on the generated code:\n{}",
-                    self.cxx,
+                    self.cxx.name(),
                     String::from_utf8_lossy(&out.stderr)
                 ));
             }
@@ -180,7 +193,9 @@ impl CppEngine {
         let bin = self.binary(case)?;
         let mode = if case.mode == Mode::Message { "message" } else { "byte" };
         let all = if case.all { "all" } else { "one" };
-        let mut child = Command::new(&bin)
+        let mut child = self
+            .cxx
+            .run(&bin)
             .args([command, case.order.as_str(), &case.root, mode, all])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -575,6 +590,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "usage: driver encode|decode ORDER ROOT byte|message one|all < input\n");
         return 2;
     }
+BINARY_STDIO
     Bytes input;
     uint8_t buf[65536];
     size_t n = 0;

@@ -1,6 +1,7 @@
 //! The engines the harness can drive. `cli` runs the `wirelens` binary (path from
 //! `WIRELENS_BIN`); `rust` compiles the Rust emitter's output (see `rust_engine`); the
-//! C and C++ engines come with their code generators.
+//! C and C++ engines come with their code generators and build with the compilers in
+//! [`Tools`].
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -11,9 +12,18 @@ use wirelens_core::FieldOrder;
 
 use wirelens_generators::cpp::{Memory, OwnedStrings};
 
+use crate::toolchain::Toolchain;
 use crate::{Case, Engine};
 
-pub fn by_name(name: &str) -> Result<Box<dyn Engine>, String> {
+/// The compilers of the C and C++ engines and what runs the programs they build.
+pub struct Tools {
+    pub cc: String,
+    pub cxx: String,
+    pub runner: Vec<String>,
+}
+
+pub fn by_name(name: &str, tools: &Tools) -> Result<Box<dyn Engine>, String> {
+    let cxx = || Toolchain::new(&tools.cxx, "g++", &tools.runner);
     match name {
         "cli" => Ok(Box::new(Cli {
             bin: std::env::var("WIRELENS_BIN").unwrap_or_else(|_| "wirelens".into()),
@@ -22,21 +32,29 @@ pub fn by_name(name: &str) -> Result<Box<dyn Engine>, String> {
         "cpp" => Ok(Box::new(crate::cpp_engine::CppEngine::new(
             OwnedStrings::Std,
             Memory::Std,
+            cxx(),
         ))),
         "cpp-compact" => Ok(Box::new(crate::cpp_engine::CppEngine::new(
             OwnedStrings::Compact,
             Memory::Std,
+            cxx(),
         ))),
         // Views in a wirelens::Arena ([generate.cpp] memory = "arena"), also with compact strings.
         "cpp-arena" => Ok(Box::new(crate::cpp_engine::CppEngine::new(
             OwnedStrings::Std,
             Memory::Arena,
+            cxx(),
         ))),
         "cpp-compact-arena" => Ok(Box::new(crate::cpp_engine::CppEngine::new(
             OwnedStrings::Compact,
             Memory::Arena,
+            cxx(),
         ))),
-        "c" => Ok(Box::new(crate::c_engine::CEngine::new())),
+        "c" => Ok(Box::new(crate::c_engine::CEngine::new(Toolchain::new(
+            &tools.cc,
+            "gcc",
+            &tools.runner,
+        )))),
         other => Err(format!(
             "unknown engine `{other}` (engines: cli, c, cpp, cpp-compact, cpp-arena, cpp-compact-arena, rust)"
         )),

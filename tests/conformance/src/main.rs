@@ -7,9 +7,12 @@ mod c_engine;
 mod cpp_engine;
 mod engines;
 mod rust_engine;
+mod toolchain;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard};
 
 use clap::Parser;
 use serde_json::Value;
@@ -27,6 +30,23 @@ struct Args {
     /// `wirelens::Arena`), rust.
     #[arg(long, default_value = "cli", value_delimiter = ',')]
     lang: Vec<String>,
+    /// The C compiler of the `c` engine, with any leading arguments, split at spaces
+    /// (default: `$WIRELENS_CC`, else `gcc`).
+    #[arg(long)]
+    cc: Option<String>,
+    /// The C++ compiler of the `cpp*` engines, with any leading arguments (default:
+    /// `$WIRELENS_CXX`, else `$CXX`, else `g++`).
+    #[arg(long)]
+    cxx: Option<String>,
+    /// Runs the programs the C and C++ engines build through this command, split at
+    /// spaces: `wine`, `qemu-aarch64 -L /usr/aarch64-linux-gnu` (default:
+    /// `$WIRELENS_RUNNER`, else the programs themselves).
+    #[arg(long)]
+    runner: Option<String>,
+    /// Threads: the cases of different schemas run in parallel, those of one schema on
+    /// one thread (an engine builds per schema). Default: the CPUs.
+    #[arg(long)]
+    jobs: Option<usize>,
 }
 
 /// One case file, resolved.
@@ -44,8 +64,9 @@ pub struct Case {
     pub bytes: Vec<u8>,
 }
 
-/// What every engine does: encode a case's value, decode its bytes.
-pub trait Engine {
+/// What every engine does: encode a case's value, decode its bytes. Called from several
+/// threads, but for the cases of one schema file always from the same one.
+pub trait Engine: Sync {
     fn name(&self) -> &str;
     fn encode(&self, case: &Case) -> Result<Vec<u8>, String>;
     fn decode(&self, case: &Case) -> Result<Value, String>;
@@ -165,6 +186,26 @@ fn first_difference(want: &[u8], got: &[u8]) -> String {
     )
 }
 
+/// `m`'s guard, also after a thread panicked holding it.
+pub fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// One case through one engine: the encode result, then the decode result.
+type Checked = [Result<(), String>; 2];
+
+fn check(engine: &dyn Engine, case: &Case) -> Checked {
+    let encoded = engine.encode(case).and_then(|b| {
+        if b == case.bytes {
+            Ok(())
+        } else {
+            Err(first_difference(&case.bytes, &b))
+        }
+    });
+    let decoded = engine.decode(case).and_then(|v| same_value(case, &v));
+    [encoded, decoded]
+}
+
 fn main() -> ExitCode {
     let args = Args::parse();
     let cases = match load_cases(&args.vectors) {
@@ -178,9 +219,19 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let env = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
+    let tools = engines::Tools {
+        cc: args.cc.or_else(|| env("WIRELENS_CC")).unwrap_or_else(|| "gcc".into()),
+        cxx: args
+            .cxx
+            .or_else(|| env("WIRELENS_CXX"))
+            .or_else(|| env("CXX"))
+            .unwrap_or_else(|| "g++".into()),
+        runner: toolchain::words(&args.runner.or_else(|| env("WIRELENS_RUNNER")).unwrap_or_default()),
+    };
     let mut selected: Vec<Box<dyn Engine>> = Vec::new();
     for lang in &args.lang {
-        match engines::by_name(lang) {
+        match engines::by_name(lang, &tools) {
             Ok(engine) => selected.push(engine),
             Err(e) => {
                 eprintln!("error: {e}");
@@ -188,26 +239,47 @@ fn main() -> ExitCode {
             }
         }
     }
+    // The cases by schema file, in order of first appearance.
+    let mut groups: Vec<(&Path, Vec<usize>)> = Vec::new();
+    for (i, case) in cases.iter().enumerate() {
+        match groups.iter_mut().find(|(s, _)| *s == case.schema.as_path()) {
+            Some((_, g)) => g.push(i),
+            None => groups.push((&case.schema, vec![i])),
+        }
+    }
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .clamp(1, groups.len());
     let (mut passed, mut failed) = (0usize, 0usize);
     for engine in &selected {
-        for case in &cases {
-            let mut report = |direction: &str, result: Result<(), String>| match result {
-                Ok(()) => passed += 1,
-                Err(e) => {
-                    failed += 1;
-                    println!("FAIL {} {} {direction}: {e}", engine.name(), case.name);
-                }
+        let engine: &dyn Engine = engine.as_ref();
+        let results: Vec<Mutex<Option<Checked>>> = cases.iter().map(|_| Mutex::new(None)).collect();
+        let next = AtomicUsize::new(0);
+        std::thread::scope(|scope| {
+            for _ in 0..jobs {
+                scope.spawn(|| {
+                    while let Some((_, group)) = groups.get(next.fetch_add(1, Ordering::Relaxed)) {
+                        for &i in group {
+                            *lock(&results[i]) = Some(check(engine, &cases[i]));
+                        }
+                    }
+                });
+            }
+        });
+        for (case, result) in cases.iter().zip(results) {
+            let Some(result) = result.into_inner().unwrap_or_else(|p| p.into_inner()) else {
+                continue;
             };
-            let encoded = engine.encode(case).and_then(|b| {
-                if b == case.bytes {
-                    Ok(())
-                } else {
-                    Err(first_difference(&case.bytes, &b))
+            for (direction, r) in ["encode", "decode"].into_iter().zip(result) {
+                match r {
+                    Ok(()) => passed += 1,
+                    Err(e) => {
+                        failed += 1;
+                        println!("FAIL {} {} {direction}: {e}", engine.name(), case.name);
+                    }
                 }
-            });
-            report("encode", encoded);
-            let decoded = engine.decode(case).and_then(|v| same_value(case, &v));
-            report("decode", decoded);
+            }
         }
     }
     println!("{passed} passed, {failed} failed");

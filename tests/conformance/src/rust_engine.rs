@@ -3,12 +3,12 @@
 //! driver with serde-free JSON ↔ generated-struct conversion (also generated here, from
 //! the same layout), that encodes JSON from stdin or decodes bytes from stdin.
 
-use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::Mutex;
 
 use serde_json::Value;
 use wirelens_core::codec::Mode;
@@ -17,28 +17,28 @@ use wirelens_core::model::{Primitive, Schema, TypeKind};
 use wirelens_core::{analyze, Dialect, OrderChoice};
 use wirelens_generators::rust::{generate, type_name};
 
-use crate::{Case, Engine};
+use crate::{lock, Case, Engine};
 
 pub struct RustEngine {
     root: PathBuf,
-    built: RefCell<HashMap<(PathBuf, String), Result<PathBuf, String>>>,
+    built: Mutex<HashMap<(PathBuf, String), Result<PathBuf, String>>>,
 }
 
 impl RustEngine {
     pub fn new() -> RustEngine {
         RustEngine {
             root: Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."),
-            built: RefCell::new(HashMap::new()),
+            built: Mutex::new(HashMap::new()),
         }
     }
 
     fn binary(&self, case: &Case) -> Result<PathBuf, String> {
         let key = (case.schema.clone(), case.order.as_str().to_string());
-        if let Some(r) = self.built.borrow().get(&key) {
+        if let Some(r) = lock(&self.built).get(&key) {
             return r.clone();
         }
         let r = self.build(case);
-        self.built.borrow_mut().insert(key, r.clone());
+        lock(&self.built).insert(key, r.clone());
         r
     }
 
