@@ -6,8 +6,9 @@
 //
 // Little-endian loads and stores go through std::memcpy (never pointer casts, except
 // detail::LeIter under g++, through GCC's may_alias/aligned(1) attribute; see there); on a
-// little-endian host (detected with __BYTE_ORDER__) they are plain loads and stores and
-// arrays of primitives are copied in bulk. Any other host, or a build with
+// little-endian host (detected with __BYTE_ORDER__; under MSVC, which defines none, from
+// _M_X64, _M_IX86, _M_ARM64 or _M_ARM, as wirelens.h does) they are plain loads and stores
+// and arrays of primitives are copied in bulk. Any other host, or a build with
 // WIRELENS_PORTABLE_ENDIAN defined, assembles values byte by byte (correct everywhere).
 
 #ifndef WIRELENS_RUNTIME_HPP
@@ -56,8 +57,11 @@
 
 namespace wirelens {
 
-#if !defined(WIRELENS_PORTABLE_ENDIAN) && defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && \
-    __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if !defined(WIRELENS_PORTABLE_ENDIAN) &&                                                          \
+    ((defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) &&                              \
+      __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) ||                                               \
+     (!defined(__BYTE_ORDER__) && defined(_MSC_VER) &&                                            \
+      (defined(_M_X64) || defined(_M_IX86) || defined(_M_ARM64) || defined(_M_ARM))))
 /// Whether loads and stores may copy the host representation as is.
 inline constexpr bool little_endian_host = true;
 #else
