@@ -167,10 +167,13 @@ fn parent_dir(path: &Path) -> &Path {
 
 /// Removes the temporary files a killed wirelens left in `dir` (whatever file they were
 /// for): `.NAME.wirelens-PID[-N].tmp` whose process no longer runs. Where liveness
-/// cannot be told (no `/proc`), nothing is removed: a running writer's file must never go.
+/// cannot be told (not Linux, or no `/proc`), nothing is removed: a running writer's file
+/// must never go. Only on Linux do `/proc`'s numbers mean the PIDs `std::process::id`
+/// writes: under Wine `/proc` is the host's (its Z: drive is `/`) while the PIDs are
+/// Windows', and every temp file of the running process looked stale.
 pub fn remove_stale_temps(dir: &Path) {
     let proc = Path::new("/proc");
-    if !proc.join("self").exists() {
+    if !cfg!(target_os = "linux") || !proc.join("self").exists() {
         return;
     }
     let Ok(entries) = std::fs::read_dir(dir) else { return };
@@ -186,7 +189,7 @@ pub fn remove_stale_temps(dir: &Path) {
         else {
             continue;
         };
-        if !proc.join(pid.to_string()).exists() {
+        if pid != std::process::id() && !proc.join(pid.to_string()).exists() {
             let _ = std::fs::remove_file(entry.path());
         }
     }
