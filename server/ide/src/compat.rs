@@ -262,6 +262,7 @@ pub fn actions(snap: &Arc<Snapshot>, base: &Baseline, range: &Range<usize>) -> V
             title: format!("Move `{name}` to the end of the file (keeps every message id)"),
             kind: super::ActionKind::QuickFix,
             preferred: true,
+            select: None,
             edits: vec![(start..end, String::new()), (tail_at, tail)],
         });
     }
@@ -398,6 +399,7 @@ fn move_back(snap: &Snapshot, base: &Baseline, report: &Report, name: &str) -> O
         title: format!("Move `{name}` back to where it was (keeps every message id)"),
         kind: super::ActionKind::QuickFix,
         preferred: true,
+        select: None,
         edits: vec![(start..end, String::new()), edit],
     })
 }
@@ -430,6 +432,7 @@ fn fields_back_in_order(snap: &Snapshot, base: &Baseline, name: &str) -> Option<
         ),
         kind: super::ActionKind::QuickFix,
         preferred: true,
+        select: None,
         edits: vec![edit],
     })
 }
@@ -475,6 +478,7 @@ fn restore_field(snap: &Snapshot, base: &Baseline, name: &str, field: &str) -> O
         title: format!("Restore field `{name}.{field}` as in {} (keeps the wire)", base.label),
         kind: super::ActionKind::QuickFix,
         preferred: true,
+        select: None,
         edits: vec![edit],
     })
 }
@@ -493,6 +497,7 @@ fn keep_old_name(snap: &Snapshot, base: &Baseline, name: &str, field: &str) -> O
         title: format!("Keep the name `{old_name}` (renaming moves `{name}.{old_name}` on the wire)"),
         kind: super::ActionKind::QuickFix,
         preferred: true,
+        select: None,
         edits: vec![(nf.name_range.clone(), old_name.clone())],
     })
 }
@@ -548,6 +553,7 @@ fn restore_type(snap: &Snapshot, base: &Baseline, name: &str) -> Option<super::A
         title: format!("Restore `{name}` as in {} (keeps the wire)", base.label),
         kind: super::ActionKind::QuickFix,
         preferred: true,
+        select: None,
         edits: vec![edit],
     })
 }

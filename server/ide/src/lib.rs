@@ -722,6 +722,10 @@ pub struct Action {
     pub preferred: bool,
     /// Replacements in the document, by byte range.
     pub edits: Vec<(Range<usize>, String)>,
+    /// Where the cursor goes once the edits are applied, for clients that can place it
+    /// (LSP 3.18 snippet edits): the index of an edit and a byte range of its new text,
+    /// selected (empty: the cursor only).
+    pub select: Option<(usize, Range<usize>)>,
 }
 
 /// Names whose declaration a syntax error swallowed (`struct B {` right after a
@@ -785,16 +789,23 @@ pub fn code_actions(snap: &Snapshot, range: Range<usize>) -> Vec<Action> {
                 {
                     out.push(replace_action(name, &w, &d.range, suggested.is_empty() && i == 0));
                 }
-                let stub = match snap.dialect {
-                    Dialect::Sdp => format!("\nstruct {name} {{\n    field: u32,\n}}\n"),
-                    Dialect::Ffi => format!("\ntype {name} struct {{\n\tField int32 `json:\"field\"`\n}}\n"),
+                // The stub field is selected, for typing the first real one over it.
+                let (stub, field) = match snap.dialect {
+                    Dialect::Sdp => (format!("struct {name} {{\n    field: u32,\n}}\n"), "field: u32"),
+                    Dialect::Ffi => (
+                        format!("type {name} struct {{\n\tField int32 `json:\"field\"`\n}}\n"),
+                        "Field int32 `json:\"field\"`",
+                    ),
                 };
                 let preferred = suggested.is_empty() && !out.iter().any(|a| a.preferred);
+                let edit = append_at_end(text, &stub);
+                let select = edit.1.find(field).map(|at| (0, at..at + field.len()));
                 out.push(Action {
                     title: format!("Create struct `{name}`"),
                     kind: ActionKind::QuickFix,
                     preferred,
-                    edits: vec![append_at_end(text, &stub)],
+                    select,
+                    edits: vec![edit],
                 });
             }
             "RESERVED_KEYWORD" if !name.is_empty() => {
@@ -805,6 +816,7 @@ pub fn code_actions(snap: &Snapshot, range: Range<usize>) -> Vec<Action> {
                             title: format!("Rename `{name}` to `{new_name}`"),
                             kind: ActionKind::QuickFix,
                             preferred: true,
+                            select: None,
                             edits: all.into_iter().map(|r| (r, new_name.clone())).collect(),
                         });
                     }
@@ -815,6 +827,7 @@ pub fn code_actions(snap: &Snapshot, range: Range<usize>) -> Vec<Action> {
                 title: "Add `package schema`".into(),
                 kind: ActionKind::QuickFix,
                 preferred: true,
+                select: None,
                 edits: vec![(d.range.start..d.range.start, "package schema\n\n".into())],
             }),
             "OPTION_PRIMITIVE" | "OPTION_ARRAY" => out.extend(wrap_in_struct_action(snap, &d.range)),
@@ -869,6 +882,7 @@ pub fn code_actions(snap: &Snapshot, range: Range<usize>) -> Vec<Action> {
             title: format!("Switch this file to ffire {other} field order (changes the wire format)"),
             kind: ActionKind::Refactor,
             preferred: false,
+            select: None,
             edits: vec![edit],
         });
     }
@@ -948,6 +962,7 @@ fn wrap_in_struct_action(snap: &Snapshot, range: &Range<usize>) -> Option<Action
         title: format!("Wrap `{inner}` in a new struct `{name}`"),
         kind: ActionKind::QuickFix,
         preferred: true,
+        select: None,
         edits: vec![
             (range.clone(), new_written),
             append_at_end(text, &format!("struct {name} {{\n    {field}: {inner},\n}}\n")),
@@ -960,6 +975,7 @@ fn replace_action(old: &str, new: &str, range: &Range<usize>, preferred: bool) -
         title: format!("Replace `{old}` with `{new}`"),
         kind: ActionKind::QuickFix,
         preferred,
+        select: None,
         edits: vec![(range.clone(), new.to_string())],
     }
 }
@@ -987,6 +1003,7 @@ fn reorder_action(snap: &Snapshot, at: usize) -> Option<Action> {
         title: title.clone(),
         kind: ActionKind::RefactorRewrite,
         preferred: false,
+        select: None,
         edits: vec![edit],
     };
     let pieces: Vec<Piece> = order.into_iter().map(Piece::Kept).collect();
