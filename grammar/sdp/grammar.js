@@ -1,7 +1,7 @@
 /**
  * @file SDP schema language (.sdp): Rust-like structs for the SDP binary wire format.
- * The accepted language is exactly spec §2. Primitive names and `Option`/`Box`
- * are contextual: they are keywords only in type position, so a field may still be
+ * The accepted language is spec §2, and a field without a type (for error recovery; the
+ * core reports it). Primitive names and `Option`/`Box` are contextual: they are keywords only in type position, so a field may still be
  * called `str` or `Box`.
  */
 
@@ -41,10 +41,14 @@ module.exports = grammar({
       '}',
     ),
 
+    // The type is optional here so that a field still being typed (`extra: `) ends
+    // where it is: then a struct left open before the next `struct` gets a missing `}`
+    // instead of swallowing that struct (tree-sitter's recovery inserts one missing
+    // token, not a type and a `}`). A field without a type is reported while lowering.
     field_declaration: $ => seq(
       field('name', alias($.identifier, $.field_identifier)),
       ':',
-      field('type', $._type),
+      optional(field('type', $._type)),
     ),
 
     _type: $ => choice(

@@ -443,6 +443,97 @@ fn semantic_tokens_classify_declarations_types_fields_and_comments() {
     assert_eq!(in_range, expected);
 }
 
+/// Issue 33: delete a struct's `}` and type a new last field `extra: ` (incremental
+/// edits, as an editor sends them): the errors are at that field and the open struct,
+/// the next struct is not swallowed and no cycle is invented through it.
+#[test]
+fn a_half_typed_field_in_an_open_struct_keeps_the_next_struct() {
+    let mut c = Client::start();
+    c.initialize_without_delay(None);
+    let uri = "file:///tmp/wirelens-lsp-test/recovery.sdp";
+    let text = "struct LoopRange {\n    start: u32,\n}\n\n/// The next one.\nstruct Other {\n    r: LoopRange,\n}\n";
+    c.open(uri, "sdp", text);
+    assert_eq!(c.diagnostics(uri)["diagnostics"], json!([]));
+    let change = |c: &mut Client, version: i32, range: Value, new: &str| {
+        c.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": uri, "version": version},
+                   "contentChanges": [{"range": range, "text": new}]}),
+        );
+        c.diagnostics(uri)["diagnostics"].as_array().unwrap().clone()
+    };
+    change(&mut c, 2, json!({"start": pos(2, 0), "end": pos(2, 1)}), "");
+    let diags = change(&mut c, 3, json!({"start": pos(2, 0), "end": pos(2, 0)}), "    extra: ");
+    let got: Vec<(&str, &Value)> = diags
+        .iter()
+        .map(|d| (d["message"].as_str().unwrap(), &d["range"]["start"]))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                "syntax error: missing `}`: struct `LoopRange` is not closed",
+                &pos(2, 10)
+            ),
+            ("syntax error: missing type", &pos(2, 10)),
+        ],
+        "{diags:#?}"
+    );
+}
+
+/// Create struct puts the cursor in the new struct, its stub field selected, for a client
+/// that takes LSP 3.18 snippet edits (`workspace.workspaceEdit.snippetEditSupport`, as
+/// vscode-languageclient advertises); one blank line before it. Others get the plain
+/// edit and no `data`.
+#[test]
+fn create_struct_puts_the_cursor_in_the_new_struct_for_clients_with_snippet_edits() {
+    let uri = "file:///tmp/wirelens-lsp-test/snippet.sdp";
+    let text = "struct A {\n    m: Missing,\n}\n\n\n";
+    let ask = |c: &mut Client| {
+        c.open(uri, "sdp", text);
+        c.diagnostics(uri);
+        let actions = c.request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": uri}, "range": {"start": pos(1, 8), "end": pos(1, 8)}, "context": {"diagnostics": []}}),
+        );
+        actions
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["title"] == "Create struct `Missing`")
+            .unwrap()
+            .clone()
+    };
+    let mut c = Client::start();
+    c.request(
+        "initialize",
+        json!({"processId": null, "rootUri": null,
+               "capabilities": {"workspace": {"workspaceEdit": {"documentChanges": true, "snippetEditSupport": true}}}}),
+    );
+    c.notify("initialized", json!({}));
+    let create = ask(&mut c);
+    assert!(create.get("data").is_none(), "{create:#}");
+    let change = &create["edit"]["documentChanges"][0];
+    assert_eq!(change["textDocument"]["uri"], uri);
+    assert_eq!(
+        change["edits"][0]["range"],
+        json!({"start": pos(2, 1), "end": pos(5, 0)})
+    );
+    assert_eq!(
+        change["edits"][0]["snippet"],
+        json!({"kind": "snippet", "value": "\n\nstruct Missing {\n    ${0:field: u32},\n\\}\n"})
+    );
+
+    let mut c = Client::start();
+    c.initialize(&["utf-16"]);
+    let create = ask(&mut c);
+    assert!(create.get("data").is_none(), "{create:#}");
+    assert_eq!(
+        create["edit"]["changes"][uri][0]["newText"],
+        "\n\nstruct Missing {\n    field: u32,\n}\n"
+    );
+}
+
 #[test]
 fn code_actions_create_missing_struct_rename_reserved_and_switch_order() {
     let mut c = Client::start();

@@ -95,6 +95,227 @@ fn hover(c: &mut Client, uri: &str, line: u32, character: u32) -> String {
     h["contents"]["value"].as_str().unwrap_or_default().to_string()
 }
 
+/// `text` with a code action's edits applied the way an editor does (last first; they
+/// do not overlap). Positions are UTF-16 and the tests' texts ASCII.
+fn apply(text: &str, action: &Value, uri: &str) -> String {
+    let mut edits: Vec<Value> = action["edit"]["changes"][uri]
+        .as_array()
+        .unwrap_or_else(|| panic!("{action:#}"))
+        .clone();
+    edits.sort_by_key(|e| {
+        std::cmp::Reverse((
+            e["range"]["start"]["line"].as_u64(),
+            e["range"]["start"]["character"].as_u64(),
+        ))
+    });
+    let mut text = text.to_string();
+    for e in edits {
+        let offset = |p: &Value| {
+            let (l, ch) = (
+                p["line"].as_u64().unwrap() as usize,
+                p["character"].as_u64().unwrap() as usize,
+            );
+            let line_start: usize = text.split('\n').take(l).map(|x| x.len() + 1).sum();
+            (line_start + ch).min(text.len())
+        };
+        let (a, b) = (offset(&e["range"]["start"]), offset(&e["range"]["end"]));
+        text = format!("{}{}{}", &text[..a], e["newText"].as_str().unwrap(), &text[b..]);
+    }
+    text
+}
+
+/// The quick fix titled `title` offered at `at` (line, character) for the published
+/// `diags`, applied to `text`; then the document is changed to the result and its
+/// diagnostics are returned (the fix must leave none).
+fn fix_and_recheck(
+    c: &mut Client,
+    uri: &str,
+    text: &str,
+    at: (u32, u32),
+    diags: &[Value],
+    title: &str,
+) -> (String, Value) {
+    let actions = c.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": uri}, "range": {"start": pos(at.0, at.1), "end": pos(at.0, at.1)},
+               "context": {"diagnostics": diags}}),
+    );
+    let fix = actions
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["title"] == title)
+        .unwrap_or_else(|| panic!("no `{title}` in {actions:#}"))
+        .clone();
+    assert_eq!(fix["kind"], "quickfix");
+    let fixed = apply(text, &fix, uri);
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": fixed}]}),
+    );
+    let d = c.diagnostics(uri);
+    (fixed, d["diagnostics"].clone())
+}
+
+/// Every wire break that has a compatible alternative gets it as a quick fix, and
+/// applying it leaves nothing to warn about. (An SDP struct inserted above others: see
+/// `an_inserted_struct_is_warned_about_and_moved_to_the_end`.)
+#[test]
+fn a_struct_moved_above_another_is_moved_back() {
+    let repo = Repo::new("moved");
+    let old = "struct A {\n    x: u8,\n}\n\n/// B.\nstruct B {\n    y: u16,\n}\n\nstruct C {\n    z: u32,\n}\n";
+    repo.commit("m.sdp", old);
+    let mut c = start(&repo.0, json!({}));
+    let uri = repo.uri("m.sdp");
+    // C moved to the top: every id changes.
+    let edited = "struct C {\n    z: u32,\n}\n\nstruct A {\n    x: u8,\n}\n\n/// B.\nstruct B {\n    y: u16,\n}\n";
+    c.open(&uri, "sdp", edited);
+    let diags = settled_diagnostics(&mut c, &uri);
+    let codes: Vec<&str> = diags.iter().map(|d| d["code"].as_str().unwrap()).collect();
+    assert_eq!(codes, ["message-id-changed"; 3], "{diags:#?}");
+    let (fixed, after) = fix_and_recheck(
+        &mut c,
+        &uri,
+        edited,
+        (0, 8),
+        &diags,
+        "Move `C` back to where it was (keeps every message id)",
+    );
+    assert_eq!(fixed, old);
+    assert_eq!(after, json!([]), "{fixed}");
+}
+
+#[test]
+fn fields_moved_among_themselves_are_put_back_in_order() {
+    let repo = Repo::new("reordered");
+    repo.commit("shapes.sdp", SDP);
+    let mut c = start(&repo.0, json!({}));
+    let uri = repo.uri("shapes.sdp");
+    let edited = SDP.replace("    x: u32,\n    y: u32,", "    y: u32,\n    // x\n    x: u32,");
+    c.open(&uri, "sdp", &edited);
+    let diags = settled_diagnostics(&mut c, &uri);
+    assert!(diags.iter().all(|d| d["code"] == "field-reordered"), "{diags:#?}");
+    let (fixed, after) = fix_and_recheck(
+        &mut c,
+        &uri,
+        &edited,
+        (2, 5),
+        &diags,
+        "Put `Point`'s fields back in their HEAD order (keeps the wire)",
+    );
+    assert_eq!(
+        fixed,
+        SDP.replace("    x: u32,", "    // x\n    x: u32,"),
+        "comments move with their field"
+    );
+    assert_eq!(after, json!([]), "{fixed}");
+}
+
+#[test]
+fn a_removed_field_is_restored_where_it_was() {
+    let repo = Repo::new("field-removed");
+    repo.commit("shapes.sdp", SDP);
+    let mut c = start(&repo.0, json!({}));
+    let uri = repo.uri("shapes.sdp");
+    let edited = SDP.replace("    x: u32,\n", "");
+    c.open(&uri, "sdp", &edited);
+    let diags = settled_diagnostics(&mut c, &uri);
+    let codes: Vec<&str> = diags.iter().map(|d| d["code"].as_str().unwrap()).collect();
+    assert_eq!(codes, ["field-removed"], "{diags:#?}");
+    let (fixed, after) = fix_and_recheck(
+        &mut c,
+        &uri,
+        &edited,
+        (1, 8),
+        &diags,
+        "Restore field `Point.x` as in HEAD (keeps the wire)",
+    );
+    assert_eq!(fixed, SDP);
+    assert_eq!(after, json!([]), "{fixed}");
+
+    // ffire, with its tag.
+    let ffi = "package s\n\ntype R struct {\n\tA int32 `json:\"a\"`\n\tB string\n}\n";
+    repo.commit("r.ffi", ffi);
+    let uri = repo.uri("r.ffi");
+    let edited = ffi.replace("\tA int32 `json:\"a\"`\n", "");
+    c.open(&uri, "ffi", &edited);
+    let diags = settled_diagnostics(&mut c, &uri);
+    let codes: Vec<&str> = diags.iter().map(|d| d["code"].as_str().unwrap()).collect();
+    assert_eq!(codes, ["field-removed"], "{diags:#?}");
+    let (fixed, after) = fix_and_recheck(
+        &mut c,
+        &uri,
+        &edited,
+        (2, 6),
+        &diags,
+        "Restore field `R.A` as in HEAD (keeps the wire)",
+    );
+    assert_eq!(fixed, ffi);
+    assert_eq!(after, json!([]), "{fixed}");
+}
+
+#[test]
+fn a_removed_struct_is_restored_with_its_message_id() {
+    let repo = Repo::new("type-removed");
+    repo.commit("shapes.sdp", SDP);
+    let mut c = start(&repo.0, json!({}));
+    let uri = repo.uri("shapes.sdp");
+    // Point removed (Shape now holds a copy of its fields): Shape's id changes too.
+    let edited = "struct Shape {\n    name: str,\n    at: u64,\n}\n";
+    let edited_ok = SDP
+        .replace("/// A point.\nstruct Point {\n    x: u32,\n    y: u32,\n}\n\n", "")
+        .replace("at: Point", "at: u64");
+    assert_eq!(edited, edited_ok);
+    c.open(&uri, "sdp", edited);
+    let diags = settled_diagnostics(&mut c, &uri);
+    let mut codes: Vec<&str> = diags.iter().map(|d| d["code"].as_str().unwrap()).collect();
+    codes.sort_unstable();
+    assert_eq!(
+        codes,
+        ["message-id-changed", "type-changed", "type-removed"],
+        "{diags:#?}"
+    );
+    // Restoring it keeps the ids: then only the field's own change is left.
+    let (fixed, after) = fix_and_recheck(
+        &mut c,
+        &uri,
+        edited,
+        (0, 0),
+        &diags,
+        "Restore `Point` as in HEAD (keeps the wire)",
+    );
+    assert_eq!(fixed, SDP.replace("at: Point", "at: u64"));
+    let after: Vec<&str> = after
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["code"].as_str().unwrap())
+        .collect();
+    assert_eq!(after, ["type-changed"], "{fixed}");
+}
+
+#[test]
+fn an_ffi_rename_that_moves_a_field_keeps_its_old_name() {
+    let repo = Repo::new("ffi-rename");
+    repo.commit("r.ffi", FFI);
+    let uri = repo.uri("r.ffi");
+    let mut c = start(&repo.0, json!({}));
+    let edited = FFI.replace("High int32", "Top  int32");
+    c.open(&uri, "ffi", &edited);
+    let diags = settled_diagnostics(&mut c, &uri);
+    assert_eq!(diags.len(), 2, "{diags:#?}");
+    let (fixed, after) = fix_and_recheck(
+        &mut c,
+        &uri,
+        &edited,
+        (5, 2),
+        &diags,
+        "Keep the name `High` (renaming moves `Reading.High` on the wire)",
+    );
+    assert_eq!(fixed, FFI.replace("High int32", "High  int32"));
+    assert_eq!(after, json!([]), "{fixed}");
+}
+
 const SDP: &str =
     "/// A point.\nstruct Point {\n    x: u32,\n    y: u32,\n}\n\nstruct Shape {\n    name: str,\n    at: Point,\n}\n";
 
@@ -316,31 +537,7 @@ fn an_inserted_struct_is_warned_about_and_moved_to_the_end() {
         .unwrap_or_else(|| panic!("{actions:#}"))
         .clone();
     assert_eq!(fix["isPreferred"], true);
-    // Apply the edits (two, not overlapping) the way an editor does: last first.
-    let mut edits: Vec<Value> = fix["edit"]["changes"][&uri].as_array().unwrap().clone();
-    edits.sort_by_key(|e| {
-        std::cmp::Reverse((
-            e["range"]["start"]["line"].as_u64(),
-            e["range"]["start"]["character"].as_u64(),
-        ))
-    });
-    let mut lines: Vec<String> = edited.split('\n').map(String::from).collect();
-    for e in edits {
-        let (sl, sc) = (
-            e["range"]["start"]["line"].as_u64().unwrap() as usize,
-            e["range"]["start"]["character"].as_u64().unwrap() as usize,
-        );
-        let (el, ec) = (
-            e["range"]["end"]["line"].as_u64().unwrap() as usize,
-            e["range"]["end"]["character"].as_u64().unwrap() as usize,
-        );
-        let joined = lines.join("\n");
-        let offset = |l: usize, ch: usize| lines[..l].iter().map(|x| x.len() + 1).sum::<usize>() + ch;
-        let (a, b) = (offset(sl, sc), offset(el, ec).min(joined.len()));
-        let new = format!("{}{}{}", &joined[..a], e["newText"].as_str().unwrap(), &joined[b..]);
-        lines = new.split('\n').map(String::from).collect();
-    }
-    let fixed = lines.join("\n");
+    let fixed = apply(&edited, &fix, &uri);
     assert_eq!(fixed, format!("{SDP}\n/// A tag.\nstruct Tag {{\n    id: u8,\n}}\n"));
     c.notify(
         "textDocument/didChange",

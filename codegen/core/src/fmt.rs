@@ -93,8 +93,9 @@ pub fn format(dialect: Dialect, text: &str) -> Result<String, FormatError> {
         return Err(FormatError::Syntax { line: 0, column: 0 });
     };
     let root = tree.root_node();
-    if let Some(bad) = first_error(root) {
-        let at = bad.start_position();
+    let bad = first_error(root).map(|n| n.start_position());
+    let bad = bad.or_else(|| (dialect == Dialect::Sdp).then(|| field_without_type(root)).flatten());
+    if let Some(at) = bad {
         return Err(FormatError::Syntax {
             line: u32::try_from(at.row).unwrap_or(u32::MAX),
             column: u32::try_from(at.column).unwrap_or(u32::MAX),
@@ -109,6 +110,24 @@ pub fn format(dialect: Dialect, text: &str) -> Result<String, FormatError> {
         });
     }
     Ok(printer.finish())
+}
+
+/// SDP: the end of the first field that has no type (the grammar accepts one so that
+/// recovery can close the struct, `grammar/sdp/grammar.js`; it is a syntax error).
+fn field_without_type(root: Node) -> Option<tree_sitter::Point> {
+    let mut structs = root.walk();
+    for item in root.children(&mut structs) {
+        let Some(body) = item.child_by_field_name("body") else {
+            continue;
+        };
+        let mut fields = body.walk();
+        for f in body.children(&mut fields) {
+            if f.kind() == "field_declaration" && f.child_by_field_name("type").is_none() {
+                return Some(f.end_position());
+            }
+        }
+    }
+    None
 }
 
 /// The first `ERROR` or `MISSING` node in document order.

@@ -356,3 +356,49 @@ fn a_missing_brace_names_the_open_struct() {
         }
     }
 }
+
+/// Issue 33: a struct left open while its new last field is still being typed
+/// (`extra: `). Its two errors are reported there, the next `struct` starts a new
+/// struct (no cycle invented through it), and the later structs keep their message ids.
+#[test]
+fn a_half_typed_field_in_an_open_struct_keeps_the_next_struct() {
+    let text = "struct Point {\n    x: u32,\n}\n\nstruct LoopRange {\n    start: u32,\n    end: u32,\n    extra: \n\n/// The next one.\nstruct Other {\n    a: u8,\n    r: LoopRange,\n}\n\nstruct Last {\n    b: u16,\n}\n";
+    let a = analyze(Dialect::Sdp, text, None, OrderChoice::default());
+    let got: Vec<(&str, usize)> = a
+        .diagnostics
+        .iter()
+        .map(|d| (d.message.as_str(), d.range.start))
+        .collect();
+    let after_colon = text.find("extra:").unwrap() + "extra:".len();
+    assert_eq!(
+        got,
+        [
+            (
+                "syntax error: missing `}`: struct `LoopRange` is not closed",
+                after_colon
+            ),
+            ("syntax error: missing type", after_colon),
+        ]
+    );
+    let names: Vec<&str> = a.schema.types.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["Point", "LoopRange", "Other", "Last"]);
+    // Ids are positions (`Other` has no layout while `LoopRange` has none).
+    let last = a.schema.type_id("Last").unwrap();
+    assert_eq!(a.layout.get(last).and_then(|l| l.message_id), Some(4));
+}
+
+/// A field without a type is still a syntax error, wherever it is.
+#[test]
+fn a_field_without_a_type_is_a_syntax_error() {
+    for text in [
+        "struct A {\n    a: ,\n    b: u8,\n}\n",
+        "struct A {\n    a:\n}\n",
+        "struct A { a: }",
+    ] {
+        let a = analyze(Dialect::Sdp, text, None, OrderChoice::default());
+        let d: Vec<&str> = a.diagnostics.iter().map(|d| d.message.as_str()).collect();
+        assert_eq!(d, ["syntax error: missing type"], "{text:?}");
+        assert_eq!(a.diagnostics[0].range.start, text.find(':').unwrap() + 1);
+        assert!(a.has_syntax_errors());
+    }
+}

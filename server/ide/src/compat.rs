@@ -12,6 +12,7 @@ use std::ops::Range;
 use std::sync::{Arc, Mutex, Weak};
 
 use wirelens_core::compat::{compare_with, field_offsets, BreakKind, FieldPlace, Fields, Report, Status};
+use wirelens_core::model::TypeKind;
 use wirelens_core::{Analysis, Dialect};
 
 use super::Snapshot;
@@ -223,48 +224,37 @@ fn inserted_before_messages(report: &Report) -> Vec<(String, u16)> {
         .collect()
 }
 
-/// The compatible alternative to a wire break, where there is one: a struct inserted
-/// above messages (which renumbers them) moves to the end of the file. Offered with the
-/// cursor on that struct.
+/// The compatible alternative to each wire break that has one, offered with the cursor
+/// where the break is reported:
+///
+/// | break | alternative |
+/// |---|---|
+/// | `message-id-changed`, a struct inserted above messages | move it to the end of the file |
+/// | `message-id-changed`, a struct moved | move it back (before the struct that followed it) |
+/// | `message-id-changed` after a removal, `type-removed` | restore the type where it was |
+/// | `field-reordered` (written order) | put the struct's fields back in their old order |
+/// | `field-removed` | restore the field where it was |
+/// | `rename-moved` (ffire canonical order) | keep the old name |
+///
+/// The others have none: a field added anywhere (even last) changes the struct's bytes
+/// (SDP and ffire structs carry no length and decoders reject trailing bytes), and a
+/// changed type, optional-ness, kind or root-ness is the change itself.
 pub fn actions(snap: &Arc<Snapshot>, base: &Baseline, range: &Range<usize>) -> Vec<super::Action> {
     let Some(report) = report(snap, base) else {
         return Vec::new();
     };
     let schema = &snap.analysis.schema;
     let text = &snap.source.text;
+    let touches = |r: &Range<usize>| r.start <= range.end && range.start <= r.end;
     let mut out = Vec::new();
     for (name, _) in inserted_before_messages(&report) {
         let Some(def) = schema.type_id(&name).and_then(|id| schema.types.get(id)) else {
             continue;
         };
-        if !(def.range.start <= range.end && range.start <= def.range.end) {
+        if !touches(&def.range) {
             continue;
         }
-        // The struct with the comment lines right above it, through the end of its line
-        // and the blank lines after it.
-        let mut start = text
-            .get(..def.range.start)
-            .and_then(|t| t.rfind('\n'))
-            .map_or(0, |i| i + 1);
-        while start > 0 {
-            let prev = text[..start - 1].rfind('\n').map_or(0, |i| i + 1);
-            if text[prev..start].trim_start().starts_with("//") {
-                start = prev;
-            } else {
-                break;
-            }
-        }
-        let mut end = text[def.range.end..]
-            .find('\n')
-            .map_or(text.len(), |i| def.range.end + i + 1);
-        while let Some(rest) = text.get(end..) {
-            let line_len = rest.find('\n').map_or(rest.len(), |i| i + 1);
-            if line_len > 0 && rest[..line_len].trim().is_empty() {
-                end += line_len;
-            } else {
-                break;
-            }
-        }
+        let (start, end) = declaration_lines(text, &def.range);
         let moved = text[start..end].trim_end();
         let (tail_at, tail) = super::append_at_end(text, moved);
         let tail = format!("{tail}\n");
@@ -272,10 +262,300 @@ pub fn actions(snap: &Arc<Snapshot>, base: &Baseline, range: &Range<usize>) -> V
             title: format!("Move `{name}` to the end of the file (keeps every message id)"),
             kind: super::ActionKind::QuickFix,
             preferred: true,
+            select: None,
             edits: vec![(start..end, String::new()), (tail_at, tail)],
         });
     }
+    let mut done: Vec<String> = Vec::new();
+    for b in &report.breaks {
+        let action = match b.kind {
+            BreakKind::MessageIdChanged => {
+                let def = schema.type_id(&b.type_name).and_then(|id| schema.types.get(id));
+                match def {
+                    Some(def) if touches(&def.range) => move_back(snap, base, &report, &b.type_name),
+                    _ => None,
+                }
+            }
+            BreakKind::FieldReordered => {
+                let def = schema.type_id(&b.type_name).and_then(|id| schema.types.get(id));
+                match def {
+                    Some(def) if touches(&def.range) => fields_back_in_order(snap, base, &b.type_name),
+                    _ => None,
+                }
+            }
+            BreakKind::FieldRemoved => {
+                let def = schema.type_id(&b.type_name).and_then(|id| schema.types.get(id));
+                match (def, &b.field) {
+                    (Some(def), Some(field)) if touches(&def.range) => restore_field(snap, base, &b.type_name, field),
+                    _ => None,
+                }
+            }
+            BreakKind::RenameMoved => match (&b.new_range, &b.field) {
+                (Some(r), Some(field)) if touches(r) => keep_old_name(snap, base, &b.type_name, field),
+                _ => None,
+            },
+            BreakKind::TypeRemoved => {
+                // Reported at the start of the file; in SDP also where it renumbers.
+                let here = touches(&(0..0))
+                    || report.breaks.iter().any(|m| {
+                        m.kind == BreakKind::MessageIdChanged
+                            && schema
+                                .type_id(&m.type_name)
+                                .and_then(|id| schema.types.get(id))
+                                .is_some_and(|d| touches(&d.range))
+                    });
+                if here {
+                    restore_type(snap, base, &b.type_name)
+                } else {
+                    None
+                }
+            }
+            _ => None,
+        };
+        if let Some(a) = action {
+            if !done.contains(&a.title) {
+                done.push(a.title.clone());
+                out.push(a);
+            }
+        }
+    }
     out
+}
+
+/// The lines of a declaration at `range`: from the comment lines right above it through
+/// the end of its line and the blank lines after it.
+fn declaration_lines(text: &str, range: &Range<usize>) -> (usize, usize) {
+    let mut start = text.get(..range.start).and_then(|t| t.rfind('\n')).map_or(0, |i| i + 1);
+    while start > 0 {
+        let prev = text[..start - 1].rfind('\n').map_or(0, |i| i + 1);
+        if text[prev..start].trim_start().starts_with("//") {
+            start = prev;
+        } else {
+            break;
+        }
+    }
+    let mut end = text
+        .get(range.end..)
+        .and_then(|t| t.find('\n'))
+        .map_or(text.len(), |i| range.end + i + 1);
+    while let Some(rest) = text.get(end..) {
+        let line_len = rest.find('\n').map_or(rest.len(), |i| i + 1);
+        if line_len > 0 && rest[..line_len].trim().is_empty() {
+            end += line_len;
+        } else {
+            break;
+        }
+    }
+    (start, end)
+}
+
+/// SDP: struct `name` moved since the baseline (same structs, another order): the move
+/// that puts it back where it was, before the struct that followed it then (or after
+/// the one that preceded it). Offered only when that gives it its old id back.
+fn move_back(snap: &Snapshot, base: &Baseline, report: &Report, name: &str) -> Option<super::Action> {
+    if report.dialect != Dialect::Sdp
+        || report
+            .types
+            .iter()
+            .any(|t| matches!(t.status, Status::Added | Status::Removed))
+    {
+        return None; // an insertion or a removal: moved to the end, or restored
+    }
+    let (old, new) = (&base.analysis.schema, &snap.analysis.schema);
+    let old_pos = old.type_id(name)?;
+    let order: Vec<&str> = new.types.iter().map(|t| t.name.as_str()).collect();
+    let here = order.iter().position(|n| *n == name)?;
+    let mut rest = order.clone();
+    rest.remove(here);
+    // Before the struct that followed it, or after the one before it.
+    let (slot, anchor_before) = match old.types.get(old_pos + 1) {
+        Some(next) => (rest.iter().position(|n| *n == next.name)?, true),
+        None => {
+            let prev = &old.types.get(old_pos.checked_sub(1)?)?.name;
+            (rest.iter().position(|n| n == prev)? + 1, false)
+        }
+    };
+    if slot != old_pos {
+        return None; // other structs moved too: this move alone does not restore its id
+    }
+    let text = &snap.source.text;
+    let def = new.types.get(here)?;
+    let (start, end) = declaration_lines(text, &def.range);
+    let moved = text[start..end].trim_end();
+    let edit = if anchor_before {
+        let next = new.types.get(new.type_id(&old.types.get(old_pos + 1)?.name)?)?;
+        let (at, _) = declaration_lines(text, &next.range);
+        (at..at, format!("{moved}\n\n"))
+    } else {
+        let prev = new.types.get(new.type_id(&old.types.get(old_pos - 1)?.name)?)?;
+        let (_, at) = declaration_lines(text, &prev.range);
+        if at == text.len() {
+            super::append_at_end(text, &format!("{moved}\n"))
+        } else {
+            (at..at, format!("{moved}\n\n"))
+        }
+    };
+    Some(super::Action {
+        title: format!("Move `{name}` back to where it was (keeps every message id)"),
+        kind: super::ActionKind::QuickFix,
+        preferred: true,
+        select: None,
+        edits: vec![(start..end, String::new()), edit],
+    })
+}
+
+/// Struct `name`'s fields moved among themselves (written order is wire order): the edit
+/// that puts them back in the baseline's order. Only when no field was added, removed
+/// or renamed (those are breaks of their own).
+fn fields_back_in_order(snap: &Snapshot, base: &Baseline, name: &str) -> Option<super::Action> {
+    let (old, new) = (&base.analysis.schema, &snap.analysis.schema);
+    if new.order != wirelens_core::FieldOrder::Declaration || old.order != new.order {
+        return None; // ffire canonical order, or an order setting that changed
+    }
+    let odef = old.types.get(old.type_id(name)?)?;
+    let ndef = new.types.get(new.type_id(name)?)?;
+    let (ofields, nfields) = (odef.fields(), ndef.fields());
+    if ofields.len() != nfields.len() {
+        return None;
+    }
+    let mut order: Vec<(usize, usize)> = Vec::with_capacity(nfields.len());
+    for (ni, f) in nfields.iter().enumerate() {
+        order.push((ofields.iter().position(|o| o.name == f.name)?, ni));
+    }
+    order.sort_unstable();
+    let pieces: Vec<super::Piece> = order.into_iter().map(|(_, ni)| super::Piece::Kept(ni)).collect();
+    let edit = super::rebuild_fields(snap, ndef, &pieces)?;
+    Some(super::Action {
+        title: format!(
+            "Put `{name}`'s fields back in their {} order (keeps the wire)",
+            base.label
+        ),
+        kind: super::ActionKind::QuickFix,
+        preferred: true,
+        select: None,
+        edits: vec![edit],
+    })
+}
+
+/// A field as its dialect writes it: `x: Option<u32>`, `` X *int32 `json:"x"` ``.
+fn field_decl(d: Dialect, f: &wirelens_core::model::Field) -> String {
+    match d {
+        Dialect::Sdp => format!("{}: {}", f.name, f.ty.display(d)),
+        Dialect::Ffi => match &f.tag {
+            Some(tag) => format!("{} {} `{tag}`", f.name, f.ty.display(d)),
+            None => format!("{} {}", f.name, f.ty.display(d)),
+        },
+    }
+}
+
+/// Field `field` of struct `name` was removed: the edit that puts it back where it was
+/// (before the field that followed it then, or last).
+fn restore_field(snap: &Snapshot, base: &Baseline, name: &str, field: &str) -> Option<super::Action> {
+    let (old, new) = (&base.analysis.schema, &snap.analysis.schema);
+    let odef = old.types.get(old.type_id(name)?)?;
+    let ndef = new.types.get(new.type_id(name)?)?;
+    let (ofields, nfields) = (odef.fields(), ndef.fields());
+    let oi = ofields.iter().position(|f| f.name == field)?;
+    if nfields.iter().any(|f| f.name == field) {
+        return None;
+    }
+    // Before the first field that followed it then and is still there.
+    let at = ofields[oi + 1..]
+        .iter()
+        .find_map(|f| nfields.iter().position(|n| n.name == f.name))
+        .unwrap_or(nfields.len());
+    let of = &ofields[oi];
+    let mut pieces: Vec<super::Piece> = (0..nfields.len()).map(super::Piece::Kept).collect();
+    pieces.insert(
+        at,
+        super::Piece::New {
+            decl: field_decl(snap.dialect, of),
+            docs: of.docs.clone(),
+        },
+    );
+    let edit = super::rebuild_fields(snap, ndef, &pieces)?;
+    Some(super::Action {
+        title: format!("Restore field `{name}.{field}` as in {} (keeps the wire)", base.label),
+        kind: super::ActionKind::QuickFix,
+        preferred: true,
+        select: None,
+        edits: vec![edit],
+    })
+}
+
+/// ffire canonical order: renaming field `field` of `name` moved it on the wire; the edit
+/// that gives it its old name back.
+fn keep_old_name(snap: &Snapshot, base: &Baseline, name: &str, field: &str) -> Option<super::Action> {
+    let (old, new) = (&base.analysis.schema, &snap.analysis.schema);
+    let odef = old.types.get(old.type_id(name)?)?;
+    let ndef = new.types.get(new.type_id(name)?)?;
+    // A rename is a field at the same written position under another name.
+    let ni = ndef.fields().iter().position(|f| f.name == field)?;
+    let nf = &ndef.fields()[ni];
+    let old_name = &odef.fields().get(ni)?.name;
+    Some(super::Action {
+        title: format!("Keep the name `{old_name}` (renaming moves `{name}.{old_name}` on the wire)"),
+        kind: super::ActionKind::QuickFix,
+        preferred: true,
+        select: None,
+        edits: vec![(nf.name_range.clone(), old_name.clone())],
+    })
+}
+
+/// A type of the baseline as its dialect writes it, with its doc lines.
+fn type_text(d: Dialect, t: &wirelens_core::model::TypeDef) -> String {
+    let marker = if d == Dialect::Sdp { "///" } else { "//" };
+    let mut s: String = t.docs.iter().map(|l| format!("{marker} {l}\n")).collect();
+    match (&t.kind, d) {
+        (TypeKind::Struct { fields, .. }, _) => {
+            match d {
+                Dialect::Sdp => s.push_str(&format!("struct {} {{\n", t.name)),
+                Dialect::Ffi => s.push_str(&format!("type {} struct {{\n", t.name)),
+            }
+            let (indent, sep) = if d == Dialect::Sdp { ("    ", ",") } else { ("\t", "") };
+            for f in fields {
+                for l in &f.docs {
+                    s.push_str(&format!("{indent}{marker} {l}\n"));
+                }
+                s.push_str(&format!("{indent}{}{sep}\n", field_decl(d, f)));
+            }
+            s.push('}');
+        }
+        (TypeKind::Alias { target, is_alias_decl }, _) => {
+            let eq = if *is_alias_decl { "= " } else { "" };
+            s.push_str(&format!("type {} {eq}{}", t.name, target.display(d)));
+        }
+    }
+    s
+}
+
+/// Type `name` was removed: the edit that restores it where it was (before the first
+/// type that followed it then and is still there, or at the end), keeping SDP ids.
+fn restore_type(snap: &Snapshot, base: &Baseline, name: &str) -> Option<super::Action> {
+    let (old, new) = (&base.analysis.schema, &snap.analysis.schema);
+    let oid = old.type_id(name)?;
+    if new.type_id(name).is_some() {
+        return None;
+    }
+    let restored = type_text(snap.dialect, old.types.get(oid)?);
+    let text = &snap.source.text;
+    let next = old.types[oid + 1..]
+        .iter()
+        .find_map(|t| new.type_id(&t.name).and_then(|id| new.types.get(id)));
+    let edit = match next {
+        Some(next) => {
+            let (at, _) = declaration_lines(text, &next.range);
+            (at..at, format!("{restored}\n\n"))
+        }
+        None => super::append_at_end(text, &format!("{restored}\n")),
+    };
+    Some(super::Action {
+        title: format!("Restore `{name}` as in {} (keeps the wire)", base.label),
+        kind: super::ActionKind::QuickFix,
+        preferred: true,
+        select: None,
+        edits: vec![edit],
+    })
 }
 
 /// The one warning for many renumbered messages: at the first of them, listing the first

@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use std::ops::Range;
 
 use wirelens_core::layout::{FieldLayout, TypeLayout};
-use wirelens_core::model::{Primitive, Schema, TypeExpr, TypeId, TypeKind};
+use wirelens_core::model::{Primitive, Schema, TypeDef, TypeExpr, TypeId, TypeKind};
 use wirelens_core::{Analysis, Dialect, Severity, SourceFile};
 
 /// One version of a document, analysed. Shared (`Arc`) between the store and the
@@ -722,6 +722,10 @@ pub struct Action {
     pub preferred: bool,
     /// Replacements in the document, by byte range.
     pub edits: Vec<(Range<usize>, String)>,
+    /// Where the cursor goes once the edits are applied, for clients that can place it
+    /// (LSP 3.18 snippet edits): the index of an edit and a byte range of its new text,
+    /// selected (empty: the cursor only).
+    pub select: Option<(usize, Range<usize>)>,
 }
 
 /// Names whose declaration a syntax error swallowed (`struct B {` right after a
@@ -785,16 +789,23 @@ pub fn code_actions(snap: &Snapshot, range: Range<usize>) -> Vec<Action> {
                 {
                     out.push(replace_action(name, &w, &d.range, suggested.is_empty() && i == 0));
                 }
-                let stub = match snap.dialect {
-                    Dialect::Sdp => format!("\nstruct {name} {{\n    field: u32,\n}}\n"),
-                    Dialect::Ffi => format!("\ntype {name} struct {{\n\tField int32 `json:\"field\"`\n}}\n"),
+                // The stub field is selected, for typing the first real one over it.
+                let (stub, field) = match snap.dialect {
+                    Dialect::Sdp => (format!("struct {name} {{\n    field: u32,\n}}\n"), "field: u32"),
+                    Dialect::Ffi => (
+                        format!("type {name} struct {{\n\tField int32 `json:\"field\"`\n}}\n"),
+                        "Field int32 `json:\"field\"`",
+                    ),
                 };
                 let preferred = suggested.is_empty() && !out.iter().any(|a| a.preferred);
+                let edit = append_at_end(text, &stub);
+                let select = edit.1.find(field).map(|at| (0, at..at + field.len()));
                 out.push(Action {
                     title: format!("Create struct `{name}`"),
                     kind: ActionKind::QuickFix,
                     preferred,
-                    edits: vec![append_at_end(text, &stub)],
+                    select,
+                    edits: vec![edit],
                 });
             }
             "RESERVED_KEYWORD" if !name.is_empty() => {
@@ -805,6 +816,7 @@ pub fn code_actions(snap: &Snapshot, range: Range<usize>) -> Vec<Action> {
                             title: format!("Rename `{name}` to `{new_name}`"),
                             kind: ActionKind::QuickFix,
                             preferred: true,
+                            select: None,
                             edits: all.into_iter().map(|r| (r, new_name.clone())).collect(),
                         });
                     }
@@ -815,6 +827,7 @@ pub fn code_actions(snap: &Snapshot, range: Range<usize>) -> Vec<Action> {
                 title: "Add `package schema`".into(),
                 kind: ActionKind::QuickFix,
                 preferred: true,
+                select: None,
                 edits: vec![(d.range.start..d.range.start, "package schema\n\n".into())],
             }),
             "OPTION_PRIMITIVE" | "OPTION_ARRAY" => out.extend(wrap_in_struct_action(snap, &d.range)),
@@ -869,6 +882,7 @@ pub fn code_actions(snap: &Snapshot, range: Range<usize>) -> Vec<Action> {
             title: format!("Switch this file to ffire {other} field order (changes the wire format)"),
             kind: ActionKind::Refactor,
             preferred: false,
+            select: None,
             edits: vec![edit],
         });
     }
@@ -948,6 +962,7 @@ fn wrap_in_struct_action(snap: &Snapshot, range: &Range<usize>) -> Option<Action
         title: format!("Wrap `{inner}` in a new struct `{name}`"),
         kind: ActionKind::QuickFix,
         preferred: true,
+        select: None,
         edits: vec![
             (range.clone(), new_written),
             append_at_end(text, &format!("struct {name} {{\n    {field}: {inner},\n}}\n")),
@@ -960,6 +975,7 @@ fn replace_action(old: &str, new: &str, range: &Range<usize>, preferred: bool) -
         title: format!("Replace `{old}` with `{new}`"),
         kind: ActionKind::QuickFix,
         preferred,
+        select: None,
         edits: vec![(range.clone(), new.to_string())],
     }
 }
@@ -973,7 +989,6 @@ fn reorder_action(snap: &Snapshot, at: usize) -> Option<Action> {
     let (id, def) = schema.types.iter().enumerate().find(|(_, t)| within(&t.range, at))?;
     let t = snap.analysis.layout.get(id)?;
     let fields = def.fields();
-    let text = &snap.source.text;
     let fixed: Vec<bool> = by_declaration(t, fields.len())
         .iter()
         .map(|f| f.is_some_and(|f| f.size.fixed.is_some()))
@@ -988,24 +1003,87 @@ fn reorder_action(snap: &Snapshot, at: usize) -> Option<Action> {
         title: title.clone(),
         kind: ActionKind::RefactorRewrite,
         preferred: false,
+        select: None,
         edits: vec![edit],
     };
-    if let Some(chunks) = field_chunks(text, def.range.start, fields) {
-        let mut body = String::new();
-        for &i in &order {
-            let (chunk, field_end) = &chunks[i];
-            let piece = &text[chunk.clone()];
-            let end = field_end - chunk.start;
-            // Every field keeps a comma after it wherever it lands.
-            let has_comma = piece[end..].trim_start_matches([' ', '\t']).starts_with(',');
-            body.push_str(&piece[..end]);
-            if !has_comma {
-                body.push(',');
+    let pieces: Vec<Piece> = order.into_iter().map(Piece::Kept).collect();
+    rebuild_fields(snap, def, &pieces).map(action)
+}
+
+/// One field of a struct's rebuilt body ([`rebuild_fields`]).
+pub(crate) enum Piece {
+    /// The field of this declaration index, as written (with its comments).
+    Kept(usize),
+    /// A field declaration that is not in the text (`x: u32`, `` X int32 `json:"x"` ``),
+    /// with its doc lines.
+    New { decl: String, docs: Vec<String> },
+}
+
+/// The edit that makes the fields of struct `def` be `pieces`, in that order: whole
+/// lines move, so comments move with their fields. SDP fields all end with a comma.
+/// `None` where the fields cannot be moved safely (several on a line, with comments).
+pub(crate) fn rebuild_fields(snap: &Snapshot, def: &TypeDef, pieces: &[Piece]) -> Option<(Range<usize>, String)> {
+    let fields = def.fields();
+    let text = &snap.source.text;
+    let sdp = snap.dialect == Dialect::Sdp;
+    let (sep, doc_marker, default_indent) = if sdp { (",", "///", "    ") } else { ("", "//", "\t") };
+    let new_lines = |indent: &str, decl: &str, docs: &[String], out: &mut String| {
+        for d in docs {
+            out.push_str(&format!("{indent}{doc_marker} {d}\n"));
+        }
+        out.push_str(&format!("{indent}{decl}{sep}\n"));
+    };
+    if fields.is_empty() {
+        // `struct A {}`: the new fields on lines of their own.
+        let TypeKind::Struct { body_range, .. } = &def.kind else {
+            return None;
+        };
+        let mut body = "{\n".to_string();
+        for p in pieces {
+            match p {
+                Piece::Kept(_) => return None,
+                Piece::New { decl, docs } => new_lines(default_indent, decl, docs, &mut body),
             }
-            body.push_str(&piece[end..]);
+        }
+        body.push('}');
+        return Some((body_range.clone(), body));
+    }
+    if let Some(chunks) = field_chunks(text, def.range.start, fields) {
+        let first = fields[0].range.start;
+        let line_start = text[..first].rfind('\n').map_or(0, |i| i + 1);
+        let indent = text
+            .get(line_start..first)
+            .filter(|s| s.trim().is_empty())
+            .unwrap_or(default_indent);
+        let mut body = String::new();
+        for p in pieces {
+            match p {
+                Piece::Kept(i) => {
+                    let (chunk, field_end) = chunks.get(*i)?;
+                    let piece = &text[chunk.clone()];
+                    let end = field_end - chunk.start;
+                    // Every SDP field keeps a comma after it wherever it lands.
+                    let has_comma = piece[end..].trim_start_matches([' ', '\t']).starts_with(',');
+                    body.push_str(&piece[..end]);
+                    if sdp && !has_comma {
+                        body.push(',');
+                    }
+                    body.push_str(&piece[end..]);
+                    if !body.ends_with('\n') {
+                        body.push('\n'); // the last line of a file without a newline
+                    }
+                }
+                Piece::New { decl, docs } => new_lines(indent, decl, docs, &mut body),
+            }
         }
         let whole = chunks.first()?.0.start..chunks.last()?.0.end;
-        return Some(action((whole, body)));
+        if !text[..whole.end].ends_with('\n') {
+            body.pop();
+        }
+        return Some((whole, body));
+    }
+    if !sdp {
+        return None;
     }
     let (first, last) = (fields.first()?.range.start, fields.last()?.range.end);
     if text.get(first..last)?.contains("//") || !fields[0].docs.is_empty() {
@@ -1016,11 +1094,17 @@ fn reorder_action(snap: &Snapshot, at: usize) -> Option<Action> {
         .get(line_start..first)
         .filter(|s| s.trim().is_empty())
         .unwrap_or("    ");
-    let body: Vec<String> = order
-        .iter()
-        .map(|&i| format!("{}: {}", fields[i].name, fields[i].ty.display(Dialect::Sdp)))
-        .collect();
-    Some(action((first..last, body.join(&format!(",\n{indent}")))))
+    let mut body: Vec<String> = Vec::with_capacity(pieces.len());
+    for p in pieces {
+        body.push(match p {
+            Piece::Kept(i) => {
+                let f = fields.get(*i)?;
+                format!("{}: {}", f.name, f.ty.display(Dialect::Sdp))
+            }
+            Piece::New { decl, .. } => decl.clone(),
+        });
+    }
+    Some((first..last, body.join(&format!(",\n{indent}"))))
 }
 
 /// Per field, the whole lines it owns (from the line after the previous field's, or

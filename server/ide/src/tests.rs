@@ -147,6 +147,9 @@ fn code_action_creates_a_missing_struct() {
         "struct B { a: Missing }\n\nstruct Missing {\n    field: u32,\n}\n",
         "appended after one blank line"
     );
+    // The stub field is where the cursor goes (selected).
+    let (i, r) = create.select.clone().expect("a cursor");
+    assert_eq!(&create.edits[i].1[r], "field: u32");
 }
 
 #[test]

@@ -8,6 +8,7 @@ use wirelens_core::source::ColumnUnit;
 
 use super::commands::{generate_command, lang_label, SHOW_LAYOUT};
 use super::convert::{self, offset, range_from_lsp, range_to_lsp};
+use super::snippets;
 use std::sync::Arc;
 
 use crate::ide::compat::Baseline;
@@ -283,6 +284,12 @@ pub fn code_actions(
                     ..Default::default()
                 }),
                 is_preferred: Some(a.preferred),
+                // Where the cursor goes: `lsp::snippets` makes it a snippet edit for
+                // clients that take them.
+                data: a.select.as_ref().and_then(|(i, r)| {
+                    let snippet = snippets::snippet(&a.edits.get(*i)?.1, r.clone())?;
+                    Some(serde_json::json!({ snippets::DATA_KEY: {"edit": i, "snippet": snippet} }))
+                }),
                 ..Default::default()
             })
         })

@@ -8,6 +8,7 @@ mod generation;
 mod handlers;
 mod inspect;
 mod settings;
+mod snippets;
 mod transport;
 mod workspace_index;
 
@@ -124,7 +125,7 @@ pub fn run() -> Result<(), String> {
         transport::serve(tokio::io::stdin(), tokio::io::stdout(), |input, output| {
             Server::new(input, output, socket)
                 .concurrency_level(CONCURRENCY)
-                .serve(service)
+                .serve(snippets::Snippets::new(service))
         })
         .await;
     });

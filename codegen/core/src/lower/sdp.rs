@@ -116,7 +116,8 @@ fn lower_struct(node: Node, text: &str, docs: Vec<String>, diags: &mut Vec<Diagn
             }
             // A `}` recovery invented (the struct is not closed) is a syntax error, not
             // something sdp-gen would read: the comments before it belong to what follows.
-            "}" if !child.is_missing() => {
+            "}" if child.is_missing() => comment_after_unterminated = None,
+            "}" => {
                 let unterminated = last_field_end.is_some() && !comma_after_last;
                 if let Some(&c) = pending.iter().find(|c| node_text(**c, text).starts_with("///")) {
                     if !unterminated {
@@ -186,13 +187,24 @@ fn comments_inside_field(node: Node, text: &str, diags: &mut Vec<Diagnostic>) {
 fn lower_field(node: Node, text: &str, docs: Vec<String>, diags: &mut Vec<Diagnostic>) -> Option<Field> {
     comments_inside_field(node, text, diags);
     let name_node = child(node, Dialect::Sdp, FieldName::Name).filter(|n| !n.is_missing())?;
-    let ty = node
-        .child_by_field_name("type")
-        .map(|t| lower_type(t, text, 0, diags))
-        .unwrap_or(TypeExpr {
-            kind: TypeExprKind::Invalid,
-            range: node.end_byte()..node.end_byte(),
-        });
+    let ty = match node.child_by_field_name("type") {
+        Some(t) => lower_type(t, text, 0, diags),
+        None => {
+            // The grammar lets a field end after its `:` (see `grammar/sdp/grammar.js`):
+            // a syntax error, unless what follows is one already (a malformed type).
+            let end = node.end_byte();
+            if !node.next_sibling().is_some_and(|n| n.is_error()) {
+                diags.push(
+                    Diagnostic::error("SYNTAX", end..end, "syntax error: missing type")
+                        .with_label("expected type here"),
+                );
+            }
+            TypeExpr {
+                kind: TypeExprKind::Invalid,
+                range: end..end,
+            }
+        }
+    };
     let name = node_text(name_node, text).to_string();
     Some(Field {
         json_name: name.clone(),
