@@ -471,7 +471,7 @@ fn reference(strings: &[alloc::string::String]) -> Vec<u8> {
 
 #[test]
 fn exact_size_writer_copies_every_length_and_survives_a_wrong_size() {
-    // Every string length around the copy widths (0–3, 4–7, 8–15, 16–32, longer), with
+    // Every string length around the copy widths (0–3, 4–7, 8–15, 16–32, 33–64, longer), with
     // each byte distinct so an overlapping copy from the wrong offset shows.
     let strings: Vec<alloc::string::String> = (0..80usize)
         .map(|n| (0..n).map(|i| char::from(b'!' + (i % 90) as u8)).collect())
