@@ -140,6 +140,45 @@ impl<'w> Writer<'w> {
         }
     }
 
+    /// An array of primitives with its count prefix (`P` bytes, already checked against
+    /// the wire's maximum): one room check for both where the host is little-endian.
+    #[inline(always)]
+    fn prefixed_prims<T: Prim, const P: usize>(&mut self, prefix: [u8; P], vs: &[T]) {
+        match T::as_le_bytes(vs) {
+            Some(b) => self.prefixed(prefix, b),
+            None => {
+                self.put(&prefix);
+                self.put_prims(vs);
+            }
+        }
+    }
+
+    /// An SDP array of primitives: u32 count, then the elements (what `len32` and
+    /// `put_prims` write, with one room check); refuses counts above `u32::MAX`.
+    #[inline(always)]
+    pub fn prims32<T: Prim>(&mut self, vs: &[T]) -> Result<(), EncodeError> {
+        match u32::try_from(vs.len()) {
+            Ok(n) => {
+                self.prefixed_prims(n.to_le_bytes(), vs);
+                Ok(())
+            }
+            Err(_) => Err(too_long(self.pos, vs.len(), u32::MAX as usize)),
+        }
+    }
+
+    /// An ffire array of primitives: u16 count, then the elements (what `len16` and
+    /// `put_prims` write, with one room check); refuses counts above 65,535.
+    #[inline(always)]
+    pub fn prims16<T: Prim>(&mut self, vs: &[T]) -> Result<(), EncodeError> {
+        match u16::try_from(vs.len()) {
+            Ok(n) => {
+                self.prefixed_prims(n.to_le_bytes(), vs);
+                Ok(())
+            }
+            Err(_) => Err(too_long(self.pos, vs.len(), FFI_MAX_LEN)),
+        }
+    }
+
     /// An SDP length/count prefix (u32); refuses lengths above `u32::MAX`.
     #[inline(always)]
     pub fn len32(&mut self, n: usize) -> Result<(), EncodeError> {

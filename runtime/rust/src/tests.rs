@@ -635,6 +635,44 @@ fn primitive_arrays_copy_into_vecs_from_any_alignment() {
     assert_eq!(v, vec![true, false, true]);
 }
 
+/// `prims32` / `prims16` write what `len32` / `len16` and `put_prims` write, check the
+/// room once for both (a short buffer overflows the writer), and refuse a count past the
+/// prefix's range.
+#[test]
+fn prefixed_primitive_arrays_write_the_count_then_the_elements() {
+    for n in [0usize, 1, 5, 9, 16, 100] {
+        let ints: Vec<i32> = (0..n as i32).map(|i| i * 0x0101_0101 - 7).collect();
+        let bools: Vec<bool> = (0..n).map(|i| i % 3 == 0).collect();
+        let want = written(|w| {
+            w.len32(n).unwrap();
+            w.put_prims(&ints);
+            w.len16(n).unwrap();
+            w.put_prims(&bools);
+        });
+        let got = written(|w| {
+            w.prims32(&ints).unwrap();
+            w.prims16(&bools).unwrap();
+        });
+        assert_eq!(got, want, "{n} elements");
+        let mut short = vec![0u8; 4 + 4 * n - 1];
+        let base = short.as_ptr() as usize;
+        let mut w = Writer::over(&mut short);
+        w.prims32(&ints).unwrap();
+        assert_eq!(w.written(base), None, "{n} elements");
+    }
+    let many = vec![0u8; 65_536];
+    let mut buf = vec![0u8; 70_000];
+    let mut w = Writer::over(&mut buf);
+    assert!(matches!(
+        w.prims16(&many).map_err(|e| e.kind),
+        Err(EncodeErrorKind::TooLong {
+            len: 65_536,
+            max: 65_535
+        })
+    ));
+    assert_eq!(w.prims16(&many[1..]), Ok(()));
+}
+
 /// `Reader::prims32_into` (the decode into an existing `Vec`) replaces its contents with the
 /// wire's elements, whatever the vector held, for a number type and `bool`.
 #[test]
