@@ -119,7 +119,7 @@ macro_rules! copy_from_wire {
             // a short array (the usual few elements) is copied inline instead of through
             // a `memcpy` call; a long one as `Writer::put` copies it.
             unsafe {
-                crate::sink::copy_short(src, out.as_mut_ptr().add(len).cast::<u8>());
+                crate::copy::copy_short(src, out.as_mut_ptr().add(len).cast::<u8>());
                 out.set_len(len + n);
             }
         }

@@ -141,7 +141,7 @@ impl<'a> Reader<'a> {
         #[allow(unsafe_code)]
         unsafe {
             let v = out.as_mut_vec();
-            crate::sink::copy_short(s.as_bytes(), v.as_mut_ptr());
+            crate::copy::copy_short(s.as_bytes(), v.as_mut_ptr());
             v.set_len(s.len());
         }
         Ok(())
@@ -519,7 +519,7 @@ fn bad_prims<T: Prim>(start: usize, b: &[u8]) -> DecodeError {
     .index(bad)
 }
 
-/// `s` in a new exact-size `String`, copied with fixed-width moves ([`crate::sink::copy_short`])
+/// `s` in a new exact-size `String`, copied with fixed-width moves ([`crate::copy::copy_short`])
 /// where `String::from` calls libc `memcpy` (one call per string of a decoded value).
 #[inline(always)]
 fn owned_string(s: &str) -> alloc::string::String {
@@ -529,7 +529,7 @@ fn owned_string(s: &str) -> alloc::string::String {
     // and valid UTF-8 (`s` is a `str`).
     #[allow(unsafe_code)]
     unsafe {
-        crate::sink::copy_short(s.as_bytes(), v.as_mut_ptr());
+        crate::copy::copy_short(s.as_bytes(), v.as_mut_ptr());
         v.set_len(s.len());
         alloc::string::String::from_utf8_unchecked(v)
     }

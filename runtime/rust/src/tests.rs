@@ -726,7 +726,7 @@ fn owned_strings_copy_every_length() {
     }
 }
 
-/// Long copies (`sink::copy_long`: 64-byte blocks where glibc's `rep movsb` would alias,
+/// Long copies (`copy::copy_long`: 64-byte blocks where glibc's `rep movsb` would alias,
 /// `copy_nonoverlapping` elsewhere) copy exactly `n` bytes at every distance (destination -
 /// source) modulo 4 KiB from 0 to 70 and three far ones, around the 2 KiB threshold and the
 /// 64-byte blocks, without touching the guard bytes around the destination.
@@ -744,7 +744,7 @@ fn long_copies_at_every_page_distance() {
             // SAFETY: `d` holds `n` bytes and is a different allocation from `s`.
             #[allow(unsafe_code)]
             unsafe {
-                crate::sink::copy_long(s.as_ptr(), d.as_mut_ptr(), n)
+                crate::copy::copy_long(s.as_ptr(), d.as_mut_ptr(), n)
             };
             assert!(buf[..at].iter().all(|&b| b == 0xEE), "n {n} dist {dist}: before");
             assert_eq!(&buf[at..at + n], s, "n {n} dist {dist}");
