@@ -109,18 +109,17 @@ macro_rules! copy_from_wire {
             let n = bytes.len() / <$t as Prim>::SIZE;
             out.reserve(n);
             let len = out.len();
+            let src = &bytes[..n * <$t as Prim>::SIZE];
             // SAFETY: after `reserve`, the spare capacity past `len` holds `n` elements,
-            // `n * SIZE` bytes (the size of the type, asserted above); it cannot overlap
-            // `bytes` (a shared borrow while `out` is borrowed mutably), whose first
-            // `n * SIZE` bytes are in bounds. Every bit pattern is a valid plain number,
-            // and on a little-endian host its bytes are the wire's: after the copy the
-            // first `len + n` elements are initialized.
+            // `n * SIZE` bytes (the size of the type, asserted above), which `copy_short`
+            // writes, from `src` (exactly that many bytes); it cannot overlap `src` (a
+            // shared borrow while `out` is borrowed mutably). Every bit pattern is a
+            // valid plain number, and on a little-endian host its bytes are the wire's:
+            // after the copy the first `len + n` elements are initialized. `copy_short`:
+            // a short array (the usual few elements) is copied inline instead of through
+            // a `memcpy` call; a long one as `Writer::put` copies it.
             unsafe {
-                core::ptr::copy_nonoverlapping(
-                    bytes.as_ptr(),
-                    out.as_mut_ptr().add(len).cast::<u8>(),
-                    n * <$t as Prim>::SIZE,
-                );
+                crate::copy::copy_short(src, out.as_mut_ptr().add(len).cast::<u8>());
                 out.set_len(len + n);
             }
         }

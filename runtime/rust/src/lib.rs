@@ -28,7 +28,7 @@
 
 #![no_std]
 // Audited `unsafe`, each with its invariant next to it: `reader::ascii_str` (ASCII bytes
-// are UTF-8), `sink::Writer`/`copy_short`/`copy_long` (encoding into a vector's spare
+// are UTF-8), `sink::Writer`, `copy::copy_short`/`copy_long` (encoding into a vector's spare
 // capacity or a caller buffer, every write checked against it; long copies in 64-byte
 // blocks where `rep movsb` would alias), `le`'s `extend_from_le` and `reader`'s
 // `owned_string`/`string_into` (decoding into a vector's or a string's spare capacity).
@@ -40,6 +40,7 @@ extern crate alloc;
 
 #[cfg(feature = "arena")]
 mod arena;
+mod copy;
 mod error;
 pub mod le;
 mod message;

@@ -6,8 +6,14 @@ use crate::{DecodeError, DecodeErrorKind};
 /// A bounds-checked cursor over the input. Offsets in errors are positions in `bytes`.
 #[derive(Debug, Clone)]
 pub struct Reader<'a> {
+    /// The whole input.
     bytes: &'a [u8],
-    at: usize,
+    /// What is left of it to read: always a suffix of `bytes` (the position is
+    /// `bytes.len() - rest.len()`). Kept as a slice so that each read checks one length,
+    /// `n <= rest.len()`, where an offset needed two compares (`at <= len`, then
+    /// `n <= len - at`) and a count's plausibility check and the read of its bytes one
+    /// compare each that the optimizer folds into one.
+    rest: &'a [u8],
     /// Bytes owned decoding may still allocate ([`Reader::with_budget`]; unlimited by
     /// default). Charged before each `Vec` or `String` is allocated.
     budget: usize,
@@ -33,7 +39,7 @@ impl<'a> Reader<'a> {
     pub fn new(bytes: &'a [u8]) -> Reader<'a> {
         Reader {
             bytes,
-            at: 0,
+            rest: bytes,
             budget: usize::MAX,
             #[cfg(feature = "arena")]
             arena: None,
@@ -71,7 +77,7 @@ impl<'a> Reader<'a> {
         self.charge_elements::<T>(n)?;
         match self.arena {
             Some(arena) => Ok(crate::Slots::new(arena, n)),
-            None => Err(no_arena(self.at)),
+            None => Err(no_arena(self.position())),
         }
     }
 
@@ -97,7 +103,7 @@ impl<'a> Reader<'a> {
     #[inline(never)]
     fn over_budget(&self, needed: usize) -> DecodeError {
         DecodeError::new(
-            self.at,
+            self.position(),
             DecodeErrorKind::OverBudget {
                 needed,
                 left: self.budget,
@@ -135,7 +141,7 @@ impl<'a> Reader<'a> {
         #[allow(unsafe_code)]
         unsafe {
             let v = out.as_mut_vec();
-            crate::sink::copy_short(s.as_bytes(), v.as_mut_ptr());
+            crate::copy::copy_short(s.as_bytes(), v.as_mut_ptr());
             v.set_len(s.len());
         }
         Ok(())
@@ -260,7 +266,7 @@ impl<'a> Reader<'a> {
     pub fn at(bytes: &'a [u8], at: usize) -> Reader<'a> {
         Reader {
             bytes,
-            at: at.min(bytes.len()),
+            rest: bytes.get(at..).unwrap_or_default(),
             budget: usize::MAX,
             #[cfg(feature = "arena")]
             arena: None,
@@ -270,13 +276,13 @@ impl<'a> Reader<'a> {
     /// Current offset.
     #[inline]
     pub fn position(&self) -> usize {
-        self.at
+        self.bytes.len() - self.rest.len()
     }
 
     /// Bytes left.
     #[inline]
     pub fn remaining(&self) -> usize {
-        self.bytes.len() - self.at
+        self.rest.len()
     }
 
     /// Errors unless every byte was used.
@@ -284,7 +290,7 @@ impl<'a> Reader<'a> {
     pub fn finish(&self) -> Result<(), DecodeError> {
         match self.remaining() {
             0 => Ok(()),
-            n => Err(DecodeError::new(self.at, DecodeErrorKind::TrailingBytes(n))),
+            n => Err(DecodeError::new(self.position(), DecodeErrorKind::TrailingBytes(n))),
         }
     }
 
@@ -292,7 +298,7 @@ impl<'a> Reader<'a> {
     #[inline(never)]
     fn end(&self, needed: usize) -> DecodeError {
         DecodeError::new(
-            self.at,
+            self.position(),
             DecodeErrorKind::UnexpectedEnd {
                 needed,
                 left: self.remaining(),
@@ -303,9 +309,9 @@ impl<'a> Reader<'a> {
     /// The next `n` bytes.
     #[inline]
     pub fn take(&mut self, n: usize) -> Result<&'a [u8], DecodeError> {
-        match self.bytes.get(self.at..).and_then(|rest| rest.get(..n)) {
-            Some(s) => {
-                self.at += n;
+        match self.rest.split_at_checked(n) {
+            Some((s, rest)) => {
+                self.rest = rest;
                 Ok(s)
             }
             None => Err(self.end(n)),
@@ -316,8 +322,13 @@ impl<'a> Reader<'a> {
     /// block.
     #[inline]
     pub fn fixed<const N: usize>(&mut self) -> Result<&'a [u8; N], DecodeError> {
-        let s = self.take(N)?;
-        s.try_into().map_err(|_| self.end(N))
+        match self.rest.split_first_chunk::<N>() {
+            Some((s, rest)) => {
+                self.rest = rest;
+                Ok(s)
+            }
+            None => Err(self.end(N)),
+        }
     }
 
     read_prim! {
@@ -329,7 +340,7 @@ impl<'a> Reader<'a> {
     /// A strict `bool`: 00 or 01.
     #[inline]
     pub fn bool(&mut self) -> Result<bool, DecodeError> {
-        let at = self.at;
+        let at = self.position();
         match self.u8()? {
             0 => Ok(false),
             1 => Ok(true),
@@ -340,7 +351,7 @@ impl<'a> Reader<'a> {
     /// A strict presence byte: 00 (absent) or 01 (present).
     #[inline]
     pub fn presence(&mut self) -> Result<bool, DecodeError> {
-        let at = self.at;
+        let at = self.position();
         match self.u8()? {
             0 => Ok(false),
             1 => Ok(true),
@@ -362,7 +373,7 @@ impl<'a> Reader<'a> {
     #[inline(never)]
     fn implausible(&mut self, start: usize, count: u64, min_each: usize) -> DecodeError {
         let left = self.remaining();
-        self.at = start;
+        self.rest = self.bytes.get(start..).unwrap_or_default();
         DecodeError::new(start, DecodeErrorKind::ImplausibleCount { count, min_each, left })
     }
 
@@ -370,7 +381,7 @@ impl<'a> Reader<'a> {
     /// `min_each` bytes (spec §4.3).
     #[inline]
     pub fn count32(&mut self, min_each: usize) -> Result<usize, DecodeError> {
-        let start = self.at;
+        let start = self.position();
         let n = self.u32()?;
         self.plausible(start, n.into(), min_each)
     }
@@ -379,7 +390,7 @@ impl<'a> Reader<'a> {
     /// `min_each` bytes.
     #[inline]
     pub fn count16(&mut self, min_each: usize) -> Result<usize, DecodeError> {
-        let start = self.at;
+        let start = self.position();
         let n = self.u16()?;
         self.plausible(start, n.into(), min_each)
     }
@@ -399,7 +410,7 @@ impl<'a> Reader<'a> {
     #[inline(always)]
     pub fn str32(&mut self) -> Result<&'a str, DecodeError> {
         let n = self.count32(1)?;
-        let start = self.at;
+        let start = self.position();
         self.utf8(start, n)
     }
 
@@ -407,13 +418,13 @@ impl<'a> Reader<'a> {
     #[inline(always)]
     pub fn str16(&mut self) -> Result<&'a str, DecodeError> {
         let n = self.count16(1)?;
-        let start = self.at;
+        let start = self.position();
         self.utf8(start, n)
     }
 
     #[inline]
     fn prims<T: Prim>(&mut self, n: usize) -> Result<LeSlice<'a, T>, DecodeError> {
-        let start = self.at;
+        let start = self.position();
         let b = self.take(n * T::SIZE)?;
         match LeSlice::new(b) {
             Some(s) => Ok(s),
@@ -508,7 +519,7 @@ fn bad_prims<T: Prim>(start: usize, b: &[u8]) -> DecodeError {
     .index(bad)
 }
 
-/// `s` in a new exact-size `String`, copied with fixed-width moves ([`crate::sink::copy_short`])
+/// `s` in a new exact-size `String`, copied with fixed-width moves ([`crate::copy::copy_short`])
 /// where `String::from` calls libc `memcpy` (one call per string of a decoded value).
 #[inline(always)]
 fn owned_string(s: &str) -> alloc::string::String {
@@ -518,7 +529,7 @@ fn owned_string(s: &str) -> alloc::string::String {
     // and valid UTF-8 (`s` is a `str`).
     #[allow(unsafe_code)]
     unsafe {
-        crate::sink::copy_short(s.as_bytes(), v.as_mut_ptr());
+        crate::copy::copy_short(s.as_bytes(), v.as_mut_ptr());
         v.set_len(s.len());
         alloc::string::String::from_utf8_unchecked(v)
     }

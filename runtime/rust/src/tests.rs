@@ -471,7 +471,7 @@ fn reference(strings: &[alloc::string::String]) -> Vec<u8> {
 
 #[test]
 fn exact_size_writer_copies_every_length_and_survives_a_wrong_size() {
-    // Every string length around the copy widths (0–3, 4–7, 8–15, 16–32, longer), with
+    // Every string length around the copy widths (0–3, 4–7, 8–15, 16–32, 33–64, longer), with
     // each byte distinct so an overlapping copy from the wrong offset shows.
     let strings: Vec<alloc::string::String> = (0..80usize)
         .map(|n| (0..n).map(|i| char::from(b'!' + (i % 90) as u8)).collect())
@@ -635,6 +635,44 @@ fn primitive_arrays_copy_into_vecs_from_any_alignment() {
     assert_eq!(v, vec![true, false, true]);
 }
 
+/// `prims32` / `prims16` write what `len32` / `len16` and `put_prims` write, check the
+/// room once for both (a short buffer overflows the writer), and refuse a count past the
+/// prefix's range.
+#[test]
+fn prefixed_primitive_arrays_write_the_count_then_the_elements() {
+    for n in [0usize, 1, 5, 9, 16, 100] {
+        let ints: Vec<i32> = (0..n as i32).map(|i| i * 0x0101_0101 - 7).collect();
+        let bools: Vec<bool> = (0..n).map(|i| i % 3 == 0).collect();
+        let want = written(|w| {
+            w.len32(n).unwrap();
+            w.put_prims(&ints);
+            w.len16(n).unwrap();
+            w.put_prims(&bools);
+        });
+        let got = written(|w| {
+            w.prims32(&ints).unwrap();
+            w.prims16(&bools).unwrap();
+        });
+        assert_eq!(got, want, "{n} elements");
+        let mut short = vec![0u8; 4 + 4 * n - 1];
+        let base = short.as_ptr() as usize;
+        let mut w = Writer::over(&mut short);
+        w.prims32(&ints).unwrap();
+        assert_eq!(w.written(base), None, "{n} elements");
+    }
+    let many = vec![0u8; 65_536];
+    let mut buf = vec![0u8; 70_000];
+    let mut w = Writer::over(&mut buf);
+    assert!(matches!(
+        w.prims16(&many).map_err(|e| e.kind),
+        Err(EncodeErrorKind::TooLong {
+            len: 65_536,
+            max: 65_535
+        })
+    ));
+    assert_eq!(w.prims16(&many[1..]), Ok(()));
+}
+
 /// `Reader::prims32_into` (the decode into an existing `Vec`) replaces its contents with the
 /// wire's elements, whatever the vector held, for a number type and `bool`.
 #[test]
@@ -688,7 +726,7 @@ fn owned_strings_copy_every_length() {
     }
 }
 
-/// Long copies (`sink::copy_long`: 64-byte blocks where glibc's `rep movsb` would alias,
+/// Long copies (`copy::copy_long`: 64-byte blocks where glibc's `rep movsb` would alias,
 /// `copy_nonoverlapping` elsewhere) copy exactly `n` bytes at every distance (destination -
 /// source) modulo 4 KiB from 0 to 70 and three far ones, around the 2 KiB threshold and the
 /// 64-byte blocks, without touching the guard bytes around the destination.
@@ -706,7 +744,7 @@ fn long_copies_at_every_page_distance() {
             // SAFETY: `d` holds `n` bytes and is a different allocation from `s`.
             #[allow(unsafe_code)]
             unsafe {
-                crate::sink::copy_long(s.as_ptr(), d.as_mut_ptr(), n)
+                crate::copy::copy_long(s.as_ptr(), d.as_mut_ptr(), n)
             };
             assert!(buf[..at].iter().all(|&b| b == 0xEE), "n {n} dist {dist}: before");
             assert_eq!(&buf[at..at + n], s, "n {n} dist {dist}");

@@ -14,8 +14,9 @@ pub struct RustOptions {
     /// field is read and written on its own, with its own bounds check, nested structs
     /// through calls.
     pub fixed_blocks: bool,
-    /// Primitive arrays are appended with `put_prims` and decoded with one bounds check
-    /// and one conversion pass. Off: one `put_prim` / checked read per element.
+    /// Primitive arrays are appended with their count in one write (`w.prims32` /
+    /// `w.prims16`: one room check, one copy of the elements on little-endian hosts) and
+    /// decoded with one bounds check and one conversion pass. Off: one `put_prim` / checked read per element.
     pub bulk_arrays: bool,
     /// The owned type of string fields (views always borrow `&'a str`).
     pub strings: OwnedStrings,

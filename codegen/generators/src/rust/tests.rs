@@ -55,11 +55,11 @@ fn plain_options_write_field_by_field() {
     let fast = generate(&a.schema, &a.layout, "test").expect("generates");
     let plain = generate_with(&a.schema, &a.layout, "test", &RustOptions::PLAIN).expect("generates");
     assert!(
-        fast.contains("rd.fixed::<5>()") && fast.contains("w.put_prims(self.vs.as_slice());"),
+        fast.contains("rd.fixed::<5>()") && fast.contains("w.prims32(self.vs.as_slice())?;"),
         "{fast}"
     );
     assert!(
-        !plain.contains("rd.fixed::<") && !plain.contains("put_prims("),
+        !plain.contains("rd.fixed::<") && !plain.contains("put_prims(") && !plain.contains("w.prims"),
         "{plain}"
     );
     assert!(plain.contains("let f_x = rd.u32()"), "{plain}"); // `x` is reserved (x0, x1…)

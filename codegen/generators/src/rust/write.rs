@@ -57,9 +57,9 @@ impl Gen<'_> {
         match v {
             Value::Str(pre) => c.linef(format_args!("w.str{}({by_ref})?;", pre.bits())),
             Value::Prim(_) => c.linef(format_args!("w.put_prim({by_val});")),
+            // The count and the elements with one room check.
             Value::BulkPrims(pre, _) if self.opts.bulk_arrays => {
-                c.linef(format_args!("w.len{}({place}.len())?;", pre.bits()));
-                c.linef(format_args!("w.put_prims({place}.as_slice());"));
+                c.linef(format_args!("w.prims{}({place}.as_slice())?;", pre.bits()));
             }
             Value::BulkPrims(pre, p) => {
                 c.linef(format_args!("w.len{}({place}.len())?;", pre.bits()));
