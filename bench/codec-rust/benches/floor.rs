@@ -1,5 +1,5 @@
 //! The floor of an owned decode, measured beside it: for each golden vector the
-//! upstream-bench kit times (`../shared/upstream-bench/run`), the generated type's
+//! upstream-bench kit times (`$KIT/run`, see BENCHMARKS.md), the generated type's
 //! `T::decode(bytes)` (the kit's "decode (owned)" row: one value from the whole file,
 //! dropped inside the loop) against `v.clone()` of the decoded value (dropped the same
 //! way): the allocations and copies that any decode into new `String` / `Vec` fields must
