@@ -10,8 +10,8 @@
 //! (`encode_into` a caller buffer), `decode-reuse` (`decode_into` one kept value: its
 //! `Vec`s and `String`s reused), `decode-view` (`decode_view`). Each is calibrated to
 //! calls per sample of at least 0.5 ms, warmed up with two samples, then the operations of
-//! a data set run in interleaved rounds (15; quick: 7), one sample each per round. Output:
-//! `RESULT <data set> rust-<op> <median ns> <mad ns>` on stdout.
+//! a data set run in interleaved rounds (31; quick: 11), one sample each per round. Output:
+//! `RESULT <data set> rust-<op> <median ns> <mad ns> <min ns>` on stdout.
 
 use std::hint::black_box;
 use std::path::PathBuf;
@@ -33,7 +33,7 @@ fn time_calls(f: &mut dyn FnMut(), n: u64) -> f64 {
 
 /// Interleaved rounds over the operations of one data set (see the header).
 fn run(ds: &str, ops: &mut [Op<'_>], quick: bool) {
-    let rounds = if quick { 7 } else { 15 };
+    let rounds = if quick { 11 } else { 31 };
     let mut calls = Vec::new();
     for (_, f) in ops.iter_mut() {
         let mut n = 1u64;
@@ -56,7 +56,7 @@ fn run(ds: &str, ops: &mut [Op<'_>], quick: bool) {
         let med = v[v.len() / 2];
         let mut dev: Vec<f64> = v.iter().map(|x| (x - med).abs()).collect();
         dev.sort_by(f64::total_cmp);
-        println!("RESULT {ds} rust-{} {med:.1} {:.1}", ops[i].0, dev[dev.len() / 2]);
+        println!("RESULT {ds} rust-{} {med:.1} {:.1} {:.1}", ops[i].0, dev[dev.len() / 2], v[0]);
     }
 }
 
