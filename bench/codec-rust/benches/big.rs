@@ -3,7 +3,7 @@
 //! `bench/big/run` (which writes the files with `bench/big/gen.py` and reads the output);
 //! `bench/big/harness.cpp` is the C/C++ side, with the same method and output.
 //!
-//! `WIRELENS_BIG_DIR=DIR [WIRELENS_BENCH_QUICK=1] cargo bench -p wirelens-bench-codec --bench big`
+//! `WIRELENS_BIG_DIR=DIR [WIRELENS_BENCH_QUICK=1] [WIRELENS_BIG_ONLY=big-f32,…] cargo bench -p wirelens-bench-codec --bench big`
 //!
 //! Operations (`rust-<op>`): `memcpy` (into a reused buffer placed 2 KiB from the source
 //! modulo 4 KiB), `encode` (`encode` into a reused `Vec` after `clear`), `encode-slice`
@@ -56,7 +56,12 @@ fn run(ds: &str, ops: &mut [Op<'_>], quick: bool) {
         let med = v[v.len() / 2];
         let mut dev: Vec<f64> = v.iter().map(|x| (x - med).abs()).collect();
         dev.sort_by(f64::total_cmp);
-        println!("RESULT {ds} rust-{} {med:.1} {:.1} {:.1}", ops[i].0, dev[dev.len() / 2], v[0]);
+        println!(
+            "RESULT {ds} rust-{} {med:.1} {:.1} {:.1}",
+            ops[i].0,
+            dev[dev.len() / 2],
+            v[0]
+        );
     }
 }
 
@@ -120,7 +125,8 @@ where
 }
 
 fn main() {
-    let dir = PathBuf::from(std::env::var_os("WIRELENS_BIG_DIR").expect("WIRELENS_BIG_DIR: the files of bench/big/gen.py"));
+    let dir =
+        PathBuf::from(std::env::var_os("WIRELENS_BIG_DIR").expect("WIRELENS_BIG_DIR: the files of bench/big/gen.py"));
     let quick = std::env::var_os("WIRELENS_BENCH_QUICK").is_some();
     let only: Vec<String> = std::env::var("WIRELENS_BIG_ONLY")
         .map(|s| s.split(',').map(str::to_owned).collect())
