@@ -6,6 +6,8 @@ usage: codec-report.py CRITERION_HOME [--table FILE]
 Every ratio is ours over a baseline measured in the same run (lower is better; below 1
 means faster than the baseline):
   <ds>-encode            rust-encode (append to a reused Vec)   / memcpy (into a reused buffer)
+  <ds>-encode-slice      rust-encode-slice (encode_into a reused caller buffer: the
+                         upstream-bench kit's "encode (reused buffer)") / memcpy
   <ds>-encode-fresh      rust-encode-fresh (to_bytes)           / memcpy-fresh (to_vec)
   <ds>-decode            rust-decode-view (zero-copy)           / memcpy
   <ds>-decode-owned      rust-decode (owned values)             / memcpy
@@ -37,6 +39,7 @@ FUNCS = ["memcpy", "memcpy-fresh", "rust-encode", "rust-encode-fresh", "rust-enc
          "prost-decode"]
 RATIOS = [
     ("encode", "rust-encode", "memcpy"),
+    ("encode-slice", "rust-encode-slice", "memcpy"),
     ("encode-fresh", "rust-encode-fresh", "memcpy-fresh"),
     ("decode", "rust-decode-view", "memcpy"),
     ("decode-owned", "rust-decode", "memcpy"),

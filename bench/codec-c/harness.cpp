@@ -9,6 +9,8 @@
 //                  std::vector after clear())
 //   encode-buf     C++ only: append to a reused wirelens::Buffer after clear() (grows without
 //                  zero-filling, as C's wl_buf)
+//   encode-slice   into a reused caller buffer (C: T_encode; C++: encode_into(buf, cap)): the
+//                  "encode (reused buffer)" row of the upstream-bench kit
 //   encode-fresh   a new exact-size buffer per encode (C: T_size + malloc + T_encode +
 //                  free; C++: to_bytes())
 //   decode         owned values (C: into a heap arena reset before each decode, so warm
@@ -187,6 +189,28 @@ void fail(const char* ds, const char* what) {
                    for (auto& r : recs) T##_encode_buf(launder(&r), &out, NULL);                           \
                    use(out.data);                                                                          \
                }));                                                                                        \
+        std::vector<uint8_t> slice(bytes.size());                                                          \
+        {                                                                                                  \
+            size_t at = 0;                                                                                 \
+            for (auto& r : recs) {                                                                         \
+                size_t written = 0;                                                                        \
+                if (T##_encode(&r, slice.data() + at, slice.size() - at, &written, NULL) != WL_OK)         \
+                    fail(DS, "C encode (caller buffer)");                                                  \
+                at += written;                                                                             \
+            }                                                                                              \
+            if (at != bytes.size() || slice != bytes) fail(DS, "C re-encode (caller buffer)");             \
+        }                                                                                                  \
+        if (want("c-encode-slice")) report(DS, "c-encode-slice", measure([&] {                             \
+                   uint8_t* p = slice.data();                                                              \
+                   size_t left = slice.size();                                                             \
+                   for (auto& r : recs) {                                                                  \
+                       size_t written = 0;                                                                 \
+                       T##_encode(launder(&r), p, left, &written, NULL);                                   \
+                       p += written;                                                                       \
+                       left -= written;                                                                    \
+                   }                                                                                       \
+                   use(slice.data());                                                                      \
+               }));                                                                                        \
         if (want("c-encode-fresh")) report(DS, "c-encode-fresh", measure([&] {                             \
                    for (auto& r : recs) {                                                                  \
                        const T* p = launder(&r);                                                           \
@@ -309,6 +333,21 @@ void fail(const char* ds, const char* what) {
                    wb.clear();                                                                             \
                    for (auto& r : recs) (void)launder(&r)->encode(wb);                                     \
                    use(wb.data());                                                                         \
+               }));                                                                                        \
+        std::vector<uint8_t> slice(bytes.size());                                                          \
+        {                                                                                                  \
+            size_t at = 0;                                                                                 \
+            for (auto& r : recs) {                                                                         \
+                auto w = r.encode_into(slice.data() + at, slice.size() - at);                              \
+                if (!w.ok()) fail(DS, "C++ encode_into");                                                  \
+                at += *w;                                                                                  \
+            }                                                                                              \
+            if (at != bytes.size() || slice != bytes) fail(DS, "C++ re-encode (encode_into)");             \
+        }                                                                                                  \
+        if (want(WL_CPP_LABEL "-encode-slice")) report(DS, WL_CPP_LABEL "-encode-slice", measure([&] {     \
+                   size_t at = 0;                                                                          \
+                   for (auto& r : recs) at += launder(&r)->encode_into(slice.data() + at, slice.size() - at).value(); \
+                   use(slice.data());                                                                      \
                }));                                                                                        \
         if (want(WL_CPP_LABEL "-encode-fresh")) report(DS, WL_CPP_LABEL "-encode-fresh", measure([&] {     \
                    for (auto& r : recs) {                                                                  \

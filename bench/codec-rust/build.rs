@@ -25,6 +25,8 @@ const SCHEMAS: &[(&str, Dialect, &str)] = &[
         Dialect::Ffi,
         "tests/vectors/ffi/schemas/array_string.ffi",
     ),
+    // The 64 MB messages of `benches/big.rs` (bench/big/run).
+    ("big", Dialect::Sdp, "bench/big/big.sdp"),
 ];
 
 fn main() {

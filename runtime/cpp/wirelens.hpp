@@ -244,9 +244,12 @@ inline uintptr_t address_of(const void* p) noexcept {
 /// glibc up to 2.38 copies more than ~2 KiB with `rep movsb`, which AMD Zen 3/4 run 10-25x
 /// slower when the destination lies 1-15 bytes above the source modulo 4 KiB (glibc bug
 /// 30994; `bench/codec-c/memcpy-offset`: 20,000 bytes in 5.7 us instead of 0.35 us). The
-/// window is taken as 1-31 bytes (at 16-31 the blocks are faster too).
+/// window is taken as 1-31 bytes (at 16-31 the blocks are faster too). Only up to 1 MiB:
+/// above its L2 size (512 KiB-1 MiB) glibc copies on AMD without `rep movsb`, and where it
+/// still uses it (Intel, up to its non-temporal threshold) the blocks were 15-20 % slower
+/// than memcpy at 64 MiB, at any distance (bench/big/copy-probe.c; BENCHMARKS.md "Big messages").
 inline bool rep_movsb_aliases(const void* d, const void* s, size_t n) noexcept {
-    return n > 2048 && ((address_of(d) - address_of(s)) & 4095) - 1 < 31;
+    return n > 2048 && n <= (size_t(1) << 20) && ((address_of(d) - address_of(s)) & 4095) - 1 < 31;
 }
 
 /// Copies n >= 128 bytes in 64-byte blocks (vector moves, no `rep movsb`): a first block,

@@ -30,6 +30,10 @@ pub mod fast {
     pub mod array_string {
         include!(concat!(env!("OUT_DIR"), "/fast_array_string.rs"));
     }
+    /// bench/big/big.sdp: one array per message, 64 MB encoded (`benches/big.rs`).
+    pub mod big {
+        include!(concat!(env!("OUT_DIR"), "/fast_big.rs"));
+    }
 }
 
 /// The same schemas with `RustOptions::PLAIN`: every field read and written on its own

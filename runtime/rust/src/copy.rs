@@ -64,11 +64,14 @@ pub(crate) unsafe fn copy_short(src: &[u8], dst: *mut u8) {
 /// slowdown: glibc up to 2.38 copies more than ~2 KiB with `rep movsb`, which AMD Zen 3/4
 /// run 10-25x slower when the destination lies 1-15 bytes above the source modulo 4 KiB
 /// (glibc bug 30994; `bench/codec-c/memcpy-offset`). The window is taken as 1-31 bytes (at
-/// 16-31 the blocks are faster too).
+/// 16-31 the blocks are faster too). Only up to 1 MiB: above its L2 size (512 KiB-1 MiB)
+/// glibc copies on AMD without `rep movsb`, and where it still uses it (Intel, up to its
+/// non-temporal threshold) the blocks were 15-20 % slower than `memcpy` at 64 MiB, at any
+/// distance (`bench/big/copy-probe.c`; BENCHMARKS.md "Big messages").
 #[inline(always)]
 pub(crate) fn rep_movsb_aliases(src: *const u8, dst: *const u8, n: usize) -> bool {
     let distance = (dst as usize).wrapping_sub(src as usize) & 4095;
-    n > 2048 && distance.wrapping_sub(1) < 31
+    n > 2048 && n <= 1 << 20 && distance.wrapping_sub(1) < 31
 }
 
 /// `copy_nonoverlapping` of `n` bytes, in 64-byte blocks where `rep movsb` would alias
