@@ -32,8 +32,11 @@
 #include <type_traits>
 #include <utility>
 #include <vector>
-#if defined(__SSE2__)
-#include <emmintrin.h>
+// The SSE2 ASCII test: gcc and clang outside MSVC mode, through their builtin (no
+// <emmintrin.h>, which an MSVC-mode build may not parse); everyone else takes the portable
+// 8-byte-word path.
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__SSE2__) && !defined(_MSC_VER)
+#define WIRELENS_SSE2 1
 #endif
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -1374,22 +1377,23 @@ WIRELENS_HOT size_t bytes_clear_up_to(const uint8_t* s, size_t n, uint64_t mask)
 /// Rejects overlong forms, surrogates and code points above U+10FFFF. ASCII is checked
 /// 16 and 8 bytes at a time first; the first non-ASCII byte hands over to the full check.
 WIRELENS_HOT size_t utf8_valid_up_to(const uint8_t* s, size_t n) noexcept {
-#if defined(__SSE2__)
+#if defined(WIRELENS_SSE2)
     if (n >= 16) {
         // 16 bytes per test (SSE2, in every x86-64 baseline), the last block overlapping:
         // a 16- or 32-byte name is one test, where the 8-byte words took a loop and a tail
         // (20 instructions per 16-byte name, array_struct).
+        typedef char v16 __attribute__((vector_size(16)));
         size_t i = 0;
         for (; n - i > 16; i += 16) {
-            __m128i b;
+            v16 b;
             std::memcpy(&b, s + i, 16);  // an unaligned load (movdqu)
-            if (_mm_movemask_epi8(b) != 0) {
+            if (__builtin_ia32_pmovmskb128(b) != 0) {  // _mm_movemask_epi8
                 return detail::utf8_valid_from(s, n, i);
             }
         }
-        __m128i last;
+        v16 last;
         std::memcpy(&last, s + n - 16, 16);
-        return _mm_movemask_epi8(last) == 0 ? n : detail::utf8_valid_from(s, n, i);
+        return __builtin_ia32_pmovmskb128(last) == 0 ? n : detail::utf8_valid_from(s, n, i);
     }
 #endif
     const size_t i = detail::bytes_clear_up_to(s, n, 0x8080808080808080ull);
