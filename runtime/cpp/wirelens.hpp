@@ -439,13 +439,10 @@ inline void assign_le(std::vector<T, A>& out, const uint8_t* p, size_t n) {
         }
     }
     if constexpr (std::is_same_v<T, bool>) {
-        // The bytes are checked (00/01): appended one by one into storage reserved for n,
-        // where assign from an iterator range inserts bit by bit through out-of-line code.
-        out.clear();
-        out.reserve(n);
-        for (size_t i = 0; i < n; ++i) {
-            out.push_back(p[i] != 0);
-        }
+        // The bytes are checked (00/01). assign from the byte range keeps its bit cursor in
+        // registers; a push_back per bit stored the vector's end back to memory each time
+        // (std::vector<bool> of 5 / 64 / 1,000: 29 / 79 / 1,736 ns against 32 / 155 / 3,001).
+        out.assign(p, p + n);
         return;
     }
     // The count laundered: g++ knows from the tests above that the copy is at most 2 KiB
@@ -2307,6 +2304,15 @@ private:
             const size_t n = v.size() * sizeof(T);
             detail::copy_array(p_, v.data(), n);
             p_ += n;
+            return true;
+        } else if constexpr (std::is_same_v<T, bool>) {
+            // Through the iterator: v[i] of a vector<bool> recomputes the word and the mask
+            // for every element (23 instructions each, against 12).
+            uint8_t* q = p_;
+            for (const bool b : v) {
+                *q++ = b ? 1 : 0;
+            }
+            p_ = q;
             return true;
         } else {
             for (size_t i = 0; i < v.size(); ++i) {
