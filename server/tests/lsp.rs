@@ -315,6 +315,8 @@ fn completion_offers_types_in_type_position_and_snippets_elsewhere() {
         "textDocument/completion",
         json!({"textDocument": {"uri": uri}, "position": pos(4, 8)}),
     );
+    assert_eq!(items["isIncomplete"], false);
+    let items = &items["items"];
     let labels: Vec<&str> = items
         .as_array()
         .unwrap()
@@ -335,11 +337,52 @@ fn completion_offers_types_in_type_position_and_snippets_elsewhere() {
         "textDocument/completion",
         json!({"textDocument": {"uri": uri}, "position": pos(3, 0)}),
     );
-    assert!(top
+    assert!(top["items"]
         .as_array()
         .unwrap()
         .iter()
         .any(|i| i["label"] == "struct" && i["insertTextFormat"] == 2));
+}
+
+/// Issue 33 item 4: on a big schema a completion answer holds only the types the name
+/// typed so far can become, at most 1,000 of them, and says when it left some out (the
+/// editor then asks again as the user types on).
+#[test]
+fn completion_on_a_big_schema_offers_what_the_typed_name_can_become() {
+    let mut c = Client::start();
+    c.initialize(&["utf-16"]);
+    let uri = "file:///tmp/wirelens-lsp-test/complete-big.sdp";
+    let mut text: String = (0..1500).map(|i| format!("struct Record{i} {{\n    x: u8,\n}}\n")).collect();
+    text.push_str("struct Zebra {\n    y: u8,\n}\nstruct Use {\n    a: Ze\n}\n");
+    c.open(uri, "sdp", &text);
+    c.diagnostics(uri);
+    let line = 1500 * 3 + 4; // `    a: Ze`
+    let at = |c: &mut Client, character: u32| {
+        c.request(
+            "textDocument/completion",
+            json!({"textDocument": {"uri": uri}, "position": pos(line, character)}),
+        )
+    };
+    let types = |answer: &Value| -> Vec<String> {
+        answer["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|i| i["kind"] == 22) // CompletionItemKind::STRUCT
+            .map(|i| i["label"].as_str().unwrap().to_string())
+            .collect()
+    };
+    // After `Ze`: only Zebra (and `Use`, the struct itself, would be a cycle).
+    let ze = at(&mut c, 9);
+    assert_eq!(types(&ze), ["Zebra"]);
+    assert_eq!(ze["isIncomplete"], false);
+    // After `Z`: Zebra only.
+    assert_eq!(types(&at(&mut c, 8)), ["Zebra"]);
+    // Nothing typed yet: the first 1,000 types, marked incomplete.
+    let all = at(&mut c, 7);
+    assert_eq!(types(&all).len(), 1000);
+    assert_eq!(all["isIncomplete"], true);
+    assert!(all["items"].as_array().unwrap().iter().any(|i| i["label"] == "u32"));
 }
 
 #[test]
@@ -441,6 +484,68 @@ fn semantic_tokens_classify_declarations_types_fields_and_comments() {
     let expected: Vec<_> = tokens.iter().filter(|t| (2..=3).contains(&t.0)).cloned().collect();
     assert!(!expected.is_empty());
     assert_eq!(in_range, expected);
+}
+
+/// `semanticTokens/full/delta`: after an edit, the answer is the edit from the tokens last
+/// sent to the new ones (small: the one changed token), and applying it to the old tokens
+/// gives exactly what a full request gives; an unknown `previousResultId` gets full tokens.
+#[test]
+fn semantic_token_deltas_apply_to_the_full_tokens() {
+    let mut c = Client::start();
+    let init = c.initialize(&["utf-16"]);
+    assert_eq!(init["capabilities"]["semanticTokensProvider"]["full"]["delta"], true);
+    let uri = "file:///tmp/wirelens-lsp-test/delta.sdp";
+    let mut text = String::new();
+    for i in 0..200u32 {
+        let b = if i == 0 { "u8".to_string() } else { format!("S{}", i - 1) };
+        text.push_str(&format!("/// Doc {i}.\nstruct S{i} {{\n    a: u64,\n    b: []{b},\n}}\n"));
+    }
+    c.open(uri, "sdp", &text);
+    c.diagnostics(uri);
+    let numbers = |v: &Value| -> Vec<u64> { v.as_array().unwrap().iter().map(|x| x.as_u64().unwrap()).collect() };
+    let first = c.request("textDocument/semanticTokens/full", json!({"textDocument": {"uri": uri}}));
+    let old = numbers(&first["data"]);
+    let id = first["resultId"].as_str().expect("a result id").to_string();
+
+    // `u64` → `u8` on line 102 (struct S20.s field a), and struct S30 renamed.
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [
+            {"range": {"start": pos(102, 7), "end": pos(102, 10)}, "text": "u8"},
+            {"range": {"start": pos(151, 7), "end": pos(151, 10)}, "text": "S30Renamed"},
+        ]}),
+    );
+    c.diagnostics(uri);
+    let delta = c.request(
+        "textDocument/semanticTokens/full/delta",
+        json!({"textDocument": {"uri": uri}, "previousResultId": id}),
+    );
+    let edits = delta["edits"].as_array().expect("a delta, not full tokens");
+    assert_eq!(edits.len(), 1, "{delta}");
+    let mut applied = old.clone();
+    for e in edits.iter().rev() {
+        let (start, count) = (e["start"].as_u64().unwrap() as usize, e["deleteCount"].as_u64().unwrap() as usize);
+        applied.splice(start..start + count, numbers(&e["data"]));
+    }
+    // The edit spans the tokens from line 102 to line 151 only, not the whole file.
+    assert!(numbers(&edits[0]["data"]).len() < old.len() / 3, "{}", edits[0]);
+    let full = c.request("textDocument/semanticTokens/full", json!({"textDocument": {"uri": uri}}));
+    assert_eq!(applied, numbers(&full["data"]));
+    assert_ne!(applied, old);
+
+    // The id of an older answer (a full request came since): full tokens again.
+    let again = c.request(
+        "textDocument/semanticTokens/full/delta",
+        json!({"textDocument": {"uri": uri}, "previousResultId": id}),
+    );
+    assert_eq!(numbers(&again["data"]), numbers(&full["data"]));
+    assert!(again.get("edits").is_none());
+    // Nothing changed since the last answer: no edits.
+    let same = c.request(
+        "textDocument/semanticTokens/full/delta",
+        json!({"textDocument": {"uri": uri}, "previousResultId": again["resultId"]}),
+    );
+    assert_eq!(same["edits"], json!([]));
 }
 
 /// Issue 33: delete a struct's `}` and type a new last field `extra: ` (incremental

@@ -401,7 +401,32 @@ fn in_type_position(d: Dialect, line_before: &str) -> bool {
     }
 }
 
-pub fn completion(snap: &Snapshot, offset: usize) -> Vec<Completion> {
+/// At most this many type names in one completion answer. Editors ask for completions on
+/// every identifier character typed; all 5,000 types of a big schema were a 270 KB answer
+/// per keystroke, parsed by the editor while the keystroke's inlay hints waited. An answer
+/// cut here is marked incomplete, and the editor asks again as the name is typed on.
+pub const COMPLETION_TYPE_LIMIT: usize = 1000;
+
+/// What [`completion`] offers at a position.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Completions {
+    pub items: Vec<Completion>,
+    /// Types were left out ([`COMPLETION_TYPE_LIMIT`]): ask again when more is typed.
+    pub incomplete: bool,
+}
+
+/// Whether `typed` (the identifier being typed) could still become `name`: its characters
+/// appear in `name` in order, ignoring case. Editors filter the list themselves with a
+/// stricter fuzzy match, so this never hides an item they would show.
+fn could_become(typed: &str, name: &str) -> bool {
+    let mut rest = name.chars().flat_map(char::to_lowercase);
+    typed
+        .chars()
+        .flat_map(char::to_lowercase)
+        .all(|t| rest.any(|n| n == t))
+}
+
+pub fn completion(snap: &Snapshot, offset: usize) -> Completions {
     let d = snap.dialect;
     let text = &snap.source.text;
     let mut offset = offset.min(text.len());
@@ -409,8 +434,13 @@ pub fn completion(snap: &Snapshot, offset: usize) -> Vec<Completion> {
         offset -= 1;
     }
     let line_start = text[..offset].rfind(['\n', '\r']).map_or(0, |i| i + 1);
-    let before = &text[line_start..offset];
+    // The identifier being typed, and the line before it (what decides the position).
+    let typed_at = text[line_start..offset]
+        .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .map_or(line_start, |i| line_start + i + 1);
+    let (before, typed) = (&text[line_start..typed_at], &text[typed_at..offset]);
     let mut items = Vec::new();
+    let mut incomplete = false;
     let snippet = |label: &str, snippet: &str, detail: Option<&str>| Completion {
         label: label.to_string(),
         kind: CompletionKind::Snippet,
@@ -427,10 +457,16 @@ pub fn completion(snap: &Snapshot, offset: usize) -> Vec<Completion> {
             });
         }
         let cyclic = types_reaching(snap.schema(), offset);
+        let mut offered = 0;
         for (id, def) in snap.schema().types.iter().enumerate() {
-            if cyclic.get(id).copied().unwrap_or(false) {
+            if cyclic.get(id).copied().unwrap_or(false) || !could_become(typed, &def.name) {
                 continue;
             }
+            if offered == COMPLETION_TYPE_LIMIT {
+                incomplete = true;
+                break;
+            }
+            offered += 1;
             let detail = snap
                 .analysis
                 .layout
@@ -491,7 +527,7 @@ pub fn completion(snap: &Snapshot, offset: usize) -> Vec<Completion> {
                 .map(|(label, s, detail)| snippet(label, s, Some(detail))),
         );
     }
-    items
+    Completions { items, incomplete }
 }
 
 /// Per type, whether using it in the struct around `offset` would close a cycle (the

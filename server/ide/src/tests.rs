@@ -98,14 +98,35 @@ fn rename_types_everywhere_and_refuse_bad_names() {
 #[test]
 fn completion_offers_types_after_the_colon() {
     let (s, at) = sdp("struct A { x: u8 } struct B { a: $0 }");
-    let items = completion(&s, at);
+    let items = completion(&s, at).items;
     assert!(items.iter().any(|c| c.label == "A" && c.kind == CompletionKind::Type));
     assert!(items
         .iter()
         .any(|c| c.label == "u32" && c.kind == CompletionKind::Primitive));
     let (s, at) = sdp("struct A { x: u8 }\n$0");
-    let items = completion(&s, at);
+    let items = completion(&s, at).items;
     assert!(items.iter().all(|c| c.kind == CompletionKind::Snippet));
+}
+
+/// ffire: a type half typed after the field name is still a type position (the editor
+/// asks on the first character typed), and only the types it can become are offered.
+#[test]
+fn ffi_completion_offers_types_while_one_is_typed() {
+    let text = "package p\n\ntype Point struct {\n\tX int32\n}\ntype Pair struct {\n\tA int32\n}\ntype Shape struct {\n\tAt Po$0\n}\n";
+    let (s, at) = snap(Dialect::Ffi, text);
+    let found = completion(&s, at);
+    let types: Vec<&str> = found
+        .items
+        .iter()
+        .filter(|c| c.kind == CompletionKind::Type)
+        .map(|c| c.label.as_str())
+        .collect();
+    assert_eq!(types, ["Point"]);
+    assert!(found.items.iter().any(|c| c.label == "int32"));
+    assert!(!found.incomplete);
+    // A field name being typed is not a type position.
+    let (s, at) = snap(Dialect::Ffi, "package p\n\ntype Shape struct {\n\tAt$0\n}\n");
+    assert!(completion(&s, at).items.iter().all(|c| c.kind == CompletionKind::Snippet));
 }
 
 #[test]
@@ -475,6 +496,7 @@ fn reorder_anywhere_in_the_struct_and_order_switch_only_where_it_applies() {
 fn completion_leaves_out_types_that_would_close_a_cycle() {
     let (s, at) = sdp("struct A {\n    x: u8,\n}\nstruct B {\n    a: A,\n}\nstruct C {\n    b: B,\n    c: $0\n}\nstruct D {\n    c: C,\n}\n");
     let labels: Vec<String> = completion(&s, at)
+        .items
         .into_iter()
         .filter(|c| c.kind == CompletionKind::Type)
         .map(|c| c.label)

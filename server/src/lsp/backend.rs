@@ -24,6 +24,7 @@ use wirelens_project::project::Project;
 use super::commands::{generate_arguments, generate_request, GENERATE, GENERATE_WORKSPACE, SHOW_LAYOUT};
 use super::documents::{self, Document, LARGE_DOCUMENT_BYTES};
 use super::handlers;
+use super::semantic_tokens::{self, SentTokens};
 use super::settings::ClientSettings;
 use super::{convert, workspace_index::WorkspaceIndex};
 use crate::ide::compat::Baseline;
@@ -80,6 +81,8 @@ pub(super) struct State {
     pub(super) baseline_pending: HashSet<Uri>,
     /// The markup the client reads in hovers (and command results that show markup).
     pub(super) markup: MarkupKind,
+    /// The semantic tokens last sent per document, for `semanticTokens/full/delta`.
+    pub(super) tokens: SentTokens,
 }
 
 impl State {
@@ -120,6 +123,7 @@ impl Backend {
                 lens_refresh: false,
                 baseline_running: HashSet::new(),
                 baseline_pending: HashSet::new(),
+                tokens: SentTokens::default(),
                 markup: MarkupKind::Markdown,
             })),
             index: Arc::new(WorkspaceIndex::default()),
@@ -656,7 +660,7 @@ impl LanguageServer for Backend {
                             token_types: convert::TOKEN_TYPES.to_vec(),
                             token_modifiers: convert::TOKEN_MODIFIERS.to_vec(),
                         },
-                        full: Some(SemanticTokensFullOptions::Bool(true)),
+                        full: Some(SemanticTokensFullOptions::Delta { delta: Some(true) }),
                         range: Some(true),
                         work_done_progress_options: Default::default(),
                     },
@@ -829,6 +833,7 @@ impl LanguageServer for Backend {
             s.gen_errors.remove(&uri);
             s.baselines.remove(&uri);
             s.baseline_loads.remove(&uri);
+            s.tokens.forget(&uri);
             s.docs.remove(&uri).map(|_| ())
         });
         // Clear what was shown for the closed file.
@@ -1053,15 +1058,59 @@ impl LanguageServer for Backend {
     }
 
     async fn semantic_tokens_full(&self, params: SemanticTokensParams) -> Result<Option<SemanticTokensResult>> {
-        if self.is_large(&params.text_document.uri).await {
+        let uri = params.text_document.uri;
+        if self.is_large(&uri).await {
             // `null`: the client keeps plain (grammar-based) highlighting.
             return Ok(None);
         }
-        Ok(self
-            .on_snapshot_blocking("semanticTokens", &params.text_document.uri, |snap, unit| {
+        let Some(tokens) = self
+            .on_snapshot_blocking("semanticTokens", &uri, |snap, unit| {
                 Some(handlers::semantic_tokens(snap, unit))
             })
-            .await)
+            .await
+        else {
+            return Ok(None);
+        };
+        let tokens = Arc::new(tokens);
+        let result_id = self.with_state("semanticTokens", |s| Some(s.tokens.remember(&uri, Arc::clone(&tokens))));
+        Ok(Some(SemanticTokensResult::Tokens(SemanticTokens {
+            result_id,
+            data: Arc::unwrap_or_clone(tokens),
+        })))
+    }
+
+    /// The edit from the tokens last sent (`previousResultId`) to the current ones; the
+    /// full tokens when that set is not the last one sent for the document.
+    async fn semantic_tokens_full_delta(
+        &self,
+        params: SemanticTokensDeltaParams,
+    ) -> Result<Option<SemanticTokensFullDeltaResult>> {
+        let uri = params.text_document.uri;
+        if self.is_large(&uri).await {
+            return Ok(None);
+        }
+        let sent = self.with_state("semanticTokens/delta", |s| s.tokens.sent(&uri, &params.previous_result_id));
+        let Some((tokens, edits)) = self
+            .on_snapshot_blocking("semanticTokens/delta", &uri, move |snap, unit| {
+                let tokens = handlers::semantic_tokens(snap, unit);
+                let edits = sent.map(|old| semantic_tokens::edits(&old, &tokens));
+                Some((tokens, edits))
+            })
+            .await
+        else {
+            return Ok(None);
+        };
+        let tokens = Arc::new(tokens);
+        let result_id = self.with_state("semanticTokens/delta", |s| {
+            Some(s.tokens.remember(&uri, Arc::clone(&tokens)))
+        });
+        Ok(Some(match edits {
+            Some(edits) => SemanticTokensFullDeltaResult::TokensDelta(SemanticTokensDelta { result_id, edits }),
+            None => SemanticTokensFullDeltaResult::Tokens(SemanticTokens {
+                result_id,
+                data: Arc::unwrap_or_clone(tokens),
+            }),
+        }))
     }
 
     async fn semantic_tokens_range(

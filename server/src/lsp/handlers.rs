@@ -193,7 +193,9 @@ pub fn formatting(snap: &Snapshot, unit: ColumnUnit) -> Option<Vec<TextEdit>> {
 }
 
 pub fn completion(snap: &Snapshot, unit: ColumnUnit, p: &TextDocumentPositionParams) -> CompletionResponse {
-    let items = ide::completion(snap, offset(&snap.source, p.position, unit))
+    let found = ide::completion(snap, offset(&snap.source, p.position, unit));
+    let items = found
+        .items
         .into_iter()
         .map(|c| CompletionItem {
             label: c.label,
@@ -208,7 +210,10 @@ pub fn completion(snap: &Snapshot, unit: ColumnUnit, p: &TextDocumentPositionPar
             ..Default::default()
         })
         .collect();
-    CompletionResponse::Array(items)
+    CompletionResponse::List(CompletionList {
+        is_incomplete: found.incomplete,
+        items,
+    })
 }
 
 pub fn prepare_rename(
@@ -245,11 +250,9 @@ pub fn semantic_tokens_range(snap: &Snapshot, unit: ColumnUnit, range: Range) ->
     })
 }
 
-pub fn semantic_tokens(snap: &Snapshot, unit: ColumnUnit) -> SemanticTokensResult {
-    SemanticTokensResult::Tokens(SemanticTokens {
-        result_id: None,
-        data: convert::semantic_tokens(&snap.source, &ide::semantic_tokens(snap), unit),
-    })
+/// The whole document's tokens.
+pub fn semantic_tokens(snap: &Snapshot, unit: ColumnUnit) -> Vec<SemanticToken> {
+    convert::semantic_tokens(&snap.source, &ide::semantic_tokens(snap), unit)
 }
 
 /// `generatable`: the document is a file inside a workspace folder (else no generate actions).

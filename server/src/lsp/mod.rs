@@ -7,6 +7,7 @@ mod documents;
 mod generation;
 mod handlers;
 mod inspect;
+mod semantic_tokens;
 mod settings;
 mod snippets;
 mod transport;
