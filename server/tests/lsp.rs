@@ -352,7 +352,9 @@ fn completion_on_a_big_schema_offers_what_the_typed_name_can_become() {
     let mut c = Client::start();
     c.initialize(&["utf-16"]);
     let uri = "file:///tmp/wirelens-lsp-test/complete-big.sdp";
-    let mut text: String = (0..1500).map(|i| format!("struct Record{i} {{\n    x: u8,\n}}\n")).collect();
+    let mut text: String = (0..1500)
+        .map(|i| format!("struct Record{i} {{\n    x: u8,\n}}\n"))
+        .collect();
     text.push_str("struct Zebra {\n    y: u8,\n}\nstruct Use {\n    a: Ze\n}\n");
     c.open(uri, "sdp", &text);
     c.diagnostics(uri);
@@ -497,13 +499,22 @@ fn semantic_token_deltas_apply_to_the_full_tokens() {
     let uri = "file:///tmp/wirelens-lsp-test/delta.sdp";
     let mut text = String::new();
     for i in 0..200u32 {
-        let b = if i == 0 { "u8".to_string() } else { format!("S{}", i - 1) };
-        text.push_str(&format!("/// Doc {i}.\nstruct S{i} {{\n    a: u64,\n    b: []{b},\n}}\n"));
+        let b = if i == 0 {
+            "u8".to_string()
+        } else {
+            format!("S{}", i - 1)
+        };
+        text.push_str(&format!(
+            "/// Doc {i}.\nstruct S{i} {{\n    a: u64,\n    b: []{b},\n}}\n"
+        ));
     }
     c.open(uri, "sdp", &text);
     c.diagnostics(uri);
     let numbers = |v: &Value| -> Vec<u64> { v.as_array().unwrap().iter().map(|x| x.as_u64().unwrap()).collect() };
-    let first = c.request("textDocument/semanticTokens/full", json!({"textDocument": {"uri": uri}}));
+    let first = c.request(
+        "textDocument/semanticTokens/full",
+        json!({"textDocument": {"uri": uri}}),
+    );
     let old = numbers(&first["data"]);
     let id = first["resultId"].as_str().expect("a result id").to_string();
 
@@ -524,12 +535,18 @@ fn semantic_token_deltas_apply_to_the_full_tokens() {
     assert_eq!(edits.len(), 1, "{delta}");
     let mut applied = old.clone();
     for e in edits.iter().rev() {
-        let (start, count) = (e["start"].as_u64().unwrap() as usize, e["deleteCount"].as_u64().unwrap() as usize);
+        let (start, count) = (
+            e["start"].as_u64().unwrap() as usize,
+            e["deleteCount"].as_u64().unwrap() as usize,
+        );
         applied.splice(start..start + count, numbers(&e["data"]));
     }
     // The edit spans the tokens from line 102 to line 151 only, not the whole file.
     assert!(numbers(&edits[0]["data"]).len() < old.len() / 3, "{}", edits[0]);
-    let full = c.request("textDocument/semanticTokens/full", json!({"textDocument": {"uri": uri}}));
+    let full = c.request(
+        "textDocument/semanticTokens/full",
+        json!({"textDocument": {"uri": uri}}),
+    );
     assert_eq!(applied, numbers(&full["data"]));
     assert_ne!(applied, old);
 

@@ -420,10 +420,7 @@ pub struct Completions {
 /// stricter fuzzy match, so this never hides an item they would show.
 fn could_become(typed: &str, name: &str) -> bool {
     let mut rest = name.chars().flat_map(char::to_lowercase);
-    typed
-        .chars()
-        .flat_map(char::to_lowercase)
-        .all(|t| rest.any(|n| n == t))
+    typed.chars().flat_map(char::to_lowercase).all(|t| rest.any(|n| n == t))
 }
 
 pub fn completion(snap: &Snapshot, offset: usize) -> Completions {
@@ -436,8 +433,10 @@ pub fn completion(snap: &Snapshot, offset: usize) -> Completions {
     let line_start = text[..offset].rfind(['\n', '\r']).map_or(0, |i| i + 1);
     // The identifier being typed, and the line before it (what decides the position).
     let typed_at = text[line_start..offset]
-        .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .map_or(line_start, |i| line_start + i + 1);
+        .char_indices()
+        .rev()
+        .find(|(_, c)| !(c.is_alphanumeric() || *c == '_'))
+        .map_or(line_start, |(i, c)| line_start + i + c.len_utf8());
     let (before, typed) = (&text[line_start..typed_at], &text[typed_at..offset]);
     let mut items = Vec::new();
     let mut incomplete = false;

@@ -124,9 +124,15 @@ fn ffi_completion_offers_types_while_one_is_typed() {
     assert_eq!(types, ["Point"]);
     assert!(found.items.iter().any(|c| c.label == "int32"));
     assert!(!found.incomplete);
+    // After a multi-byte character that cannot be in a name (no panic on its bytes).
+    let (s, at) = snap(Dialect::Ffi, "package p\n\ntype Shape struct {\n\tAt —Po$0\n}\n");
+    assert!(!completion(&s, at).items.is_empty());
     // A field name being typed is not a type position.
     let (s, at) = snap(Dialect::Ffi, "package p\n\ntype Shape struct {\n\tAt$0\n}\n");
-    assert!(completion(&s, at).items.iter().all(|c| c.kind == CompletionKind::Snippet));
+    assert!(completion(&s, at)
+        .items
+        .iter()
+        .all(|c| c.kind == CompletionKind::Snippet));
 }
 
 #[test]

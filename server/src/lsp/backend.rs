@@ -1089,7 +1089,9 @@ impl LanguageServer for Backend {
         if self.is_large(&uri).await {
             return Ok(None);
         }
-        let sent = self.with_state("semanticTokens/delta", |s| s.tokens.sent(&uri, &params.previous_result_id));
+        let sent = self.with_state("semanticTokens/delta", |s| {
+            s.tokens.sent(&uri, &params.previous_result_id)
+        });
         let Some((tokens, edits)) = self
             .on_snapshot_blocking("semanticTokens/delta", &uri, move |snap, unit| {
                 let tokens = handlers::semantic_tokens(snap, unit);

@@ -89,14 +89,30 @@ mod tests {
     fn apply(old: &[SemanticToken], edits: &[SemanticTokensEdit]) -> Vec<u32> {
         let mut flat: Vec<u32> = old
             .iter()
-            .flat_map(|t| [t.delta_line, t.delta_start, t.length, t.token_type, t.token_modifiers_bitset])
+            .flat_map(|t| {
+                [
+                    t.delta_line,
+                    t.delta_start,
+                    t.length,
+                    t.token_type,
+                    t.token_modifiers_bitset,
+                ]
+            })
             .collect();
         for e in edits.iter().rev() {
             let data: Vec<u32> = e
                 .data
                 .iter()
                 .flatten()
-                .flat_map(|t| [t.delta_line, t.delta_start, t.length, t.token_type, t.token_modifiers_bitset])
+                .flat_map(|t| {
+                    [
+                        t.delta_line,
+                        t.delta_start,
+                        t.length,
+                        t.token_type,
+                        t.token_modifiers_bitset,
+                    ]
+                })
                 .collect();
             flat.splice(e.start as usize..(e.start + e.delete_count) as usize, data);
         }
@@ -111,12 +127,15 @@ mod tests {
     fn the_edit_replaces_only_what_changed_and_applies_back() {
         let old = vec![t(0, 0, 6), t(0, 7, 1), t(1, 4, 1), t(0, 3, 3), t(1, 4, 2)];
         let cases = [
-            (old.clone(), 0),                                                // unchanged
+            (old.clone(), 0),                                                      // unchanged
             (vec![t(0, 0, 6), t(0, 7, 1), t(1, 4, 1), t(0, 3, 4), t(1, 4, 2)], 1), // one changed
-            (vec![t(0, 0, 6), t(0, 7, 1), t(1, 4, 2)], 1),                   // two removed
-            (vec![t(0, 0, 6), t(0, 7, 1), t(1, 4, 1), t(0, 3, 3), t(1, 0, 9), t(1, 4, 2)], 1), // one added
-            (Vec::new(), 1),                                                 // all removed
-            (vec![t(2, 0, 1)], 1),                                           // all different
+            (vec![t(0, 0, 6), t(0, 7, 1), t(1, 4, 2)], 1),                         // two removed
+            (
+                vec![t(0, 0, 6), t(0, 7, 1), t(1, 4, 1), t(0, 3, 3), t(1, 0, 9), t(1, 4, 2)],
+                1,
+            ), // one added
+            (Vec::new(), 1),                                                       // all removed
+            (vec![t(2, 0, 1)], 1),                                                 // all different
         ];
         for (new, count) in cases {
             let e = edits(&old, &new);
