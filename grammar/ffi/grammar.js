@@ -43,8 +43,16 @@ module.exports = grammar({
   },
 
   rules: {
-    // Declarations are separated by newlines or `;`, as in Go.
-    source_file: $ => terminated($, choice($.package_clause, $._declaration)),
+    // Declarations are separated by newlines or `;`, as in Go. Here the separator after a
+    // declaration is optional, and the checker reports a missing one (syntax.rs): with it
+    // required, closing an unclosed struct before the next `type` took two invented tokens
+    // (`}` and a line end), more than error recovery inserts, and recovery swallowed every
+    // declaration after it.
+    source_file: $ => {
+      const item = choice($.package_clause, $._declaration);
+      const separator = choice($._newline, ';');
+      return optional(seq(item, repeat(seq(optional(separator), item)), optional(separator)));
+    },
 
     package_clause: $ => seq('package', field('name', alias($.identifier, $.package_identifier))),
 
@@ -68,21 +76,24 @@ module.exports = grammar({
 
     const_declaration: $ => seq('const', choice($.value_spec, seq('(', terminated($, $.value_spec), ')'))),
     var_declaration: $ => seq('var', choice($.value_spec, seq('(', terminated($, $.value_spec), ')'))),
-    value_spec: $ => seq(
+    // Right-associative: with the separator after a declaration optional (source_file),
+    // `const X func()` could also end at `X` before a `func` declaration; Go reads a type.
+    value_spec: $ => prec.right(seq(
       commaSep1(field('name', $.identifier)),
       optional(field('type', $._type)),
       optional(seq('=', field('value', $.expression_list))),
-    ),
+    )),
     expression_list: $ => commaSep1($._expression),
 
-    function_declaration: $ => seq(
+    // Right-associative for the same reason as value_spec (`func f() func()`).
+    function_declaration: $ => prec.right(seq(
       'func',
       optional(field('receiver', $.parameter_list)),
       field('name', $.identifier),
       field('parameters', $.parameter_list),
       optional(field('result', choice($.parameter_list, $._simple_type))),
       optional(field('body', $.block)),
-    ),
+    )),
 
     // ---- type declarations (what ffire reads) ----
     type_declaration: $ => seq('type', choice(

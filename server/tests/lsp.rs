@@ -603,6 +603,46 @@ fn a_half_typed_field_in_an_open_struct_keeps_the_next_struct() {
     );
 }
 
+/// The same walk in ffire, through the real server with incremental edits: the error names
+/// the open struct after its last field, and the struct after it keeps no error of its own
+/// (before, it was swallowed and the missing `}` was reported at the end of the file).
+#[test]
+fn ffi_a_half_typed_field_in_an_open_struct_keeps_the_next_struct() {
+    let mut c = Client::start();
+    c.initialize_without_delay(None);
+    let uri = "file:///tmp/wirelens-lsp-test/recovery.ffi";
+    let text = "package p\n\ntype LoopRange struct {\n\tStart int32\n}\n\n// The next one.\ntype Other struct {\n\tR LoopRange\n}\n";
+    c.open(uri, "ffi", text);
+    assert_eq!(c.diagnostics(uri)["diagnostics"], json!([]));
+    let change = |c: &mut Client, version: i32, range: Value, new: &str| {
+        c.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": uri, "version": version},
+                   "contentChanges": [{"range": range, "text": new}]}),
+        );
+        c.diagnostics(uri)["diagnostics"].as_array().unwrap().clone()
+    };
+    change(&mut c, 2, json!({"start": pos(4, 0), "end": pos(4, 1)}), "");
+    let diags = change(
+        &mut c,
+        3,
+        json!({"start": pos(4, 0), "end": pos(4, 0)}),
+        "\tExtra int32",
+    );
+    let got: Vec<(&str, &Value)> = diags
+        .iter()
+        .map(|d| (d["message"].as_str().unwrap(), &d["range"]["start"]))
+        .collect();
+    assert_eq!(
+        got,
+        [(
+            "syntax error: missing `}`: struct `LoopRange` is not closed",
+            &pos(4, 12)
+        )],
+        "{diags:#?}"
+    );
+}
+
 /// Create struct puts the cursor in the new struct, its stub field selected, for a client
 /// that takes LSP 3.18 snippet edits (`workspace.workspaceEdit.snippetEditSupport`, as
 /// vscode-languageclient advertises); one blank line before it. Others get the plain

@@ -85,6 +85,9 @@ fn point(source: &SourceFile, offset: usize) -> Point {
 /// another) and each `MISSING` node.
 pub fn syntax_errors(dialect: Dialect, tree: &Tree, text: &str) -> Vec<Diagnostic> {
     let mut out = Vec::new();
+    if dialect == Dialect::Ffi {
+        out.extend(missing_declaration_separators(tree, text));
+    }
     if !tree.root_node().has_error() {
         return out;
     }
@@ -135,6 +138,44 @@ pub fn syntax_errors(dialect: Dialect, tree: &Tree, text: &str) -> Vec<Diagnosti
             opened.pop();
         }
     }
+}
+
+/// ffire: two declarations (or the package clause and a declaration) with neither a line
+/// end nor `;` between them, which Go rejects. The grammar leaves the separator optional
+/// so that recovery can close an unclosed struct with a single invented `}` before the
+/// next `type` (a required separator needed a second invented token, and recovery then
+/// swallowed the declarations after it); this check reports the separator instead. A
+/// declaration that holds a syntax error already has its error.
+fn missing_declaration_separators(tree: &Tree, text: &str) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let root = tree.root_node();
+    let mut cursor = root.walk();
+    let mut previous: Option<Node> = None;
+    for node in root.children(&mut cursor) {
+        if node.is_extra() || node.is_error() || node.is_missing() {
+            continue;
+        }
+        if node.kind() == ";" {
+            previous = None;
+            continue;
+        }
+        if let Some(prev) = previous.filter(|p| !p.has_error()) {
+            let between = text.get(prev.end_byte()..node.start_byte()).unwrap_or_default();
+            if !between.contains(['\n', '\r']) {
+                let at = prev.end_byte();
+                out.push(
+                    Diagnostic::error(
+                        "SYNTAX",
+                        at..at,
+                        "syntax error: missing a line end or `;` between declarations".to_string(),
+                    )
+                    .with_label("expected a line end or `;` here".to_string()),
+                );
+            }
+        }
+        previous = Some(node);
+    }
+    out
 }
 
 fn collect_missing(ctx: &Context, node: Node, text: &str, out: &mut Vec<Diagnostic>) {
@@ -510,8 +551,11 @@ impl<'a> Words<'a> {
             "{" if !ffi || !self.terminator => (3, "{"),
             "<" if !ffi => (3, "<"),
             "struct" | "struct_item" if !ffi => (3, "`struct`"),
-            "type" | "type_declaration" if ffi => (3, "`type`"),
-            "package" | "package_clause" if ffi && !self.has_struct => (3, "`package`"),
+            // A declaration may follow one without a separator in the grammar (for error
+            // recovery; the separator is checked on its own), not in Go: where a line end
+            // is valid, a keyword is not what is expected.
+            "type" | "type_declaration" if ffi && !self.terminator => (3, "`type`"),
+            "package" | "package_clause" if ffi && !self.has_struct && !self.terminator => (3, "`package`"),
             "(" if ffi && !self.terminator => (3, "("),
             "=" if ffi && self.previous == Some("type_identifier") => (3, "`=`"),
             _ => return None,

@@ -402,3 +402,65 @@ fn a_field_without_a_type_is_a_syntax_error() {
         assert!(a.has_syntax_errors());
     }
 }
+
+/// ffire, the same walk: delete `LoopRange`'s `}` and start a new field. The structs after
+/// it stay structs of their own (before, every later declaration was swallowed into errors
+/// and the missing `}` was reported at the end of the file).
+#[test]
+fn ffi_an_unclosed_struct_keeps_the_declarations_after_it() {
+    let text = "package p\n\ntype Point struct {\n\tX int32\n}\n\ntype LoopRange struct {\n\tStart int32\n\tExtra \n\n// The next one.\ntype Other struct {\n\tA int8\n\tR LoopRange\n}\n\ntype Last struct {\n\tB int16\n}\n";
+    let a = analyze(Dialect::Ffi, text, None, OrderChoice::default());
+    let got: Vec<(&str, usize)> = a
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == "SYNTAX")
+        .map(|d| (d.message.as_str(), d.range.start))
+        .collect();
+    let after_extra = text.find("Extra").unwrap() + "Extra".len();
+    assert_eq!(
+        got,
+        [(
+            "syntax error: missing `}`: struct `LoopRange` is not closed",
+            after_extra
+        )]
+    );
+    let names: Vec<&str> = a.schema.types.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["Point", "LoopRange", "Other", "Last"]);
+    // Without the half-typed field: only the `}` is missing.
+    let text = text.replace("\tExtra \n", "");
+    let a = analyze(Dialect::Ffi, &text, None, OrderChoice::default());
+    let d: Vec<&str> = a.diagnostics.iter().map(|d| d.message.as_str()).collect();
+    assert_eq!(d, ["syntax error: missing `}`: struct `LoopRange` is not closed"]);
+    assert_eq!(a.schema.types.len(), 4);
+}
+
+/// ffire: declarations need a line end or `;` between them, as in Go (the grammar leaves
+/// the separator out so recovery can close a struct; the check reports it).
+#[test]
+fn ffi_declarations_on_one_line_need_a_separator() {
+    for (text, ok) in [
+        ("package p\n\ntype A struct{ X int32 } type B int32\n", false),
+        ("package p type A int32\n", false),
+        ("package p\n\ntype A struct{ X int32 }; type B int32\n", true),
+        ("package p\n\ntype A struct{ X int32 } /* a\n */ type B int32\n", true),
+        ("package p\n\ntype A struct{ X int32 } // a\ntype B int32\n", true),
+    ] {
+        let a = analyze(Dialect::Ffi, text, None, OrderChoice::default());
+        let syntax: Vec<&str> = a
+            .diagnostics
+            .iter()
+            .filter(|d| d.code == "SYNTAX")
+            .map(|d| d.message.as_str())
+            .collect();
+        if ok {
+            assert!(syntax.is_empty(), "{text:?}: {syntax:?}");
+        } else {
+            assert_eq!(
+                syntax,
+                ["syntax error: missing a line end or `;` between declarations"],
+                "{text:?}"
+            );
+            assert!(a.has_syntax_errors());
+        }
+    }
+}
