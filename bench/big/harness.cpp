@@ -40,6 +40,8 @@
 #include <string>
 #include <vector>
 
+#include "../barriers.hpp"
+
 #ifdef WL_BENCH_C
 #include "c/big.h"
 #endif
@@ -48,17 +50,6 @@
 #endif
 
 namespace {
-
-template <class T>
-inline void use(T const& v) {
-    asm volatile("" : : "r,m"(v) : "memory");
-}
-
-template <class T>
-inline T* launder(T* p) {
-    asm volatile("" : "+r"(p));
-    return p;
-}
 
 bool quick = false;
 std::vector<std::string> only;

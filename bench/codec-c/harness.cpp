@@ -46,6 +46,8 @@
 #include <string>
 #include <vector>
 
+#include "../barriers.hpp"
+
 #ifdef WL_BENCH_C
 #include "c/array_int.h"
 #include "c/array_string.h"
@@ -64,17 +66,6 @@
 #endif
 
 namespace {
-
-template <class T>
-inline void use(T const& v) {
-    asm volatile("" : : "r,m"(v) : "memory");
-}
-
-template <class T>
-inline T* launder(T* p) {
-    asm volatile("" : "+r"(p));
-    return p;
-}
 
 bool quick = false;
 std::vector<std::string> only;  // --only: the data sets to run (all when empty)
