@@ -565,6 +565,16 @@ fn semantic_token_deltas_apply_to_the_full_tokens() {
     assert_eq!(same["edits"], json!([]));
 }
 
+/// Sends one incremental edit of `uri` and returns the diagnostics published for it.
+fn change(c: &mut Client, uri: &str, version: i32, range: Value, new: &str) -> Vec<Value> {
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": version},
+               "contentChanges": [{"range": range, "text": new}]}),
+    );
+    c.diagnostics(uri)["diagnostics"].as_array().unwrap().clone()
+}
+
 /// Issue 33: delete a struct's `}` and type a new last field `extra: ` (incremental
 /// edits, as an editor sends them): the errors are at that field and the open struct,
 /// the next struct is not swallowed and no cycle is invented through it.
@@ -576,16 +586,14 @@ fn a_half_typed_field_in_an_open_struct_keeps_the_next_struct() {
     let text = "struct LoopRange {\n    start: u32,\n}\n\n/// The next one.\nstruct Other {\n    r: LoopRange,\n}\n";
     c.open(uri, "sdp", text);
     assert_eq!(c.diagnostics(uri)["diagnostics"], json!([]));
-    let change = |c: &mut Client, version: i32, range: Value, new: &str| {
-        c.notify(
-            "textDocument/didChange",
-            json!({"textDocument": {"uri": uri, "version": version},
-                   "contentChanges": [{"range": range, "text": new}]}),
-        );
-        c.diagnostics(uri)["diagnostics"].as_array().unwrap().clone()
-    };
-    change(&mut c, 2, json!({"start": pos(2, 0), "end": pos(2, 1)}), "");
-    let diags = change(&mut c, 3, json!({"start": pos(2, 0), "end": pos(2, 0)}), "    extra: ");
+    change(&mut c, uri, 2, json!({"start": pos(2, 0), "end": pos(2, 1)}), "");
+    let diags = change(
+        &mut c,
+        uri,
+        3,
+        json!({"start": pos(2, 0), "end": pos(2, 0)}),
+        "    extra: ",
+    );
     let got: Vec<(&str, &Value)> = diags
         .iter()
         .map(|d| (d["message"].as_str().unwrap(), &d["range"]["start"]))
@@ -614,17 +622,10 @@ fn ffi_a_half_typed_field_in_an_open_struct_keeps_the_next_struct() {
     let text = "package p\n\ntype LoopRange struct {\n\tStart int32\n}\n\n// The next one.\ntype Other struct {\n\tR LoopRange\n}\n";
     c.open(uri, "ffi", text);
     assert_eq!(c.diagnostics(uri)["diagnostics"], json!([]));
-    let change = |c: &mut Client, version: i32, range: Value, new: &str| {
-        c.notify(
-            "textDocument/didChange",
-            json!({"textDocument": {"uri": uri, "version": version},
-                   "contentChanges": [{"range": range, "text": new}]}),
-        );
-        c.diagnostics(uri)["diagnostics"].as_array().unwrap().clone()
-    };
-    change(&mut c, 2, json!({"start": pos(4, 0), "end": pos(4, 1)}), "");
+    change(&mut c, uri, 2, json!({"start": pos(4, 0), "end": pos(4, 1)}), "");
     let diags = change(
         &mut c,
+        uri,
         3,
         json!({"start": pos(4, 0), "end": pos(4, 0)}),
         "\tExtra int32",

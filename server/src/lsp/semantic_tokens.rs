@@ -85,10 +85,10 @@ mod tests {
         }
     }
 
-    /// Applies `edits` to the flat encoding of `old`, as a client does.
-    fn apply(old: &[SemanticToken], edits: &[SemanticTokensEdit]) -> Vec<u32> {
-        let mut flat: Vec<u32> = old
-            .iter()
+    /// The flat encoding the protocol sends: five `u32`s per token.
+    fn flatten<'t>(tokens: impl IntoIterator<Item = &'t SemanticToken>) -> Vec<u32> {
+        tokens
+            .into_iter()
             .flat_map(|t| {
                 [
                     t.delta_line,
@@ -98,29 +98,17 @@ mod tests {
                     t.token_modifiers_bitset,
                 ]
             })
-            .collect();
+            .collect()
+    }
+
+    /// Applies `edits` to the flat encoding of `old`, as a client does.
+    fn apply(old: &[SemanticToken], edits: &[SemanticTokensEdit]) -> Vec<u32> {
+        let mut flat = flatten(old);
         for e in edits.iter().rev() {
-            let data: Vec<u32> = e
-                .data
-                .iter()
-                .flatten()
-                .flat_map(|t| {
-                    [
-                        t.delta_line,
-                        t.delta_start,
-                        t.length,
-                        t.token_type,
-                        t.token_modifiers_bitset,
-                    ]
-                })
-                .collect();
+            let data = flatten(e.data.iter().flatten());
             flat.splice(e.start as usize..(e.start + e.delete_count) as usize, data);
         }
         flat
-    }
-
-    fn flatten(tokens: &[SemanticToken]) -> Vec<u32> {
-        apply(tokens, &[])
     }
 
     #[test]
