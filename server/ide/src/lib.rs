@@ -286,19 +286,21 @@ pub enum SymbolKind {
     Field,
 }
 
-/// Types with their fields; details carry the layout.
-pub fn document_symbols(snap: &Snapshot) -> Vec<Symbol> {
+/// Types with their fields; details carry the layout. A document of more than `max_fields`
+/// fields gets its types only (their fields are not even looked at).
+pub fn document_symbols(snap: &Snapshot, max_fields: usize) -> Vec<Symbol> {
     let a = &snap.analysis;
     let d = a.schema.dialect;
+    let with_fields = a.schema.types.iter().map(|def| def.fields().len()).sum::<usize>() <= max_fields;
     a.schema
         .types
         .iter()
         .enumerate()
         .map(|(id, def)| {
-            let fields = def.fields();
+            let fields = if with_fields { def.fields() } else { &[] };
             let t = a.layout.get(id);
             let layouts = t.map_or_else(|| vec![None; fields.len()], |t| by_declaration(t, fields.len()));
-            let ends = t.map(views::variable_ends).unwrap_or_default();
+            let ends = t.filter(|_| with_fields).map(views::variable_ends).unwrap_or_default();
             Symbol {
                 name: def.name.clone(),
                 detail: views::lens_title(&a.schema, &a.layout, id),
@@ -668,6 +670,7 @@ pub fn semantic_tokens_in(snap: &Snapshot, window: Range<usize>) -> Vec<Token> {
     let Some(tree) = &snap.analysis.tree else {
         return Vec::new();
     };
+    let kinds = NodeKinds::of(&tree.language());
     let prims = primitives(snap.dialect);
     let structs: HashMap<&str, bool> = snap
         .schema()
@@ -678,34 +681,28 @@ pub fn semantic_tokens_in(snap: &Snapshot, window: Range<usize>) -> Vec<Token> {
     let text = &snap.source.text;
     let mut out = Vec::new();
     let mut cursor = tree.walk();
-    // Kinds of the nodes above the cursor.
-    let mut parents: Vec<&str> = Vec::new();
+    // Whether each node above the cursor declares a type (its name is a declaration).
+    let mut parents: Vec<bool> = Vec::new();
     'walk: loop {
         let node = cursor.node();
         if node.start_byte() > window.end {
             break; // everything after this node starts later still
         }
+        let class = kinds.class(node.kind_id());
         let outside = node.end_byte() < window.start;
-        let leaf = outside
-            || node.child_count() == 0
-            || matches!(
-                node.kind(),
-                "comment" | "raw_string_literal" | "interpreted_string_literal" | "primitive_type"
-            );
+        let leaf = outside || node.child_count() == 0 || class.is_leaf();
         if leaf && !outside {
             let s = text.get(node.byte_range()).unwrap_or("");
-            let class = match node.kind() {
-                "comment" => Some((
+            let token = match class {
+                NodeClass::Comment => Some((
                     TokenKind::Comment,
                     if s.starts_with("///") { MOD_DOCUMENTATION } else { 0 },
                 )),
-                "raw_string_literal" | "interpreted_string_literal" => Some((TokenKind::String, 0)),
-                "primitive_type" => Some((TokenKind::Type, MOD_DEFAULT_LIBRARY)),
-                "type_identifier" if prims.contains(&s) => Some((TokenKind::Type, MOD_DEFAULT_LIBRARY)),
-                "type_identifier" => {
-                    let decl = parents
-                        .last()
-                        .is_some_and(|p| matches!(*p, "struct_item" | "type_spec" | "type_alias"));
+                NodeClass::StringLiteral => Some((TokenKind::String, 0)),
+                NodeClass::Primitive => Some((TokenKind::Type, MOD_DEFAULT_LIBRARY)),
+                NodeClass::TypeName if prims.contains(&s) => Some((TokenKind::Type, MOD_DEFAULT_LIBRARY)),
+                NodeClass::TypeName => {
+                    let decl = parents.last().copied().unwrap_or(false);
                     let kind = if structs.get(s).copied().unwrap_or(true) {
                         TokenKind::Struct
                     } else {
@@ -713,13 +710,11 @@ pub fn semantic_tokens_in(snap: &Snapshot, window: Range<usize>) -> Vec<Token> {
                     };
                     Some((kind, if decl { MOD_DECLARATION } else { 0 }))
                 }
-                "field_identifier" => Some((TokenKind::Property, MOD_DECLARATION)),
-                k if !node.is_named() && !k.is_empty() && k.chars().all(|c| c.is_ascii_alphabetic()) => {
-                    Some((TokenKind::Keyword, 0))
-                }
-                _ => None,
+                NodeClass::FieldName => Some((TokenKind::Property, MOD_DECLARATION)),
+                NodeClass::Keyword => Some((TokenKind::Keyword, 0)),
+                NodeClass::Other | NodeClass::Declaration => None,
             };
-            if let Some((kind, modifiers)) = class {
+            if let Some((kind, modifiers)) = token {
                 out.push(Token {
                     range: node.byte_range(),
                     kind,
@@ -728,7 +723,7 @@ pub fn semantic_tokens_in(snap: &Snapshot, window: Range<usize>) -> Vec<Token> {
             }
         }
         if !leaf && cursor.goto_first_child() {
-            parents.push(node.kind());
+            parents.push(class == NodeClass::Declaration);
             continue;
         }
         while !cursor.goto_next_sibling() {
@@ -739,6 +734,62 @@ pub fn semantic_tokens_in(snap: &Snapshot, window: Range<usize>) -> Vec<Token> {
         }
     }
     out
+}
+
+/// What the token walk needs to know of a node kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum NodeClass {
+    Comment,
+    StringLiteral,
+    Primitive,
+    TypeName,
+    FieldName,
+    /// An anonymous node spelled with letters only: `struct`, `type`, `package`…
+    Keyword,
+    /// A type's declaration: the type name right under it is declared there.
+    Declaration,
+    Other,
+}
+
+impl NodeClass {
+    /// Nodes the walk does not descend into (their children are one token's parts).
+    fn is_leaf(self) -> bool {
+        matches!(
+            self,
+            NodeClass::Comment | NodeClass::StringLiteral | NodeClass::Primitive
+        )
+    }
+}
+
+/// [`NodeClass`] by kind id, for one grammar: the walk compares ids, not kind names
+/// (`Node::kind` measures and checks a C string on every call: a quarter of the
+/// tokens' time on a 60,000-line schema).
+struct NodeKinds(Vec<NodeClass>);
+
+impl NodeKinds {
+    fn of(language: &tree_sitter::LanguageRef<'_>) -> NodeKinds {
+        let classes = (0..language.node_kind_count())
+            .map(|id| {
+                let id = id as u16;
+                let named = language.node_kind_is_named(id);
+                match language.node_kind_for_id(id).unwrap_or("") {
+                    "comment" => NodeClass::Comment,
+                    "raw_string_literal" | "interpreted_string_literal" => NodeClass::StringLiteral,
+                    "primitive_type" => NodeClass::Primitive,
+                    "type_identifier" => NodeClass::TypeName,
+                    "field_identifier" => NodeClass::FieldName,
+                    "struct_item" | "type_spec" | "type_alias" => NodeClass::Declaration,
+                    k if !named && !k.is_empty() && k.chars().all(|c| c.is_ascii_alphabetic()) => NodeClass::Keyword,
+                    _ => NodeClass::Other,
+                }
+            })
+            .collect();
+        NodeKinds(classes)
+    }
+
+    fn class(&self, id: u16) -> NodeClass {
+        self.0.get(usize::from(id)).copied().unwrap_or(NodeClass::Other)
+    }
 }
 
 // ---- code actions ----

@@ -138,7 +138,7 @@ fn ffi_completion_offers_types_while_one_is_typed() {
 #[test]
 fn symbols_carry_fields_with_layout() {
     let (s, _) = sdp("$0struct A { x: u8, y: u32 }");
-    let syms = document_symbols(&s);
+    let syms = document_symbols(&s, usize::MAX);
     assert_eq!(syms.len(), 1);
     assert_eq!(syms[0].kind, SymbolKind::Struct);
     let details: Vec<_> = syms[0].children.iter().map(|c| c.detail.clone().unwrap()).collect();
@@ -187,7 +187,11 @@ fn a_struct_of_many_fields_costs_linear_time() {
     let (s, _) = sdp(&text);
     let start = std::time::Instant::now();
     assert_eq!(inlay_hints(&s, 0..s.source.text.len()).len(), 8000);
-    assert_eq!(document_symbols(&s)[0].children.len(), 8000);
+    assert_eq!(document_symbols(&s, 8000)[0].children.len(), 8000);
+    assert!(
+        document_symbols(&s, 7999)[0].children.is_empty(),
+        "over the limit: types only"
+    );
     assert!(semantic_tokens(&s).len() > 16_000);
     let took = start.elapsed();
     assert!(took < std::time::Duration::from_secs(2), "took {took:?}");

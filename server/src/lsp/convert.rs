@@ -331,9 +331,11 @@ pub const TOKEN_MODIFIERS: [SemanticTokenModifier; 3] = [
 pub fn semantic_tokens(source: &SourceFile, tokens: &[ide::Token], unit: ColumnUnit) -> Vec<SemanticToken> {
     let mut out = Vec::with_capacity(tokens.len());
     let (mut prev_line, mut prev_col) = (0u32, 0u32);
+    // A token over several lines (a block comment) is one piece per line; most are one.
+    let mut pieces = Vec::new();
     for t in tokens {
         let (start, end) = source.range_positions(&t.range, unit);
-        let mut pieces = Vec::new();
+        pieces.clear();
         if start.line == end.line {
             pieces.push((start.line, start.column, end.column.saturating_sub(start.column)));
         } else {
@@ -351,7 +353,7 @@ pub fn semantic_tokens(source: &SourceFile, tokens: &[ide::Token], unit: ColumnU
                 }
             }
         }
-        for (line, col, len) in pieces {
+        for &(line, col, len) in &pieces {
             if len == 0 {
                 continue;
             }

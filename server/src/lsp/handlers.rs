@@ -150,14 +150,8 @@ pub fn references(snap: &Snapshot, unit: ColumnUnit, p: &ReferenceParams) -> Opt
 pub const MAX_FIELD_SYMBOLS: usize = 10_000;
 
 pub fn document_symbols(snap: &Snapshot, unit: ColumnUnit) -> DocumentSymbolResponse {
-    let mut symbols = ide::document_symbols(snap);
-    if symbols.iter().map(|s| s.children.len()).sum::<usize>() > MAX_FIELD_SYMBOLS {
-        for s in &mut symbols {
-            s.children.clear();
-        }
-    }
     DocumentSymbolResponse::Nested(
-        symbols
+        ide::document_symbols(snap, MAX_FIELD_SYMBOLS)
             .into_iter()
             .map(|s| convert::document_symbol(&snap.source, s, unit))
             .collect(),
@@ -174,7 +168,9 @@ pub fn folding_ranges(snap: &Snapshot, unit: ColumnUnit) -> Vec<FoldingRange> {
                 start_character: None,
                 end_line: r.end.line,
                 end_character: None,
-                kind: Some(FoldingRangeKind::Region),
+                // No kind: `region` means a `#region` marker (VS Code's "Fold All
+                // Regions" folded every struct), and no other kind fits a struct body.
+                kind: None,
                 collapsed_text: Some(name),
             })
         })
