@@ -21,9 +21,11 @@ execFileSync('python3', [join(repo, 'bench', 'gen-schema.py'), 'sdp', String(str
 // One copy per round: each round opens a file the editor has not seen (and edits it).
 for (let round = 2; round <= rounds; round++) copyFileSync(file, join(workspace, `big${round}.sdp`));
 const lines = readFileSync(file, 'utf8').split('\n');
-// Keystrokes: `fN_val: u64,` → `u32` on lines from the middle of the file on.
+// Keystrokes: `fN_val: u64,` → `u32` on lines from the middle of the file on (every 97th
+// line, closer in a small file so that it has as many).
 const targets = [];
-for (let i = Math.floor(lines.length / 2); i < lines.length && targets.length < edits; i += 97) {
+const step = Math.max(1, Math.min(97, Math.floor(lines.length / 2 / (edits + 1))));
+for (let i = Math.floor(lines.length / 2); i < lines.length && targets.length < edits; i += step) {
   let j = i;
   while (j < lines.length && !/^ {4}f\d+_val: u64,$/.test(lines[j])) j++;
   if (j < lines.length && !targets.includes(j + 1)) targets.push(j + 1);

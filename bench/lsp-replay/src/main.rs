@@ -3,7 +3,8 @@
 //!
 //! ```text
 //! lsp-replay --file big.sdp [--edits 200] [--gap-ms 10] [--init JSON]
-//!            [--workspace-files N] [--edits-only] [--timeout-scale K] -- SERVER ARGS…
+//!            [--workspace-files N] [--edits-only] [--keystrokes N] [--timeout-scale K]
+//!            -- SERVER ARGS…
 //! ```
 //!
 //! `--edits-only` skips the hovers, inlay hints and completions; `--timeout-scale K`
@@ -29,6 +30,12 @@
 //! - `hover_*`: 100 hovers on type references (`Record123` used as a field type);
 //! - `inlay_*`: inlay hints for 50 windows of 100 lines (when the server offers them);
 //! - `completion_*`: 50 completions at a field's type;
+//! - `keystroke_*` (with `--keystrokes N`, wirelens only): N more edits of the script, each
+//!   followed by what VS Code asks after a keystroke, one request after the other: the
+//!   inlay hints of 60 lines around the edit, the semantic-token delta, and the symbols,
+//!   folding ranges and lenses of the whole file; `keystroke_*_ms` is each keystroke's
+//!   `didChange` → the last of those answers and its diagnostics, `keystroke_cpu_ms` the
+//!   server's CPU time (all threads: analysis, diagnostics, answers) per keystroke;
 //! - `rss_mb` / `hwm_mb`: VmRSS / VmHWM of the server process at the end.
 //!
 //! Prints one JSON object on stdout and a summary on stderr. Server-to-client requests
@@ -56,13 +63,14 @@ struct Args {
     init: Value,
     workspace_files: usize,
     edits_only: bool,
+    keystrokes: usize,
     server: Vec<String>,
 }
 
 fn usage() -> ! {
     eprintln!(
         "usage: lsp-replay --file F [--edits N] [--gap-ms MS] [--init JSON] [--workspace-files N] [--edits-only] \
-         [--timeout-scale K] -- SERVER ARGS…"
+         [--keystrokes N] [--timeout-scale K] -- SERVER ARGS…"
     );
     std::process::exit(2);
 }
@@ -75,6 +83,7 @@ fn parse_args() -> Args {
         init: Value::Null,
         workspace_files: 0,
         edits_only: false,
+        keystrokes: 0,
         server: Vec::new(),
     };
     let mut it = std::env::args().skip(1);
@@ -87,6 +96,7 @@ fn parse_args() -> Args {
             "--init" => args.init = serde_json::from_str(&val()).unwrap_or_else(|_| usage()),
             "--workspace-files" => args.workspace_files = val().parse().unwrap_or_else(|_| usage()),
             "--edits-only" => args.edits_only = true,
+            "--keystrokes" => args.keystrokes = val().parse().unwrap_or_else(|_| usage()),
             "--timeout-scale" => TIMEOUT_SCALE.store(
                 val().parse().ok().filter(|&k| k > 0).unwrap_or_else(|| usage()),
                 std::sync::atomic::Ordering::Relaxed,
@@ -244,6 +254,23 @@ impl Conn {
                 Err(RecvTimeoutError::Timeout) | Err(RecvTimeoutError::Disconnected) => return None,
             }
         }
+    }
+
+    /// CPU time the server has used so far, all threads, in ms (`/proc/PID/stat`, in
+    /// clock ticks of 10 ms).
+    fn cpu_ms(&self) -> f64 {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).unwrap_or_default();
+        // Fields after the command name (which may hold spaces) end with `)`; utime and
+        // stime are the 14th and 15th fields, the 12th and 13th after it.
+        let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+        let field = |i: usize| -> f64 {
+            after
+                .split_whitespace()
+                .nth(i)
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0.0)
+        };
+        (field(11) + field(12)) * 10.0
     }
 
     fn memory_mb(&self) -> (f64, f64) {
@@ -687,7 +714,7 @@ fn main() {
     // Edits: alone, then (with --workspace-files) as many again while workspace symbol
     // queries run. One script, so the text stays what the script expects.
     let n_sym = if workspace.is_some() { args.edits } else { 0 };
-    let edits = edit_script(&lines, flavour, args.edits + n_sym);
+    let edits = edit_script(&lines, flavour, args.edits + n_sym + args.keystrokes);
     let mut doc = text.clone();
     let mut version = 1i64;
     let mut ed = Editing {
@@ -774,6 +801,54 @@ fn main() {
     }
     out.insert("completion_items".into(), json!(items as f64 / 50.0));
     stats("completion", lat, &mut out);
+
+    // Keystrokes as VS Code follows them (see the header).
+    if args.keystrokes > 0 {
+        let doc_id = json!({"uri": uri});
+        let (_, full) = conn.request("textDocument/semanticTokens/full", json!({"textDocument": doc_id}));
+        let mut result_id = full.get("resultId").cloned().unwrap_or(Value::Null);
+        let mut lat = Vec::new();
+        let cpu0 = conn.cpu_ms();
+        for e in &edits[args.edits + n_sym..] {
+            version += 1;
+            apply(&mut doc, e);
+            let [l0, c0, l1, c1] = e.range;
+            let change = json!({
+                "range": {"start": {"line": l0, "character": c0}, "end": {"line": l1, "character": c1}},
+                "text": e.text,
+            });
+            let t0 = conn.notify(
+                "textDocument/didChange",
+                json!({"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]}),
+            );
+            let visible = json!({"start": {"line": l0.saturating_sub(30), "character": 0}, "end": {"line": l0 + 30, "character": 0}});
+            conn.request(
+                "textDocument/inlayHint",
+                json!({"textDocument": doc_id, "range": visible}),
+            );
+            let (_, delta) = conn.request(
+                "textDocument/semanticTokens/full/delta",
+                json!({"textDocument": doc_id, "previousResultId": result_id}),
+            );
+            result_id = delta.get("resultId").cloned().unwrap_or(Value::Null);
+            for method in [
+                "textDocument/documentSymbol",
+                "textDocument/foldingRange",
+                "textDocument/codeLens",
+            ] {
+                conn.request(method, json!({"textDocument": doc_id}));
+            }
+            // Its diagnostics (published after the analysis) may have come before the answers.
+            conn.diagnostics(&uri, version, t0, timeout(10));
+            lat.push(ms(t0.elapsed()));
+        }
+        out.insert("keystrokes".into(), json!(args.keystrokes));
+        out.insert(
+            "keystroke_cpu_ms".into(),
+            json!((conn.cpu_ms() - cpu0) / args.keystrokes as f64),
+        );
+        stats("keystroke", lat, &mut out);
+    }
 
     let (rss, hwm) = conn.memory_mb();
     out.insert("rss_mb".into(), json!(rss));
