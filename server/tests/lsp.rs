@@ -242,7 +242,11 @@ fn navigation_symbols_and_formatting() {
     let folds = c.request("textDocument/foldingRange", json!({"textDocument": {"uri": uri}}));
     assert_eq!(folds[0]["startLine"], 0);
     assert_eq!(folds[0]["endLine"], 4);
-    assert!(folds[0].get("kind").is_none(), "a struct body is no `region`: {}", folds[0]);
+    assert!(
+        folds[0].get("kind").is_none(),
+        "a struct body is no `region`: {}",
+        folds[0]
+    );
 
     let messy = "file:///tmp/wirelens-lsp-test/messy.sdp";
     c.open(messy, "sdp", "struct A{x:u32}\n");

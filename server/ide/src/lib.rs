@@ -287,7 +287,7 @@ pub enum SymbolKind {
 }
 
 /// Types with their fields; details carry the layout. A document of more than `max_fields`
-/// fields gets its types only (their fields are not even looked at).
+/// fields gets its types only, without details (their fields are not even looked at).
 pub fn document_symbols(snap: &Snapshot, max_fields: usize) -> Vec<Symbol> {
     let a = &snap.analysis;
     let d = a.schema.dialect;
@@ -303,7 +303,11 @@ pub fn document_symbols(snap: &Snapshot, max_fields: usize) -> Vec<Symbol> {
             let ends = t.filter(|_| with_fields).map(views::variable_ends).unwrap_or_default();
             Symbol {
                 name: def.name.clone(),
-                detail: views::lens_title(&a.schema, &a.layout, id),
+                detail: if with_fields {
+                    views::lens_title(&a.schema, &a.layout, id)
+                } else {
+                    None
+                },
                 kind: if def.is_struct() {
                     SymbolKind::Struct
                 } else {

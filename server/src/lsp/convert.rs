@@ -391,7 +391,8 @@ pub fn document_symbol(source: &SourceFile, s: ide::Symbol, unit: ColumnUnit) ->
         deprecated: None,
         range: range_to_lsp(source, &s.range, unit),
         selection_range: range_to_lsp(source, &s.name_range, unit),
-        children: (s.kind != ide::SymbolKind::Field).then(|| {
+        // Left out rather than empty: a big schema lists its types only (5,000 `[]`).
+        children: (!s.children.is_empty()).then(|| {
             s.children
                 .into_iter()
                 .map(|c| document_symbol(source, c, unit))
