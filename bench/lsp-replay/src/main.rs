@@ -35,7 +35,8 @@
 //!   inlay hints of 60 lines around the edit, the semantic-token delta, and the symbols,
 //!   folding ranges and lenses of the whole file; `keystroke_*_ms` is each keystroke's
 //!   `didChange` → the last of those answers and its diagnostics, `keystroke_cpu_ms` the
-//!   server's CPU time (all threads: analysis, diagnostics, answers) per keystroke;
+//!   server's CPU time (all threads: analysis, diagnostics, answers) per keystroke, and
+//!   `keystroke_{hints,tokens_delta,symbols,folding,lenses}_*` each request's time;
 //! - `rss_mb` / `hwm_mb`: VmRSS / VmHWM of the server process at the end.
 //!
 //! Prints one JSON object on stdout and a summary on stderr. Server-to-client requests
@@ -807,7 +808,15 @@ fn main() {
         let doc_id = json!({"uri": uri});
         let (_, full) = conn.request("textDocument/semanticTokens/full", json!({"textDocument": doc_id}));
         let mut result_id = full.get("resultId").cloned().unwrap_or(Value::Null);
+        const WHOLE_FILE: [&str; 3] = [
+            "textDocument/documentSymbol",
+            "textDocument/foldingRange",
+            "textDocument/codeLens",
+        ];
         let mut lat = Vec::new();
+        // Each request's time: hints (they wait for the keystroke's analysis), the token
+        // delta, then the WHOLE_FILE answers.
+        let mut each: [Vec<f64>; 5] = Default::default();
         let cpu0 = conn.cpu_ms();
         for e in &edits[args.edits + n_sym..] {
             version += 1;
@@ -822,21 +831,20 @@ fn main() {
                 json!({"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]}),
             );
             let visible = json!({"start": {"line": l0.saturating_sub(30), "character": 0}, "end": {"line": l0 + 30, "character": 0}});
-            conn.request(
+            let (d, _) = conn.request(
                 "textDocument/inlayHint",
                 json!({"textDocument": doc_id, "range": visible}),
             );
-            let (_, delta) = conn.request(
+            each[0].push(ms(d));
+            let (d, delta) = conn.request(
                 "textDocument/semanticTokens/full/delta",
                 json!({"textDocument": doc_id, "previousResultId": result_id}),
             );
+            each[1].push(ms(d));
             result_id = delta.get("resultId").cloned().unwrap_or(Value::Null);
-            for method in [
-                "textDocument/documentSymbol",
-                "textDocument/foldingRange",
-                "textDocument/codeLens",
-            ] {
-                conn.request(method, json!({"textDocument": doc_id}));
+            for (i, method) in WHOLE_FILE.iter().enumerate() {
+                let (d, _) = conn.request(method, json!({"textDocument": doc_id}));
+                each[2 + i].push(ms(d));
             }
             // Its diagnostics (published after the analysis) may have come before the answers.
             conn.diagnostics(&uri, version, t0, timeout(10));
@@ -848,6 +856,12 @@ fn main() {
             json!((conn.cpu_ms() - cpu0) / args.keystrokes as f64),
         );
         stats("keystroke", lat, &mut out);
+        for (name, ms) in ["hints", "tokens_delta", "symbols", "folding", "lenses"]
+            .iter()
+            .zip(each)
+        {
+            stats(&format!("keystroke_{name}"), ms, &mut out);
+        }
     }
 
     let (rss, hwm) = conn.memory_mb();
