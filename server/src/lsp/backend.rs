@@ -237,9 +237,11 @@ impl Backend {
                     let s = &mut *s;
                     // A big document has no layout to compare: its baseline is not analysed.
                     let order = s.order_for(&uri);
-                    let doc = s.docs.get(&uri).filter(|d| !documents::is_large(d))?;
-                    // Usually the baseline is the text just opened (a file unchanged since `HEAD`).
-                    let open = (doc.order == order).then(|| doc.snap.clone());
+                    let doc = s.docs.get(&uri).filter(|d| d.latest_len() <= LARGE_DOCUMENT_BYTES)?;
+                    // Usually the baseline is the text just opened (a file unchanged since
+                    // `HEAD`). An edit may have started an analysis since the wait above:
+                    // then the snapshot is a placeholder and the baseline is analysed itself.
+                    let open = (doc.order == order && doc.is_current()).then(|| doc.snap.clone());
                     let dialect = doc.dialect;
                     let n = s.baseline_loads.entry(uri.clone()).or_default();
                     *n += 1;
@@ -1150,18 +1152,19 @@ impl LanguageServer for Backend {
 
     async fn symbol(&self, params: WorkspaceSymbolParams) -> Result<Option<WorkspaceSymbolResponse>> {
         let query = params.query.to_lowercase();
-        // Open documents under the lock (a few, from their analyses: ~1 ms for 5,000
-        // types): a snapshot still shared when the next edit arrives would make that
-        // edit analyse afresh instead of reusing (`documents`).
-        let Some((mut found, open)) = self.with_state("workspace/symbol", |s| {
-            let mut found = Vec::new();
-            for (uri, doc) in &s.docs {
-                found.extend(handlers::workspace_symbols(uri, &doc.snap, s.unit, &query));
-            }
-            Some((found, s.docs.keys().cloned().collect::<Vec<Uri>>()))
+        // Open documents from their analyses (a few: ~1 ms for 5,000 types), each once it
+        // is current (while an analysis runs, the document holds a placeholder).
+        let Some(open) = self.with_state("workspace/symbol", |s| {
+            Some(s.docs.keys().cloned().collect::<Vec<Uri>>())
         }) else {
             return Ok(None);
         };
+        let mut found = Vec::new();
+        for uri in &open {
+            if let Some((snap, unit)) = self.snapshot(uri).await {
+                found.extend(handlers::workspace_symbols(uri, &snap, unit, &query));
+            }
+        }
         let index = self.index.clone();
         // The rest from the cached index (built in the background, kept fresh by file
         // events); off the message loop and off the document store's lock, and given up
