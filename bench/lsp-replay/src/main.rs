@@ -415,22 +415,7 @@ impl Editing<'_> {
         }
         for e in edits {
             std::thread::sleep(self.gap);
-            *self.version += 1;
-            let version = *self.version;
-            let [l0, c0, l1, c1] = e.range;
-            // Keep our copy in step (outside the timed part): full-sync servers get it
-            // whole, and the requests below must hit the positions they mean.
-            apply(self.doc, e);
-            let change = if self.sync == 1 {
-                json!({"text": *self.doc})
-            } else {
-                json!({
-                    "range": {"start": {"line": l0, "character": c0}, "end": {"line": l1, "character": c1}},
-                    "text": e.text,
-                })
-            };
-            let params = json!({"textDocument": {"uri": self.uri, "version": version}, "contentChanges": [change]});
-            let t0 = conn.notify("textDocument/didChange", params);
+            let (version, t0) = self.send(conn, e);
             let got = match load.as_deref_mut() {
                 None => conn.diagnostics(self.uri, version, t0, timeout(10)),
                 Some(l) => diagnostics_under_load(conn, l, self.uri, version, t0),
@@ -441,6 +426,26 @@ impl Editing<'_> {
             }
         }
         (lat, missed)
+    }
+
+    /// Sends `e` as the next version's `didChange`; returns that version and when it left.
+    fn send(&mut self, conn: &mut Conn, e: &Edit) -> (i64, Instant) {
+        *self.version += 1;
+        let version = *self.version;
+        let [l0, c0, l1, c1] = e.range;
+        // Keep our copy in step (outside the timed part): full-sync servers get it
+        // whole, and the requests after it must hit the positions they mean.
+        apply(self.doc, e);
+        let change = if self.sync == 1 {
+            json!({"text": *self.doc})
+        } else {
+            json!({
+                "range": {"start": {"line": l0, "character": c0}, "end": {"line": l1, "character": c1}},
+                "text": e.text,
+            })
+        };
+        let params = json!({"textDocument": {"uri": self.uri, "version": version}, "contentChanges": [change]});
+        (version, conn.notify("textDocument/didChange", params))
     }
 }
 
@@ -817,19 +822,17 @@ fn main() {
         // Each request's time: hints (they wait for the keystroke's analysis), the token
         // delta, then the WHOLE_FILE answers.
         let mut each: [Vec<f64>; 5] = Default::default();
+        let mut ed = Editing {
+            uri: &uri,
+            sync,
+            gap: args.gap,
+            doc: &mut doc,
+            version: &mut version,
+        };
         let cpu0 = conn.cpu_ms();
         for e in &edits[args.edits + n_sym..] {
-            version += 1;
-            apply(&mut doc, e);
-            let [l0, c0, l1, c1] = e.range;
-            let change = json!({
-                "range": {"start": {"line": l0, "character": c0}, "end": {"line": l1, "character": c1}},
-                "text": e.text,
-            });
-            let t0 = conn.notify(
-                "textDocument/didChange",
-                json!({"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]}),
-            );
+            let (version, t0) = ed.send(&mut conn, e);
+            let l0 = e.range[0];
             let visible = json!({"start": {"line": l0.saturating_sub(30), "character": 0}, "end": {"line": l0 + 30, "character": 0}});
             let (d, _) = conn.request(
                 "textDocument/inlayHint",
