@@ -242,8 +242,8 @@ impl Document {
         // on the 5,000-struct schema (BENCHMARKS.md, "Language server"). Until the job is
         // installed the document is not current: requests wait for it and read nothing of
         // the placeholder.
-        let held = placeholder(dialect, self.snap.version);
-        let previous = (!pending.afresh).then(|| std::mem::replace(&mut self.snap, held));
+        let version = self.snap.version;
+        let previous = (!pending.afresh).then(|| std::mem::replace(&mut self.snap, placeholder(dialect, version)));
         Some(Job {
             dialect,
             version: pending.version,
