@@ -580,6 +580,14 @@ fn change(c: &mut Client, uri: &str, version: i32, range: Value, new: &str) -> V
     c.diagnostics(uri)["diagnostics"].as_array().unwrap().clone()
 }
 
+/// Each diagnostic's message and where it starts.
+fn messages_and_starts(diags: &[Value]) -> Vec<(&str, &Value)> {
+    diags
+        .iter()
+        .map(|d| (d["message"].as_str().unwrap(), &d["range"]["start"]))
+        .collect()
+}
+
 /// Issue 33: delete a struct's `}` and type a new last field `extra: ` (incremental
 /// edits, as an editor sends them): the errors are at that field and the open struct,
 /// the next struct is not swallowed and no cycle is invented through it.
@@ -599,10 +607,7 @@ fn a_half_typed_field_in_an_open_struct_keeps_the_next_struct() {
         json!({"start": pos(2, 0), "end": pos(2, 0)}),
         "    extra: ",
     );
-    let got: Vec<(&str, &Value)> = diags
-        .iter()
-        .map(|d| (d["message"].as_str().unwrap(), &d["range"]["start"]))
-        .collect();
+    let got = messages_and_starts(&diags);
     assert_eq!(
         got,
         [
@@ -635,10 +640,7 @@ fn ffi_a_half_typed_field_in_an_open_struct_keeps_the_next_struct() {
         json!({"start": pos(4, 0), "end": pos(4, 0)}),
         "\tExtra int32",
     );
-    let got: Vec<(&str, &Value)> = diags
-        .iter()
-        .map(|d| (d["message"].as_str().unwrap(), &d["range"]["start"]))
-        .collect();
+    let got = messages_and_starts(&diags);
     assert_eq!(
         got,
         [(
