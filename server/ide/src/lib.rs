@@ -671,73 +671,180 @@ pub fn semantic_tokens(snap: &Snapshot) -> Vec<Token> {
 /// editor shows): subtrees outside it are not walked, so the cost follows the window,
 /// not the file (the top-level declarations before it are only stepped over).
 pub fn semantic_tokens_in(snap: &Snapshot, window: Range<usize>) -> Vec<Token> {
-    let Some(tree) = &snap.analysis.tree else {
-        return Vec::new();
-    };
-    let kinds = NodeKinds::of(&tree.language());
-    let prims = primitives(snap.dialect);
-    let structs: HashMap<&str, bool> = snap
-        .schema()
-        .types
-        .iter()
-        .map(|t| (t.name.as_str(), t.is_struct()))
-        .collect();
-    let text = &snap.source.text;
     let mut out = Vec::new();
-    let mut cursor = tree.walk();
-    // Whether each node above the cursor declares a type (its name is a declaration).
-    let mut parents: Vec<bool> = Vec::new();
-    'walk: loop {
-        let node = cursor.node();
-        if node.start_byte() > window.end {
-            break; // everything after this node starts later still
+    let Some(walk) = TokenWalk::new(snap) else {
+        return out;
+    };
+    walk.items(|item| {
+        if item.start_byte() > window.end {
+            return false; // everything after this item starts later still
         }
-        let class = kinds.class(node.kind_id());
-        let outside = node.end_byte() < window.start;
-        let leaf = outside || node.child_count() == 0 || class.is_leaf();
-        if leaf && !outside {
-            let s = text.get(node.byte_range()).unwrap_or("");
-            let token = match class {
-                NodeClass::Comment => Some((
-                    TokenKind::Comment,
-                    if s.starts_with("///") { MOD_DOCUMENTATION } else { 0 },
-                )),
-                NodeClass::StringLiteral => Some((TokenKind::String, 0)),
-                NodeClass::Primitive => Some((TokenKind::Type, MOD_DEFAULT_LIBRARY)),
-                NodeClass::TypeName if prims.contains(&s) => Some((TokenKind::Type, MOD_DEFAULT_LIBRARY)),
-                NodeClass::TypeName => {
-                    let decl = parents.last().copied().unwrap_or(false);
-                    let kind = if structs.get(s).copied().unwrap_or(true) {
-                        TokenKind::Struct
-                    } else {
-                        TokenKind::Type
-                    };
-                    Some((kind, if decl { MOD_DECLARATION } else { 0 }))
+        if item.end_byte() >= window.start {
+            walk.subtree(item, &window, &mut out);
+        }
+        true
+    });
+    out
+}
+
+/// One top-level syntax node (a declaration, a comment, an error) and the means to walk
+/// its tokens: the unit in which the server reuses the tokens of what an edit left alone.
+pub struct TokenItem<'w, 's> {
+    walk: &'w TokenWalk<'s>,
+    node: tree_sitter::Node<'s>,
+}
+
+impl TokenItem<'_, '_> {
+    pub fn range(&self) -> Range<usize> {
+        self.node.byte_range()
+    }
+
+    /// What, beside its text, the item's tokens follow from: its node kind and the number
+    /// of nodes under it (the same text parsed differently after an error has another).
+    pub fn shape(&self) -> (u16, usize) {
+        (self.node.kind_id(), self.node.descendant_count())
+    }
+
+    /// The item's tokens, in text order (a walk of its subtree).
+    pub fn tokens(&self) -> Vec<Token> {
+        let mut out = Vec::new();
+        self.walk.subtree(self.node, &(0..usize::MAX), &mut out);
+        out
+    }
+}
+
+/// The document's top-level items, for a cache of their tokens; `None` when there is no
+/// syntax tree.
+pub fn semantic_token_items(snap: &Snapshot) -> Option<TokenItems<'_>> {
+    TokenWalk::new(snap).map(TokenItems)
+}
+
+pub struct TokenItems<'s>(TokenWalk<'s>);
+
+impl<'s> TokenItems<'s> {
+    /// A key of everything besides an item's own text and shape that its tokens depend
+    /// on (which type names are structs): under the same key, an item of the same text
+    /// and shape has the same tokens.
+    pub fn context_key(&self) -> u64 {
+        self.0.context_key()
+    }
+
+    /// Calls `each` with the top-level items in text order.
+    pub fn for_each(&self, mut each: impl FnMut(TokenItem<'_, 's>)) {
+        self.0.items(|node| {
+            each(TokenItem { walk: &self.0, node });
+            true
+        });
+    }
+}
+
+/// What the token walk of one snapshot needs: node classes, the primitive names and which
+/// declared names are structs.
+struct TokenWalk<'s> {
+    tree: &'s tree_sitter::Tree,
+    kinds: NodeKinds,
+    prims: Vec<&'static str>,
+    structs: HashMap<&'s str, bool>,
+    text: &'s str,
+}
+
+impl<'s> TokenWalk<'s> {
+    fn new(snap: &'s Snapshot) -> Option<TokenWalk<'s>> {
+        let tree = snap.analysis.tree.as_ref()?;
+        Some(TokenWalk {
+            tree,
+            kinds: NodeKinds::of(&tree.language()),
+            prims: primitives(snap.dialect),
+            structs: snap
+                .schema()
+                .types
+                .iter()
+                .map(|t| (t.name.as_str(), t.is_struct()))
+                .collect(),
+            text: &snap.source.text,
+        })
+    }
+
+    /// Calls `each` with the root's children in order until it returns false.
+    fn items(&self, mut each: impl FnMut(tree_sitter::Node<'s>) -> bool) {
+        let mut cursor = self.tree.walk();
+        if !cursor.goto_first_child() {
+            return;
+        }
+        while each(cursor.node()) && cursor.goto_next_sibling() {}
+    }
+
+    /// A hash of the primitive names, the type names and whether each is a struct: the
+    /// only things besides an item's own subtree that its tokens read.
+    fn context_key(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut names: Vec<(&str, bool)> = self.structs.iter().map(|(n, s)| (*n, *s)).collect();
+        names.sort_unstable();
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        self.prims.hash(&mut h);
+        names.hash(&mut h);
+        h.finish()
+    }
+
+    /// Appends the tokens of the subtree at `top` that touch `window`, in text order.
+    fn subtree(&self, top: tree_sitter::Node<'s>, window: &Range<usize>, out: &mut Vec<Token>) {
+        let text = self.text;
+        // A cursor made from `top` stops there when it goes up.
+        let mut cursor = top.walk();
+        // Whether each node above the cursor declares a type (its name is a declaration);
+        // `top`'s parent is the root, which does not.
+        let mut parents: Vec<bool> = vec![false];
+        'walk: loop {
+            let node = cursor.node();
+            if node.start_byte() > window.end {
+                break; // everything after this node starts later still
+            }
+            let class = self.kinds.class(node.kind_id());
+            let outside = node.end_byte() < window.start;
+            let leaf = outside || node.child_count() == 0 || class.is_leaf();
+            if leaf && !outside {
+                let s = text.get(node.byte_range()).unwrap_or("");
+                let token = match class {
+                    NodeClass::Comment => Some((
+                        TokenKind::Comment,
+                        if s.starts_with("///") { MOD_DOCUMENTATION } else { 0 },
+                    )),
+                    NodeClass::StringLiteral => Some((TokenKind::String, 0)),
+                    NodeClass::Primitive => Some((TokenKind::Type, MOD_DEFAULT_LIBRARY)),
+                    NodeClass::TypeName if self.prims.contains(&s) => Some((TokenKind::Type, MOD_DEFAULT_LIBRARY)),
+                    NodeClass::TypeName => {
+                        let decl = parents.last().copied().unwrap_or(false);
+                        let kind = if self.structs.get(s).copied().unwrap_or(true) {
+                            TokenKind::Struct
+                        } else {
+                            TokenKind::Type
+                        };
+                        Some((kind, if decl { MOD_DECLARATION } else { 0 }))
+                    }
+                    NodeClass::FieldName => Some((TokenKind::Property, MOD_DECLARATION)),
+                    NodeClass::Keyword => Some((TokenKind::Keyword, 0)),
+                    NodeClass::Other | NodeClass::Declaration => None,
+                };
+                if let Some((kind, modifiers)) = token {
+                    out.push(Token {
+                        range: node.byte_range(),
+                        kind,
+                        modifiers,
+                    });
                 }
-                NodeClass::FieldName => Some((TokenKind::Property, MOD_DECLARATION)),
-                NodeClass::Keyword => Some((TokenKind::Keyword, 0)),
-                NodeClass::Other | NodeClass::Declaration => None,
-            };
-            if let Some((kind, modifiers)) = token {
-                out.push(Token {
-                    range: node.byte_range(),
-                    kind,
-                    modifiers,
-                });
             }
-        }
-        if !leaf && cursor.goto_first_child() {
-            parents.push(class == NodeClass::Declaration);
-            continue;
-        }
-        while !cursor.goto_next_sibling() {
-            if !cursor.goto_parent() {
-                break 'walk;
+            if !leaf && cursor.goto_first_child() {
+                parents.push(class == NodeClass::Declaration);
+                continue;
             }
-            parents.pop();
+            while !cursor.goto_next_sibling() {
+                if !cursor.goto_parent() {
+                    break 'walk;
+                }
+                parents.pop();
+            }
         }
     }
-    out
 }
 
 /// What the token walk needs to know of a node kind.

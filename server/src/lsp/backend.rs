@@ -1065,9 +1065,12 @@ impl LanguageServer for Backend {
             // `null`: the client keeps plain (grammar-based) highlighting.
             return Ok(None);
         }
+        let Some(cache) = self.with_state("semanticTokens", |s| Some(s.tokens.cache(&uri))) else {
+            return Ok(None);
+        };
         let Some(tokens) = self
-            .on_snapshot_blocking("semanticTokens", &uri, |snap, unit| {
-                Some(handlers::semantic_tokens(snap, unit))
+            .on_snapshot_blocking("semanticTokens", &uri, move |snap, unit| {
+                Some(handlers::semantic_tokens(snap, unit, &cache))
             })
             .await
         else {
@@ -1091,12 +1094,14 @@ impl LanguageServer for Backend {
         if self.is_large(&uri).await {
             return Ok(None);
         }
-        let sent = self.with_state("semanticTokens/delta", |s| {
-            s.tokens.sent(&uri, &params.previous_result_id)
-        });
+        let Some((sent, cache)) = self.with_state("semanticTokens/delta", |s| {
+            Some((s.tokens.sent(&uri, &params.previous_result_id), s.tokens.cache(&uri)))
+        }) else {
+            return Ok(None);
+        };
         let Some((tokens, edits)) = self
             .on_snapshot_blocking("semanticTokens/delta", &uri, move |snap, unit| {
-                let tokens = handlers::semantic_tokens(snap, unit);
+                let tokens = handlers::semantic_tokens(snap, unit, &cache);
                 let edits = sent.map(|old| semantic_tokens::edits(&old, &tokens));
                 Some((tokens, edits))
             })

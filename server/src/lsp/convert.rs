@@ -329,8 +329,19 @@ pub const TOKEN_MODIFIERS: [SemanticTokenModifier; 3] = [
 
 /// Relative encoding; multi-line tokens (block comments) are split per line.
 pub fn semantic_tokens(source: &SourceFile, tokens: &[ide::Token], unit: ColumnUnit) -> Vec<SemanticToken> {
+    encode_tokens(source, tokens, unit, (0, 0)).0
+}
+
+/// [`semantic_tokens`] with the first token's deltas counted from `from` (line, column)
+/// instead of the document's start; also the position of the last piece encoded.
+pub fn encode_tokens(
+    source: &SourceFile,
+    tokens: &[ide::Token],
+    unit: ColumnUnit,
+    from: (u32, u32),
+) -> (Vec<SemanticToken>, (u32, u32)) {
     let mut out = Vec::with_capacity(tokens.len());
-    let (mut prev_line, mut prev_col) = (0u32, 0u32);
+    let (mut prev_line, mut prev_col) = from;
     // A token over several lines (a block comment) is one piece per line; most are one.
     let mut pieces = Vec::new();
     for t in tokens {
@@ -370,7 +381,7 @@ pub fn semantic_tokens(source: &SourceFile, tokens: &[ide::Token], unit: ColumnU
             prev_col = col;
         }
     }
-    out
+    (out, (prev_line, prev_col))
 }
 
 pub fn symbol_kind(k: ide::SymbolKind) -> SymbolKind {

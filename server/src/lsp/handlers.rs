@@ -8,8 +8,9 @@ use wirelens_core::source::ColumnUnit;
 
 use super::commands::{generate_command, lang_label, SHOW_LAYOUT};
 use super::convert::{self, offset, range_from_lsp, range_to_lsp};
+use super::semantic_tokens::{self, ItemCache};
 use super::snippets;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use crate::ide::compat::Baseline;
 use crate::ide::views::NumberFormat;
@@ -247,9 +248,15 @@ pub fn semantic_tokens_range(snap: &Snapshot, unit: ColumnUnit, range: Range) ->
     })
 }
 
-/// The whole document's tokens.
-pub fn semantic_tokens(snap: &Snapshot, unit: ColumnUnit) -> Vec<SemanticToken> {
-    convert::semantic_tokens(&snap.source, &ide::semantic_tokens(snap), unit)
+/// The whole document's tokens, reusing those of the top-level items `cache` holds.
+pub fn semantic_tokens(snap: &Snapshot, unit: ColumnUnit, cache: &Mutex<ItemCache>) -> Vec<SemanticToken> {
+    // A poisoned cache (a panic in an earlier computation) is dropped, not trusted.
+    let mut cache = cache.lock().unwrap_or_else(|poisoned| {
+        let mut cache = poisoned.into_inner();
+        *cache = ItemCache::default();
+        cache
+    });
+    semantic_tokens::document_tokens(snap, unit, &mut cache)
 }
 
 /// `generatable`: the document is a file inside a workspace folder (else no generate actions).
