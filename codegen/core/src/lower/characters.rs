@@ -13,8 +13,15 @@ const MAX_REPORTED: usize = 1;
 
 pub(super) fn check(dialect: Dialect, text: &str, diags: &mut Vec<Diagnostic>) {
     let bytes = text.as_bytes();
-    // The quick answer for nearly every file: none of the bytes in question.
-    if !bytes.iter().any(|&b| matches!(b, 0x0B | 0x0C | b'\r' | 0xEF)) {
+    // The quick answer for nearly every file: none of the bytes in question. Tested 64
+    // bytes at a time without an early exit inside a block, which the compiler turns into
+    // vector compares (a byte-by-byte `any` was 5 instructions a byte: 10 M per edit of a
+    // 1.8 MB schema, on the path of every keystroke).
+    let suspect = |b: u8| matches!(b, 0x0B | 0x0C | b'\r' | 0xEF);
+    if !bytes
+        .chunks(64)
+        .any(|block| block.iter().fold(false, |seen, &b| seen | suspect(b)))
+    {
         return;
     }
     let mut reported = [0usize; 4]; // form feed, vertical tab, BOM, lone CR
@@ -133,6 +140,19 @@ mod tests {
         assert_eq!(codes(Dialect::Sdp, "\x0c\x0c\x0c").len(), 1);
         // A lone CR is a line end in SDP.
         assert_eq!(codes(Dialect::Sdp, "struct A {\r a: u8 }"), []);
+    }
+
+    #[test]
+    fn found_in_any_block_of_the_quick_test() {
+        // The quick test reads 64-byte blocks: first, middle and last byte of a block, and
+        // the short block at the end.
+        let filler = "struct A { a: u8 }\n".repeat(10); // 190 bytes
+        for at in [0, 63, 64, 100, 127, 128, 189] {
+            let mut text = filler.clone().into_bytes();
+            text[at] = 0x0c;
+            let text = String::from_utf8(text).unwrap_or_default();
+            assert_eq!(codes(Dialect::Sdp, &text), [("upstream-parse".into(), at)], "at {at}");
+        }
     }
 
     #[test]
