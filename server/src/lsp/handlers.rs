@@ -75,7 +75,8 @@ pub fn code_lenses(
     uri: &Uri,
     generatable: bool,
 ) -> Vec<CodeLens> {
-    let lenses = ide::lenses(snap);
+    // Over the limit (`None`): no layout lenses, though the document has some.
+    let lenses = ide::lenses_up_to(snap, MAX_LAYOUT_LENSES);
     let lens = |range: &std::ops::Range<usize>, title: &str, name: &str| CodeLens {
         range: range_to_lsp(&snap.source, range, unit),
         command: Some(Command {
@@ -90,10 +91,9 @@ pub fn code_lenses(
     // the Generate lenses (at the name's end).
     let text = &snap.source.text;
     let line_start = |at: usize| text.get(..at).and_then(|t| t.rfind('\n')).map_or(0, |i| i + 1);
-    let mut out: Vec<CodeLens> = if lenses.len() > MAX_LAYOUT_LENSES {
-        Vec::new()
-    } else {
-        lenses.iter().map(|l| lens(&l.range, &l.title, &l.type_name)).collect()
+    let mut out: Vec<CodeLens> = match &lenses {
+        Some(lenses) => lenses.iter().map(|l| lens(&l.range, &l.title, &l.type_name)).collect(),
+        None => Vec::new(),
     };
     if let Some(base) = base {
         out.extend(
@@ -102,7 +102,10 @@ pub fn code_lenses(
                 .map(|(range, title, name)| lens(&(line_start(range.start)..range.end), title, name)),
         );
     }
-    if let (Some(first), true) = (snap.analysis.schema.types.first(), generatable && !lenses.is_empty()) {
+    if let (Some(first), true) = (
+        snap.analysis.schema.types.first(),
+        generatable && lenses.as_ref().is_none_or(|l| !l.is_empty()),
+    ) {
         let end = first.name_range.end;
         let range = range_to_lsp(&snap.source, &(end..end), unit);
         for lang in wirelens_generators::Lang::ALL {
