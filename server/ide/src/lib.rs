@@ -252,36 +252,28 @@ pub struct Lens {
     pub type_name: String,
 }
 
-/// A lens with the totals above every type that has a layout.
-pub fn lenses(snap: &Snapshot) -> Vec<Lens> {
-    layout_lenses(snap).collect()
-}
-
-/// [`lenses`], or `None` as soon as there are more than `max`: the titles of the rest
-/// are not made (a 5,000-struct schema formatted all of them on every keystroke for an
-/// editor that then showed none).
-pub fn lenses_up_to(snap: &Snapshot, max: usize) -> Option<Vec<Lens>> {
+/// A lens with the totals above every type that has a layout, or `None` as soon as there
+/// are more than `max`: the titles of the rest are not made (a 5,000-struct schema
+/// formatted all of them on every keystroke for an editor that then showed none).
+pub fn lenses(snap: &Snapshot, max: usize) -> Option<Vec<Lens>> {
+    let a = &snap.analysis;
     let mut out = Vec::new();
-    for lens in layout_lenses(snap) {
+    for (id, def) in a.schema.types.iter().enumerate() {
+        let Some(title) =
+            views::lens_title(&a.schema, &a.layout, id).or_else(|| views::partial_lens_title(&a.schema, &a.layout, id))
+        else {
+            continue;
+        };
         if out.len() == max {
             return None;
         }
-        out.push(lens);
+        out.push(Lens {
+            range: def.name_range.clone(),
+            title,
+            type_name: def.name.clone(),
+        });
     }
     Some(out)
-}
-
-fn layout_lenses(snap: &Snapshot) -> impl Iterator<Item = Lens> + '_ {
-    let a = &snap.analysis;
-    (0..a.schema.types.len()).filter_map(|id| {
-        let def = &a.schema.types[id];
-        Some(Lens {
-            range: def.name_range.clone(),
-            title: views::lens_title(&a.schema, &a.layout, id)
-                .or_else(|| views::partial_lens_title(&a.schema, &a.layout, id))?,
-            type_name: def.name.clone(),
-        })
-    })
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

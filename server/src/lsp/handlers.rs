@@ -76,7 +76,7 @@ pub fn code_lenses(
     generatable: bool,
 ) -> Vec<CodeLens> {
     // Over the limit (`None`): no layout lenses, though the document has some.
-    let lenses = ide::lenses_up_to(snap, MAX_LAYOUT_LENSES);
+    let lenses = ide::lenses(snap, MAX_LAYOUT_LENSES);
     let lens = |range: &std::ops::Range<usize>, title: &str, name: &str| CodeLens {
         range: range_to_lsp(&snap.source, range, unit),
         command: Some(Command {

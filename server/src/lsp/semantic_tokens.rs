@@ -119,26 +119,20 @@ pub fn document_tokens(snap: &Snapshot, unit: ColumnUnit, cache: &mut ItemCache)
                 reused += 1;
                 return Arc::clone(done);
             }
-            {
-                let (tokens, last) = convert::encode_tokens(source, &item.tokens(), unit, start);
-                Arc::new(ItemTokens {
-                    tokens,
-                    last: relative(last, start),
-                })
-            }
+            let (tokens, last) = convert::encode_tokens(source, &item.tokens(), unit, start);
+            Arc::new(ItemTokens {
+                tokens,
+                last: relative(last, start),
+            })
         });
         let Some((first, rest)) = entry.tokens.split_first() else {
             return;
         };
-        let at = absolute((first.delta_line, first.delta_start), start);
-        let delta_line = at.0.saturating_sub(prev.0);
+        // The first token's deltas, from the item's start to the previous token.
+        let (delta_line, delta_start) = relative(absolute((first.delta_line, first.delta_start), start), prev);
         out.push(SemanticToken {
             delta_line,
-            delta_start: if delta_line == 0 {
-                at.1.saturating_sub(prev.1)
-            } else {
-                at.1
-            },
+            delta_start,
             ..*first
         });
         out.extend_from_slice(rest);
